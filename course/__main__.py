@@ -1,0 +1,41 @@
+"""Command line: `python -m course serve|assign|grade|gradescope|execute ...`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def serve(args) -> int:
+    from .api import Server
+    from .scenarios import SCENARIOS
+
+    if args.scenario not in SCENARIOS:
+        print(f"unknown scenario {args.scenario!r}; valid names: {', '.join(sorted(SCENARIOS))}", file=sys.stderr)
+        return 2
+    api = SCENARIOS[args.scenario].api(latency=args.latency)
+    server = Server(api, port=args.port, host=args.host)
+    print(server.base_url, flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.httpd.server_close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m course", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("serve", help="serve a scenario's local Messages API on loopback until stopped")
+    p.add_argument("--scenario", required=True, help="scenario name, e.g. aurora_run")
+    p.add_argument("--port", type=int, default=0, help="0 takes a free port (the real one is printed)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    p.set_defaults(func=serve)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+"""The one request handler of the local Messages API.
+
+`LocalAPI.handle(method, path, headers, body)` takes an HTTP request and gives
+an HTTP reply: validation (400), the policy's turn cut by max_tokens, stop
+sequences and the context window, usage with prompt caching, SSE streaming,
+and faults on demand. The in-process transport and the loopback server are two
+mounts of this one method.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from . import tokens
+from .errors import APIError, internal, overloaded, rate_limited
+from .policy import Conversation, Policy, Turn
+from .validate import validate_request
+
+MAX_REQUEST_BYTES = 32 * 1024 * 1024  # the real API's limit for /v1/messages
+MIN_CACHEABLE_TOKENS = 1024  # shorter prompts are silently not cached
+POLICY_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict
+    body: bytes
+
+
+@dataclass
+class Fault:
+    """One injected failure, used by the next request: 429, 529, 500 or a slow answer."""
+
+    kind: str  # "rate_limit" | "overloaded" | "server_error" | "slow"
+    retry_after: float = 0.0  # for rate_limit: the retry-after header, in seconds
+    seconds: float = 0.0  # for slow: how long to wait before answering
+
+
+@dataclass
+class Recorded:
+    """One request as it crossed the wire, and what the API answered."""
+
+    path: str
+    body: dict | None
+    status: int
+    response: dict | None = None
+
+
+@dataclass
+class LocalAPI:
+    """A local Messages API answering with `policy`. Thread-safe; records every request."""
+
+    policy: Policy
+    context_window: int = 200_000
+    latency: float = 0.0  # seconds added to every answer
+    record: bool = True
+    faults: deque = field(default_factory=deque)
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self):
+        self._lock = threading.Lock()
+        self._count = 0
+        self._cached: set[str] = set()
+
+    def inject(self, kind: str, times: int = 1, **options) -> "LocalAPI":
+        """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow)."""
+        for _ in range(times):
+            self.faults.append(Fault(kind, **options))
+        return self
+
+    def handle(self, method: str, path: str, headers: dict, body: bytes) -> Reply:
+        with self._lock:
+            self._count += 1
+            request_id = f"req_local_{self._count:04d}"
+            fault = self.faults.popleft() if self.faults else None
+        path = path.split("?", 1)[0]
+        parsed = None
+        try:
+            parsed = self._parse(method, path, headers, body)
+            if self.latency:
+                time.sleep(self.latency)
+            self._fail(fault)
+            if path == "/v1/messages/count_tokens":
+                validate_request(parsed, count_only=True)
+                answer = {"input_tokens": tokens.input_tokens(parsed)}
+                return self._done(path, parsed, 200, request_id, answer)
+            validate_request(parsed)
+            message = self.create(parsed, request_id)
+            if parsed.get("stream"):
+                self._keep(path, parsed, 200, message)
+                return Reply(200, {"content-type": "text/event-stream", "request-id": request_id}, sse(message))
+            return self._done(path, parsed, 200, request_id, message)
+        except APIError as e:
+            return self._done(path, parsed, e.status, request_id, e.body(request_id), e.headers)
+
+    def _parse(self, method: str, path: str, headers: dict, body: bytes) -> dict:
+        lower = {k.lower(): v for k, v in headers.items()}
+        if path not in ("/v1/messages", "/v1/messages/count_tokens") or method != "POST":
+            raise APIError(404, "not_found_error", f"Not found: {method} {path}")
+        if not (lower.get("x-api-key") or lower.get("authorization", "").removeprefix("Bearer").strip()):
+            raise APIError(401, "authentication_error", "x-api-key header is required")
+        if len(body) > MAX_REQUEST_BYTES:
+            raise APIError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
+        try:
+            return json.loads(body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise APIError(400, "invalid_request_error", "There was an error parsing the body of your request: "
+                           "it is not valid JSON") from None
+
+    def _fail(self, fault: Fault | None) -> None:
+        if fault is None:
+            return
+        if fault.kind == "slow":
+            time.sleep(fault.seconds)
+        elif fault.kind == "rate_limit":
+            raise rate_limited(fault.retry_after)
+        elif fault.kind == "overloaded":
+            raise overloaded()
+        elif fault.kind == "server_error":
+            raise internal()
+        else:
+            raise ValueError(f"unknown fault {fault.kind!r}")
+
+    def _keep(self, path: str, body, status: int, response) -> None:
+        if self.record:
+            with self._lock:
+                self.requests.append(Recorded(path, body, status, response))
+
+    def _done(self, path, body, status, request_id, answer, headers=None) -> Reply:
+        self._keep(path, body, status, answer)
+        return Reply(status, {"content-type": "application/json", "request-id": request_id, **(headers or {})},
+                     json.dumps(answer).encode())
+
+    def create(self, body: dict, request_id: str) -> dict:
+        """The Message JSON answering a valid request body."""
+        n_in = tokens.input_tokens(body)
+        if n_in > self.context_window:
+            raise APIError(400, "invalid_request_error", f"prompt is too long: {n_in} tokens > {self.context_window} maximum")
+        turn = self.policy(Conversation(body))
+        if not isinstance(turn, Turn):
+            raise TypeError(f"a policy must return a Turn, not {type(turn).__name__}")
+        if turn.stop_reason is not None and turn.stop_reason not in POLICY_STOP_REASONS:
+            raise ValueError(f"a policy cannot choose stop_reason {turn.stop_reason!r}; the handler decides it")
+        call = Conversation(body).calls_so_far + 1
+        content = [_with_id(b, call, j) for j, b in enumerate(turn.content)]
+        stop = turn.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
+        content, stop, sequence = cut(content, stop, body.get("stop_sequences") or [],
+                                      body["max_tokens"], self.context_window - n_in)
+        written, read = self._cache(body)
+        message = {
+            "id": f"msg_local_{request_id.rsplit('_', 1)[1]}",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": sequence,
+            "usage": {"input_tokens": n_in - written - read, "output_tokens": tokens.output_tokens(content),
+                      "cache_creation_input_tokens": written, "cache_read_input_tokens": read},
+        }
+        if stop == "refusal" and turn.stop_details:
+            message["stop_details"] = turn.stop_details
+        return message
+
+    def _cache(self, body: dict) -> tuple[int, int]:
+        """Prompt caching: (tokens written, tokens read) for the request's cache_control breakpoints."""
+        points = breakpoints(body)
+        with self._lock:
+            read = max((n for key, n in points if key in self._cached), default=0)
+            last_key, last_n = points[-1] if points else (None, 0)
+            written = 0
+            if last_n >= MIN_CACHEABLE_TOKENS and last_key not in self._cached:
+                written = last_n - read
+            self._cached.update(key for key, n in points if n >= MIN_CACHEABLE_TOKENS)
+        return written, read if read >= MIN_CACHEABLE_TOKENS else 0
+
+
+def _with_id(block: dict, call: int, j: int) -> dict:
+    if block.get("type") == "tool_use" and not block.get("id"):
+        return {**block, "id": f"toolu_local_{call:03d}_{j}"}
+    return dict(block)
+
+
+def cut(content: list[dict], stop: str, stop_sequences: list[str], max_tokens: int, room: int):
+    """Cut a turn where generation would stop: a stop sequence, max_tokens, or the context window."""
+    limit, reason = (max_tokens, "max_tokens") if max_tokens <= room else (room, "model_context_window_exceeded")
+    out, used = [], 0
+    for block in content:
+        if block["type"] == "text":
+            hits = [(block["text"].find(s), s) for s in stop_sequences if s in block["text"]]
+            text, seq = block["text"], None
+            if hits:
+                at, seq = min(hits)
+                text = text[:at]
+            n = tokens.text_tokens(text)
+            if used + n > limit:
+                out.append({**block, "text": text[: (limit - used) * 4]})
+                return [b for b in out if b.get("text", True)], reason, None
+            used += n
+            if text:
+                out.append({**block, "text": text})
+            if seq is not None:
+                return out, "stop_sequence", seq
+        else:
+            n = tokens.block_tokens(block) - tokens.BLOCK_OVERHEAD
+            if used + n > limit:
+                # generation stopped inside the tool_use: its input JSON never closed
+                out.append({**block, "input": {}})
+                return out, reason, None
+            used += n
+            out.append(block)
+    return out, stop, None
+
+
+def breakpoints(body: dict) -> list[tuple[str, int]]:
+    """(hash of the prefix, its token count) at every cache_control mark, in prompt order."""
+    items: list = []
+    points = []
+    count = tokens.REQUEST_OVERHEAD
+
+    def mark(item, n):
+        nonlocal count
+        count += n
+        clean = {k: v for k, v in item.items() if k != "cache_control"} if isinstance(item, dict) else item
+        items.append(clean)
+        if isinstance(item, dict) and item.get("cache_control"):
+            digest = hashlib.sha256(json.dumps([body["model"], items], sort_keys=True).encode()).hexdigest()
+            points.append((digest, count))
+
+    for t in body.get("tools") or []:
+        mark(t, tokens.json_tokens({k: v for k, v in t.items() if k != "cache_control"}))
+    system = body.get("system") or []
+    for b in [{"type": "text", "text": system}] if isinstance(system, str) else system:
+        mark(b, tokens.text_tokens(b["text"]))
+    for m in body["messages"]:
+        content = [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
+        count += tokens.MESSAGE_OVERHEAD
+        items.append(m["role"])
+        for b in content:
+            mark(b, tokens.block_tokens(b))
+    return points
+
+
+def sse(message: dict) -> bytes:
+    """The Message as the event stream the real API sends when `stream: true`."""
+    events = []
+
+    def emit(kind, data):
+        events.append(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n")
+
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {**message["usage"], "output_tokens": 1}}
+    emit("message_start", {"message": start})
+    for i, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            emit("content_block_start", {"index": i, "content_block": {"type": "text", "text": ""}})
+            for k in range(0, len(block["text"]), 16):
+                emit("content_block_delta", {"index": i, "delta": {"type": "text_delta", "text": block["text"][k:k + 16]}})
+        elif block["type"] == "tool_use":
+            emit("content_block_start", {"index": i, "content_block": {**block, "input": {}}})
+            raw = json.dumps(block["input"])
+            for k in range(0, len(raw), 16):
+                emit("content_block_delta", {"index": i, "delta": {"type": "input_json_delta", "partial_json": raw[k:k + 16]}})
+        emit("content_block_stop", {"index": i})
+    emit("message_delta", {"delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+                           "usage": {"output_tokens": message["usage"]["output_tokens"]}})
+    emit("message_stop", {})
+    return "".join(events).encode()

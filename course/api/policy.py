@@ -1,0 +1,152 @@
+"""Policies: toy models. A policy is any callable `policy(conversation) -> Turn`.
+
+Like the real API, a policy is stateless: it sees only the request (the whole
+conversation) and decides the next assistant turn from it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol
+
+from .errors import APIError
+
+
+@dataclass
+class Turn:
+    """What the toy model says next: content blocks and, optionally, a forced stop reason.
+
+    Without `stop_reason`, it is tool_use when the content has a tool_use block,
+    else end_turn. max_tokens, stop_sequence and model_context_window_exceeded
+    are decided by the handler from the request, never by the policy.
+    """
+
+    content: list[dict]
+    stop_reason: str | None = None
+    stop_details: dict | None = None
+
+
+class Conversation:
+    """A read-only view of one request, with the questions policies ask of it."""
+
+    def __init__(self, body: dict):
+        self.body = body
+        self.messages: list[dict] = [
+            {**m, "content": [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]}
+            for m in body["messages"]
+        ]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t["name"] for t in self.body.get("tools") or []]
+
+    @property
+    def calls_so_far(self) -> int:
+        """How many assistant turns the conversation already holds (the 0-based index of this call)."""
+        return sum(1 for m in self.messages if m["role"] == "assistant")
+
+    @property
+    def prompt(self) -> str:
+        """The text of the first user message."""
+        return "".join(b.get("text", "") for b in self.messages[0]["content"] if b["type"] == "text")
+
+    @property
+    def last(self) -> dict:
+        return self.messages[-1]
+
+    def results(self) -> list[dict]:
+        """tool_result blocks of the last user message (the answers to the previous turn)."""
+        if self.last["role"] != "user":
+            return []
+        return [b for b in self.last["content"] if b["type"] == "tool_result"]
+
+    def all_results(self) -> list[tuple[dict, dict]]:
+        """Every (tool_use, tool_result) pair in the conversation, in order."""
+        uses = {b["id"]: b for m in self.messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"}
+        return [(uses[b["tool_use_id"]], b) for m in self.messages if m["role"] == "user"
+                for b in m["content"] if b["type"] == "tool_result" and b["tool_use_id"] in uses]
+
+    def result_text(self, result: dict) -> str:
+        c = result.get("content", "")
+        return c if isinstance(c, str) else "".join(b.get("text", "") for b in c if b.get("type") == "text")
+
+
+class Policy(Protocol):
+    def __call__(self, conversation: Conversation) -> Turn: ...
+
+
+@dataclass
+class Scripted:
+    """Turn k of the script answers the k-th call; after the script, `then` repeats."""
+
+    turns: list[Turn]
+    then: Turn | None = None
+
+    def __call__(self, conversation: Conversation) -> Turn:
+        k = conversation.calls_so_far
+        if k < len(self.turns):
+            return self.turns[k]
+        if self.then is None:
+            raise APIError(400, "invalid_request_error", f"the scripted policy has only {len(self.turns)} turns; this is call {k + 1}")
+        return self.then
+
+
+@dataclass
+class Rules:
+    """The first rule whose condition holds decides the turn: rules over the conversation."""
+
+    rules: list[tuple[Callable[[Conversation], bool], Callable[[Conversation], Turn]]]
+    otherwise: Callable[[Conversation], Turn] | None = None
+
+    def __call__(self, conversation: Conversation) -> Turn:
+        for when, then in self.rules:
+            if when(conversation):
+                return then(conversation)
+        if self.otherwise is None:
+            raise APIError(400, "invalid_request_error", "no rule of the policy matches this conversation")
+        return self.otherwise(conversation)
+
+
+@dataclass
+class Replay:
+    """Replays a recorded transcript (JSONL), checking that the conversation has not diverged.
+
+    Each line is {"request": {"messages": [...]}, "response": {"content": [...], "stop_reason": ...}}.
+    Call k must send the recorded messages of call k; otherwise the reply is a 400
+    whose message says where the conversation left the recording.
+    """
+
+    steps: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Replay":
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        return cls([json.loads(line) for line in lines if line.strip()])
+
+    def __call__(self, conversation: Conversation) -> Turn:
+        k = conversation.calls_so_far
+        if k >= len(self.steps):
+            raise APIError(400, "invalid_request_error", f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
+        recorded = self.steps[k]["request"]["messages"]
+        sent = conversation.messages
+        for i, (want, got) in enumerate(zip(recorded, sent)):
+            want = Conversation({"messages": [want]}).messages[0]
+            if _comparable(want) != _comparable(got):
+                raise APIError(400, "invalid_request_error",
+                               f"replay diverged at call {k + 1}, messages.{i}: recorded {json.dumps(_comparable(want))[:300]}, "
+                               f"sent {json.dumps(_comparable(got))[:300]}")
+        if len(recorded) != len(sent):
+            raise APIError(400, "invalid_request_error",
+                           f"replay diverged at call {k + 1}: recorded {len(recorded)} messages, sent {len(sent)}")
+        response = self.steps[k]["response"]
+        return Turn(response["content"], response.get("stop_reason"))
+
+
+def _comparable(message: dict) -> dict:
+    """A message without the fields that do not change its meaning (cache_control, is_error: false)."""
+    keep = []
+    for b in message["content"]:
+        b = {k: v for k, v in b.items() if k != "cache_control" and not (k == "is_error" and v is False)}
+        keep.append(b)
+    return {"role": message["role"], "content": keep}

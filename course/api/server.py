@@ -1,0 +1,57 @@
+"""Mount 2: the handler behind a real HTTP server on loopback, for other processes."""
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .handler import LocalAPI
+
+
+class Server:
+    """A loopback server for `api`; use as a context manager or start()/stop()."""
+
+    def __init__(self, api: LocalAPI, port: int = 0, host: str = "127.0.0.1"):
+        self.api = api
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                reply = api.handle(self.command, self.path, dict(self.headers), body)
+                self.send_response(reply.status)
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.send_header("content-length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            do_POST = do_GET = do_PUT = do_DELETE = _answer
+
+            def log_message(self, *args):  # quiet: the API records requests itself
+                pass
+
+        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "Server":
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-messages-api", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> "Server":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

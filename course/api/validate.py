@@ -1,0 +1,187 @@
+"""Request validation the way the Messages API does it: the first problem found
+becomes a 400 invalid_request_error whose message names the field, as the real
+API's do (`messages.2.content.0: ...`)."""
+from __future__ import annotations
+
+import re
+
+import jsonschema
+
+from .errors import APIError
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+ROLES = ("user", "assistant")
+BLOCK_TYPES = {"text", "tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking"}
+
+
+def invalid(message: str) -> APIError:
+    return APIError(400, "invalid_request_error", message)
+
+
+def validate_request(body, *, count_only: bool = False) -> None:
+    """Raise APIError(400) for the first rule the request body breaks."""
+    if not isinstance(body, dict):
+        raise invalid("Request body must be a JSON object")
+    if "model" not in body:
+        raise invalid("model: Field required")
+    if not isinstance(body["model"], str) or not body["model"]:
+        raise invalid("model: Input should be a valid string")
+    if not count_only:
+        if "max_tokens" not in body:
+            raise invalid("max_tokens: Field required")
+        if not isinstance(body["max_tokens"], int) or isinstance(body["max_tokens"], bool) or body["max_tokens"] < 1:
+            raise invalid("max_tokens: Input should be a positive integer")
+    _validate_system(body.get("system"))
+    _validate_tools(body.get("tools"))
+    _validate_stop_sequences(body.get("stop_sequences"))
+    _validate_messages(body.get("messages"))
+
+
+def _validate_system(system) -> None:
+    if system is None or isinstance(system, str):
+        return
+    if not isinstance(system, list) or any(not isinstance(b, dict) or b.get("type") != "text" for b in system):
+        raise invalid("system: Input should be a valid string or a list of text blocks")
+
+
+def _validate_stop_sequences(seqs) -> None:
+    if seqs is None:
+        return
+    if not isinstance(seqs, list) or any(not isinstance(s, str) or not s.strip() for s in seqs):
+        raise invalid("stop_sequences: each stop sequence must be a non-empty string that is not only whitespace")
+
+
+def _validate_tools(tools) -> None:
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        raise invalid("tools: Input should be a valid list")
+    seen = set()
+    for i, tool in enumerate(tools):
+        where = f"tools.{i}.custom"
+        if not isinstance(tool, dict):
+            raise invalid(f"tools.{i}: Input should be a valid dictionary")
+        name = tool.get("name")
+        if name is None:
+            raise invalid(f"{where}.name: Field required")
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            raise invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+        if name in seen:
+            raise invalid("tools: Tool names must be unique.")
+        seen.add(name)
+        if "description" in tool and not isinstance(tool["description"], str):
+            raise invalid(f"{where}.description: Input should be a valid string")
+        schema = tool.get("input_schema")
+        if schema is None:
+            raise invalid(f"{where}.input_schema: Field required")
+        if not isinstance(schema, dict):
+            raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
+        if schema.get("type") != "object":
+            raise invalid(f"{where}.input_schema.type: Input should be 'object'")
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError:
+            raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+                          "(https://json-schema.org/draft/2020-12).") from None
+
+
+def _blocks(message: dict, i: int) -> list:
+    content = message.get("content")
+    if content is None:
+        raise invalid(f"messages.{i}.content: Field required")
+    if isinstance(content, str):
+        if not content:
+            raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
+        return [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
+    if not content and not (message.get("role") == "assistant"):
+        raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
+    for j, block in enumerate(content):
+        where = f"messages.{i}.content.{j}"
+        if not isinstance(block, dict) or "type" not in block:
+            raise invalid(f"{where}: Input should be a valid content block with a 'type'")
+        kind = block["type"]
+        if kind not in BLOCK_TYPES:
+            raise invalid(f"{where}.type: Input tag '{kind}' found using 'type' does not match any of the expected tags")
+        if kind == "text" and not isinstance(block.get("text"), str):
+            raise invalid(f"{where}.text: Field required")
+        if kind == "text" and not block["text"]:
+            raise invalid(f"{where}.text: text content blocks must be non-empty")
+        if kind == "tool_use":
+            for field in ("id", "name", "input"):
+                if field not in block:
+                    raise invalid(f"{where}.tool_use.{field}: Field required")
+            if not isinstance(block["input"], dict):
+                raise invalid(f"{where}.tool_use.input: Input should be a valid dictionary")
+        if kind == "tool_result":
+            if "tool_use_id" not in block:
+                raise invalid(f"{where}.tool_result.tool_use_id: Field required")
+            c = block.get("content", "")
+            if not isinstance(c, (str, list)):
+                raise invalid(f"{where}.tool_result.content: Input should be a valid string or a list of blocks")
+    return content
+
+
+def _validate_messages(messages) -> None:
+    if messages is None:
+        raise invalid("messages: Field required")
+    if not isinstance(messages, list):
+        raise invalid("messages: Input should be a valid list")
+    if not messages:
+        raise invalid("messages: at least one message is required")
+    contents = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            raise invalid(f"messages.{i}: Input should be a valid dictionary")
+        if m.get("role") not in ROLES:
+            raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
+        if m["role"] == "assistant" and i < len(messages) - 1 and m.get("content") in ([], ""):
+            raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
+        contents.append(_blocks(m, i))
+    if messages[0]["role"] != "user":
+        raise invalid('messages: first message must use the "user" role')
+    for i, (m, content) in enumerate(zip(messages, contents)):
+        if m["role"] == "assistant":
+            ids = [b["id"] for b in content if b["type"] == "tool_use"]
+            if len(set(ids)) != len(ids):
+                raise invalid(f"messages.{i}: `tool_use` ids must be unique")
+            if any(b["type"] == "tool_result" for b in content):
+                raise invalid(f"messages.{i}: `tool_result` blocks can only be in user messages")
+            if ids:
+                _validate_answer(i, ids, messages, contents)
+        else:
+            prev_ids = set()
+            if i > 0 and messages[i - 1]["role"] == "assistant":
+                prev_ids = {b["id"] for b in contents[i - 1] if b["type"] == "tool_use"}
+            for j, b in enumerate(content):
+                if b["type"] == "tool_result" and b["tool_use_id"] not in prev_ids:
+                    raise invalid(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                                  f"{b['tool_use_id']}. Each `tool_result` block must have a corresponding `tool_use` "
+                                  "block in the previous message.")
+
+
+def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
+    """The message after an assistant tool_use must start with one tool_result per id (P2, P3)."""
+    missing_msg = (f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                   "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    if i + 1 >= len(messages) or messages[i + 1]["role"] != "user":
+        raise invalid(missing_msg.format(ids=", ".join(ids)))
+    content = contents[i + 1]
+    seen: list[str] = []
+    for j, b in enumerate(content):
+        if b["type"] != "tool_result":
+            continue
+        if b["tool_use_id"] in seen:
+            raise invalid(f"messages.{i + 1}.content.{j}: each `tool_use` must have a single result. "
+                          f"Found multiple `tool_result` blocks with id: {b['tool_use_id']}")
+        seen.append(b["tool_use_id"])
+    missing = [u for u in ids if u not in seen]
+    if missing:
+        raise invalid(missing_msg.format(ids=", ".join(missing)))
+    for j, b in enumerate(content):
+        if b["type"] == "tool_result":
+            continue
+        if j < len(ids):
+            raise invalid(f"messages.{i + 1}.content.{j}: `tool_result` blocks must come first in the user message "
+                          f"content, before any other block. Found a `{b['type']}` block before the last `tool_result`.")

@@ -1,0 +1,128 @@
+"""Messages and content blocks (Def. 2.1), and the pairing invariant P1-P3 (Def. 3.3).
+
+Everything here works on plain dicts, the wire format of the Messages API.
+`as_dict` turns SDK objects (Message, ToolUseBlock, ...) into those dicts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+def text(s: str) -> dict:
+    """A text block."""
+    return {"type": "text", "text": s}
+
+
+def tool_use(id: str, name: str, input: dict) -> dict:
+    """A tool_use block: the model asks to call `name` with `input`."""
+    return {"type": "tool_use", "id": id, "name": name, "input": input}
+
+
+def tool_result(tool_use_id: str, content: str, is_error: bool = False) -> dict:
+    """A tool_result block answering the tool_use with the same id."""
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def user(*blocks: dict | str) -> dict:
+    return {"role": "user", "content": [text(b) if isinstance(b, str) else b for b in blocks]}
+
+
+def assistant(*blocks: dict | str) -> dict:
+    return {"role": "assistant", "content": [text(b) if isinstance(b, str) else b for b in blocks]}
+
+
+def as_dict(obj: Any) -> Any:
+    """SDK objects (pydantic models) and nested lists of them, as plain JSON-ready dicts."""
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", exclude_none=True)
+    if isinstance(obj, dict):
+        return {k: as_dict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [as_dict(v) for v in obj]
+    return obj
+
+
+def blocks(message: Any) -> list[dict]:
+    """The content of a message as a list of block dicts (a bare string is one text block)."""
+    message = as_dict(message)
+    content = message.get("content", [])
+    if isinstance(content, str):
+        return [text(content)]
+    return list(content)
+
+
+def tool_uses(message: Any) -> list[dict]:
+    """U(m): the message's tool_use blocks, in order."""
+    return [b for b in blocks(message) if b.get("type") == "tool_use"]
+
+
+def text_of(message: Any) -> str:
+    """The message's text blocks joined together."""
+    return "".join(b.get("text", "") for b in blocks(message) if b.get("type") == "text")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule of the pairing invariant, and where."""
+
+    rule: str  # "P1", "P2" or "P3"
+    index: int  # index of the message where it was found
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.rule} at messages[{self.index}]: {self.detail}"
+
+
+def violations(messages: list, *, final_assistant: bool = False) -> list[Violation]:
+    """Every way `messages` breaks P1-P3 (empty when the invariant holds).
+
+    final_assistant=True accepts a last assistant message without tool_use: the
+    history of a finished run, h . a, which is no longer a request to send.
+    """
+    msgs = [as_dict(m) for m in messages]
+    found: list[Violation] = []
+    if not msgs:
+        return [Violation("P1", 0, "the list is empty; the first message must be from the user")]
+    if msgs[0].get("role") != "user":
+        found.append(Violation("P1", 0, f"the first message is from {msgs[0].get('role')!r}, not 'user'"))
+    last = msgs[-1]
+    if last.get("role") != "user" and not (final_assistant and not tool_uses(last)):
+        found.append(Violation("P1", len(msgs) - 1, f"the last message is from {last.get('role')!r}, not 'user'"))
+    answered: set[int] = set()  # indexes of user messages whose leading results answer a tool_use
+    for i, m in enumerate(msgs):
+        ids = [b.get("id") for b in tool_uses(m)] if m.get("role") == "assistant" else []
+        if not ids:
+            continue
+        if i + 1 >= len(msgs):
+            found.append(Violation("P2", i, f"tool_use {ids} has no message after it"))
+            continue
+        nxt = msgs[i + 1]
+        if nxt.get("role") != "user":
+            found.append(Violation("P2", i + 1, f"the message after tool_use {ids} is from {nxt.get('role')!r}, not 'user'"))
+            continue
+        answered.add(i + 1)
+        head = blocks(nxt)[: len(ids)]
+        got = [b.get("tool_use_id") if b.get("type") == "tool_result" else f"<{b.get('type')}>" for b in head]
+        if got != ids:
+            found.append(Violation("P2", i + 1, f"the first {len(ids)} blocks should be tool_result for {ids} in that order, found {got}"))
+    for i, m in enumerate(msgs):
+        content = blocks(m)
+        start = 0
+        if i in answered:
+            start = len(tool_uses(msgs[i - 1]))
+        for j, b in enumerate(content[start:], start):
+            if b.get("type") == "tool_result":
+                where = "after the leading results" if i in answered else "without a tool_use right before it"
+                found.append(Violation("P3", i, f"block {j} is a tool_result for {b.get('tool_use_id')!r} {where}"))
+    return found
+
+
+def check_invariant(messages: list, *, final_assistant: bool = False) -> None:
+    """Raise AssertionError naming the first broken rule of P1-P3, if any."""
+    found = violations(messages, final_assistant=final_assistant)
+    if found:
+        raise AssertionError(str(found[0]))

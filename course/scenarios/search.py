@@ -1,0 +1,71 @@
+"""Multi-step search (Aurora Run), the one-shot question, and a model that never stops."""
+from __future__ import annotations
+
+from ..api import Conversation, Turn
+from ..tools import Tool, Toolbox
+from .base import Scenario, call, say
+
+# The four-page corpus of the material's lesson; page 1 holds the distractor 1951.
+PAGES = {
+    "Aurora Run": "Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film "
+                  "directed by Mara Voss.",
+    "Mara Voss": "Mara Voss (born 1974) is a Norwegian film director, known for Aurora Run (2011).",
+    "Henrik Dahl": "Henrik Dahl (born 1951) is a Norwegian novelist, the author of Aurora Run (1998).",
+    "Northern Lights": "The northern lights (aurora borealis) are a natural light display in high-latitude skies.",
+}
+NOT_FOUND = "No matching page found."
+
+
+def search(query: str) -> str:
+    """The page whose title best matches the query."""
+    q = query.lower().strip()
+    for title, page in PAGES.items():
+        if title.lower() == q:
+            return f"{title}: {page}"
+    for title, page in PAGES.items():
+        if title.lower() in q or q in title.lower():
+            return f"{title}: {page}"
+    return NOT_FOUND
+
+
+def search_tools() -> Toolbox:
+    return Toolbox([Tool("search", "Search a small encyclopedia; returns the best matching page. Read-only.",
+                         {"type": "object", "properties": {"query": {"type": "string", "description": "a page title"}},
+                          "required": ["query"]}, search, read_only=True)])
+
+
+def aurora_policy(c: Conversation) -> Turn:
+    """Find the film's director, then the director's birth year; ignore the novelist's 1951."""
+    seen = " ".join(c.result_text(r) for _, r in c.all_results() if not r.get("is_error"))
+    errors = [r for r in c.results() if r.get("is_error")]
+    if errors:
+        return say("I could not use the search tool (" + c.result_text(errors[0])[:80] + "), so I cannot answer.")
+    if "Mara Voss (born 1974)" in seen:
+        return say("1974")
+    if "directed by Mara Voss" in seen:
+        return say("The film was directed by Mara Voss; the 1951 is the novelist. Searching for her.",
+                   call("search", query="Mara Voss"))
+    if c.calls_so_far and NOT_FOUND in seen and c.calls_so_far >= 2:
+        return say("I could not find the film, so I cannot answer.")
+    if c.calls_so_far:
+        return Turn([call("search", query="Aurora Run film")])
+    return Turn([call("search", query="Aurora Run")])
+
+
+def paris_policy(c: Conversation) -> Turn:
+    return say("Paris")
+
+
+def always_tool_policy(c: Conversation) -> Turn:
+    """M_inf of Thm. 4.1: every response asks for one more tool call."""
+    return Turn([call("search", query=f"Aurora Run part {c.calls_so_far + 1}")])
+
+
+AURORA = Scenario("aurora_run", "Multi-step search: Aurora Run",
+                  "In which year was the director of the film Aurora Run born?", aurora_policy, search_tools,
+                  notes="two searches, three calls; the first page's 1951 is a distractor; the answer is 1974")
+ONE_SHOT = Scenario("one_shot", "One-shot: the capital of France", "What is the capital of France?", paris_policy,
+                    search_tools, notes="end_turn on the first call: one call, no tools")
+ALWAYS_TOOL = Scenario("always_tool", "A model that always calls a tool", "Tell me everything about Aurora Run.",
+                       always_tool_policy, search_tools,
+                       notes="never ends its turn: only max_turns stops it, after exactly T+1 calls")

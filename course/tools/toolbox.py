@@ -1,0 +1,102 @@
+"""Tools (Def. 2.2): a definition the model sees plus the code that runs it.
+
+`Toolbox.run(name, input)` never raises: an unknown tool, an input that fails
+the tool's JSON Schema, or an exception in the tool becomes an error result
+(content, is_error=True) that the model can read and react to.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jsonschema
+
+PY_TO_JSON = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+
+
+@dataclass
+class Tool:
+    """name, description and input_schema go to the model; fn(**input) runs it."""
+
+    name: str
+    description: str
+    input_schema: dict
+    fn: Callable[..., Any]
+    read_only: bool = False  # no effect on the environment: may run concurrently (Prop. 6.2)
+
+    def definition(self) -> dict:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+def tool(fn: Callable | None = None, *, name: str | None = None, read_only: bool = False):
+    """Decorator: a Tool from a function; the schema comes from its type hints, the description from its docstring."""
+
+    def build(f: Callable) -> Tool:
+        hints = typing.get_type_hints(f)
+        props, required = {}, []
+        for pname, param in inspect.signature(f).parameters.items():
+            kind = PY_TO_JSON.get(typing.get_origin(hints.get(pname)) or hints.get(pname), "string")
+            props[pname] = {"type": kind}
+            if param.default is inspect.Parameter.empty:
+                required.append(pname)
+        schema = {"type": "object", "properties": props, "required": required}
+        doc = inspect.getdoc(f) or f.__name__
+        return Tool(name or f.__name__, doc, schema, f, read_only)
+
+    return build(fn) if fn is not None else build
+
+
+def from_dict(definition: dict, fn: Callable[..., Any], *, read_only: bool = False) -> Tool:
+    """A Tool from a plain API tool definition and the function that runs it."""
+    return Tool(definition["name"], definition.get("description", ""), definition["input_schema"], fn, read_only)
+
+
+@dataclass
+class Toolbox:
+    """The tools of one run, by name."""
+
+    tools: dict[str, Tool] = field(default_factory=dict)
+
+    def __init__(self, tools: list[Tool] | None = None):
+        self.tools = {t.name: t for t in tools or []}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.tools
+
+    def __getitem__(self, name: str) -> Tool:
+        return self.tools[name]
+
+    def add(self, t: Tool) -> Tool:
+        self.tools[t.name] = t
+        return t
+
+    def definitions(self) -> list[dict]:
+        return [t.definition() for t in self.tools.values()]
+
+    def is_read_only(self, name: str) -> bool:
+        return name in self.tools and self.tools[name].read_only
+
+    def problem(self, name: str, input: Any) -> str | None:
+        """Why this call cannot run (unknown tool, input against the schema), or None."""
+        if name not in self.tools:
+            return f"Error: unknown tool {name!r}. Available tools: {', '.join(self.tools) or 'none'}."
+        try:
+            jsonschema.validate(input, self.tools[name].input_schema)
+        except jsonschema.ValidationError as e:
+            where = "/".join(str(p) for p in e.absolute_path) or "input"
+            return f"Error: invalid input for {name}: {where}: {e.message}"
+        return None
+
+    def run(self, name: str, input: Any) -> tuple[str, bool]:
+        """(content, is_error) for one call; never raises."""
+        problem = self.problem(name, input)
+        if problem:
+            return problem, True
+        try:
+            out = self.tools[name].fn(**input)
+        except Exception as e:  # the model sees the failure and can try something else
+            return f"Error: {type(e).__name__}: {e}", True
+        return (out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)), False
