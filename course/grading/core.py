@@ -1,0 +1,65 @@
+"""The grading contract: exercises are lists of checks over Outcomes.
+
+A check never sees the student's objects: it sees an `Outcome`, made of plain
+data that crossed a process boundary (the JSON of the return value, the
+requests the local API recorded, the tool calls the grader executed). The same
+checks run in a notebook (`check(...)`, in-process, for feedback) and in the
+grader (student code in a child process, the API on loopback in the grader).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+# Markers a check passes as arguments; the runner replaces them in the student's process.
+CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
+RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str that executes the scenario's tool in the grader
+
+
+@dataclass
+class Outcome:
+    """What one call of the student's function did, as plain data."""
+
+    value: Any = None  # the return value after a JSON round trip (tuples become lists)
+    error: str | None = None  # "ExceptionType: message" if the function raised, or why the run died
+    requests: list[dict] = field(default_factory=list)  # request bodies the API received, in order
+    statuses: list[int] = field(default_factory=list)  # the API's status for each request
+    replies: list[dict] = field(default_factory=list)  # what the API answered to each request
+    tool_calls: list[tuple[str, dict]] = field(default_factory=list)  # tools run through RUN_TOOL, in order
+    stdout: str = ""
+
+
+class CheckFailed(Exception):
+    """A failed check: what went wrong, and the likely mistake."""
+
+    def __init__(self, reason: str, hint: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+
+
+class Context(Protocol):
+    def call(self, *args, scenario: str | None = None, **kwargs) -> Outcome:
+        """Call the student's function with args (CLIENT / RUN_TOOL markers replaced), the API answering
+        with `scenario`'s policy and RUN_TOOL running its tools."""
+
+
+@dataclass
+class Check:
+    name: str  # what it checks, shown as "<grade_id>: <name>"
+    fn: Callable[[Context], None]  # raises CheckFailed (or AssertionError) to fail
+    points: float = 1.0
+    hidden: bool = False  # shown to students only after grading
+
+
+@dataclass
+class Exercise:
+    grade_id: str  # the nbgrader grade_id of the solution cell
+    function: str  # the name the student defines
+    title: str
+    checks: list[Check]
+    notebook: str = ""  # solutions/NN_slug.ipynb that holds it
+
+    @property
+    def points(self) -> float:
+        return sum(c.points for c in self.checks)
