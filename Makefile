@@ -18,15 +18,19 @@ $(STAMP): pyproject.toml | $(BIN)/python
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
 
+# notebooks are compared cell by cell with their committed outputs (strict nbval);
+# folders that do not exist yet (exercises/ before `make exercises`) are skipped
+NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=60 --nbval-sanitize-with tests/nbval_sanitize.cfg
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 # re-execute every notebook in place (outputs are committed)
 notebooks: $(STAMP)
-	$(BIN)/python -m course execute notebooks/*.ipynb solutions/*.ipynb
+	$(BIN)/python -m course execute $(wildcard notebooks/*.ipynb solutions/*.ipynb)
 
 # regenerate exercises/ from solutions/
 exercises: $(STAMP)

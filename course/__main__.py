@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -24,6 +25,20 @@ def serve(args) -> int:
     return 0
 
 
+def execute(args) -> int:
+    from .notebook import execute_all
+
+    missing = [p for p in args.paths if not os.path.isfile(p)]
+    if missing:
+        print(f"no such notebook: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    failed = execute_all(args.paths, timeout=args.timeout)
+    for path, error in failed:
+        print(f"{path}: {error}", file=sys.stderr)
+    print(f"executed {len(args.paths) - len(failed)} of {len(args.paths)} notebooks")
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m course", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -33,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     p.set_defaults(func=serve)
+    p = sub.add_parser("execute", help="execute notebooks in place, offline and deterministically (outputs are committed)")
+    p.add_argument("paths", nargs="+", help="notebooks to execute")
+    p.add_argument("--timeout", type=int, default=60, help="seconds allowed per cell")
+    p.set_defaults(func=execute)
     args = parser.parse_args(argv)
     return args.func(args)
 

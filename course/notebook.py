@@ -1,0 +1,56 @@
+"""Execute notebooks in place, deterministically: `python -m course execute PATHS...`.
+
+The committed outputs are what `pytest --nbval` compares against, so they must
+come out the same on every run: the kernel runs offline (the live-API switches
+are removed from its environment), with a fixed hash seed, in the notebook's
+folder; no timing metadata is recorded and execution counts start at 1.
+A notebook that raises in a cell is left unchanged and reported.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+OFFLINE_UNSET = ("ANTHROPIC_API_KEY", "COURSE_LIVE")  # executed outputs always come from the local API
+VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled")  # timings and UI state, not content
+
+
+def kernel_env() -> dict[str, str]:
+    """The environment the kernel runs in: this one, offline, with a fixed hash seed."""
+    env = {k: v for k, v in os.environ.items() if k not in OFFLINE_UNSET}
+    env["PYTHONHASHSEED"] = "0"
+    return env
+
+
+def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop what changes between runs without changing the lesson: timings, UI state, widget state."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        for key in VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+    return nb
+
+
+def execute(path: str | Path, *, timeout: int = 60) -> None:
+    """Run every code cell of the notebook at `path` and write the outputs back into it."""
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            store_widget_state=False, resources={"metadata": {"path": str(path.parent.resolve())}})
+    client.execute(env=kernel_env())
+    nbformat.write(clean(nb), path)
+
+
+def execute_all(paths: list[str], *, timeout: int = 60) -> list[tuple[str, str]]:
+    """Execute each notebook; returns (path, error) for those that failed."""
+    failed = []
+    for p in paths:
+        try:
+            execute(p, timeout=timeout)
+        except CellExecutionError as e:
+            failed.append((p, f"{e.ename}: {e.evalue}"))
+    return failed
