@@ -8,12 +8,14 @@ allow; a call no rule matches gets the gate's default.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>.*)\))?$")
 ACTIONS = ("deny", "ask", "allow")  # in order of precedence
+MAIN_KEYS = ("path", "file_path", "command", "url", "to", "query")  # what a spec is about, when the call has one
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,18 @@ def matches(rule: str, name: str, input: dict) -> bool:
 
 
 def main_arguments(input: dict) -> list[str]:
-    """The values a spec is matched against: every string argument of the call."""
-    return [v for v in input.values() if isinstance(v, str)] if isinstance(input, dict) else []
+    """The values a spec is matched against: the call's main arguments (path, command, ...) if it has
+    any, else every string argument. Paths are also matched normalised, so `/etc/../etc/x` is `/etc/x`."""
+    if not isinstance(input, dict):
+        return []
+    main = [input[k] for k in MAIN_KEYS if isinstance(input.get(k), str)]
+    values = main or [v for v in input.values() if isinstance(v, str)]
+    return values + [normal(v) for v in values if v and normal(v) != v]
+
+
+def normal(path: str) -> str:
+    """A path without `.`, `..` or repeated slashes (`//etc/./x` -> `/etc/x`)."""
+    return posixpath.normpath(re.sub(r"^/+", "/", path))
 
 
 @dataclass
@@ -53,6 +65,12 @@ class Gate:
     ask: list[str] = field(default_factory=list)
     default: str = "allow"
     approver: Callable[[str, dict], bool] | None = None  # answers "ask"; without one, ask means deny
+
+    def __post_init__(self):
+        if self.default not in ACTIONS:
+            raise ValueError(f"default must be one of {ACTIONS}, not {self.default!r}")
+        for rule in self.allow + self.deny + self.ask:
+            matches(rule, "", {})  # a malformed rule fails here, not in the middle of a run
 
     def decide(self, name: str, input: dict) -> Decision:
         for action in ACTIONS:

@@ -1,13 +1,18 @@
 """A sandboxed workspace: virtual files the tools read and write, with checkpoints.
 
 Paths are relative to the workspace root; anything that leaves it (absolute
-paths, `..`) is refused. `checkpoint()` / `rewind()` restore the files, as
+paths, `~`, `..` that climbs out, backslashes, NUL bytes) is refused, and no
+name can be both a file and a folder. `run_python` runs real code in a
+subprocess on a scratch copy of the files, with a timeout that kills the whole
+process group: it isolates the files, it is not a security sandbox. `checkpoint()` / `rewind()` restore the files, as
 Claude Code's checkpoints do; effects outside the files (an e-mail sent) are
 not undone: that is the point of the lesson on idempotency.
 """
 from __future__ import annotations
 
+import os
 import posixpath
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,17 +30,32 @@ class Workspace:
         self.files: dict[str, str] = {}
         self._checkpoints: list[dict[str, str]] = []
         for path, content in (files or {}).items():
-            self.files[self.resolve(path)] = content
+            self.files[self._file_path(path)] = content
 
     @staticmethod
     def resolve(path: str) -> str:
         """The normalised relative path, or OutsideWorkspace."""
-        if path.startswith(("/", "~")) or "\\" in path:
+        if not isinstance(path, str) or path.startswith(("/", "~")) or "\\" in path or "\0" in path:
             raise OutsideWorkspace(f"{path!r} is outside the workspace")
         norm = posixpath.normpath(path)
         if norm == ".." or norm.startswith("../"):
             raise OutsideWorkspace(f"{path!r} is outside the workspace")
         return norm
+
+    def _file_path(self, path: str) -> str:
+        """A path a file may have: not the root, not inside another file, not a folder of files."""
+        p = self.resolve(path)
+        if p == ".":
+            raise IsADirectoryError(f"{path!r} is the workspace folder, not a file")
+        parents = [posixpath.dirname(p)]
+        while parents[-1]:
+            parents.append(posixpath.dirname(parents[-1]))
+        clash = [q for q in parents if q in self.files]
+        if clash:
+            raise NotADirectoryError(f"{clash[0]!r} is a file, so {path!r} cannot be created")
+        if any(q.startswith(p + "/") for q in self.files):
+            raise IsADirectoryError(f"{path!r} is a folder")
+        return p
 
     def read(self, path: str) -> str:
         p = self.resolve(path)
@@ -44,7 +64,7 @@ class Workspace:
         return self.files[p]
 
     def write(self, path: str, content: str) -> str:
-        self.files[self.resolve(path)] = content
+        self.files[self._file_path(path)] = content
         return f"wrote {len(content)} characters to {path}"
 
     def edit(self, path: str, old: str, new: str) -> str:
@@ -70,22 +90,34 @@ class Workspace:
         self.files = dict(self._checkpoints[number])
 
     def run_python(self, path: str, timeout: float = 10.0) -> tuple[int, str]:
-        """Run a workspace file with Python in a scratch folder holding a copy of the files."""
+        """Run a workspace file with Python in a scratch folder holding a copy of the files.
+
+        (exit code, output); after `timeout` seconds the process and its children are killed: (-1, "timed out ...").
+        """
         self.read(path)
         with tempfile.TemporaryDirectory(prefix="course-sandbox-") as tmp:
             for rel, content in self.files.items():
                 target = Path(tmp, rel)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(content, encoding="utf-8")
+            proc = subprocess.Popen([sys.executable, "-I", self.resolve(path)], cwd=tmp, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, env={"PYTHONHASHSEED": "0"},
+                                    start_new_session=True)  # its own process group, killed as one
             try:
-                done = subprocess.run([sys.executable, "-I", self.resolve(path)], cwd=tmp, capture_output=True,
-                                      text=True, timeout=timeout, env={"PYTHONHASHSEED": "0"})
+                output, _ = proc.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
-                return -1, f"timed out after {timeout:g} s"
-        return done.returncode, (done.stdout + done.stderr).replace(tmp + "/", "").strip()
+                output = None
+            finally:  # timed out or interrupted: leave no process behind
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.communicate()
+        if output is None:
+            return -1, f"timed out after {timeout:g} s"
+        return proc.returncode, output.replace(tmp + "/", "").strip()
 
-    def toolbox(self, *, run: bool = True) -> Toolbox:
-        """read_file, list_files (read-only), write_file, edit_file and, if `run`, run_python."""
+    def toolbox(self, *, run: bool = True, run_timeout: float = 10.0) -> Toolbox:
+        """read_file, list_files (read-only), write_file, edit_file and, if `run`, run_python
+        (killed after `run_timeout` seconds; the other tools have no timeout)."""
         s = {"type": "string"}
         tools = [
             Tool("read_file", "Read a file of the workspace. Read-only.",
@@ -101,11 +133,12 @@ class Workspace:
         if run:
             tools.append(Tool("run_python", "Run a Python file of the workspace (for example the tests) and "
                               "return its exit code and output.",
-                              {"type": "object", "properties": {"path": s}, "required": ["path"]}, self._run_tool))
+                              {"type": "object", "properties": {"path": s}, "required": ["path"]},
+                              lambda path: self._run_tool(path, run_timeout)))
         return Toolbox(tools)
 
-    def _run_tool(self, path: str) -> str:
-        code, output = self.run_python(path)
+    def _run_tool(self, path: str, timeout: float) -> str:
+        code, output = self.run_python(path, timeout)
         if code != 0:
             raise RuntimeError(f"exit code {code}\n{output}")
         return f"exit code 0\n{output}"
