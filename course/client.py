@@ -32,8 +32,10 @@ def local_client(api: LocalAPI, *, max_retries: int = 2, **options) -> anthropic
                                max_retries=max_retries, **options)
 
 
-def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False, **options) -> anthropic.Anthropic:
-    """A client for the local API answering with `policy` (the default), or for the live API.
+def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False, base_url: str | None = None,
+                **options) -> anthropic.Anthropic:
+    """A client for the local API answering with `policy` (the default), for a local API
+    server at `base_url` (`python -m course serve`), or for the live API.
 
     live=True needs ANTHROPIC_API_KEY; the key is read by the SDK from the
     environment and never passed around, printed or stored by the course.
@@ -43,8 +45,10 @@ def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False, 
             raise LiveAPIUnavailable("live=True needs the ANTHROPIC_API_KEY environment variable; "
                                      "without it, use the local API (live=False)")
         return anthropic.Anthropic(**options)
+    if base_url is not None:
+        return anthropic.Anthropic(api_key=LOCAL_KEY, base_url=base_url, **options)
     if policy is None:
-        raise TypeError("make_client() needs a policy (or a LocalAPI) for the local API, or live=True")
+        raise TypeError("make_client() needs a policy (or a LocalAPI) for the local API, a base_url, or live=True")
     api = policy if isinstance(policy, LocalAPI) else LocalAPI(policy)
     return local_client(api, **options)
 

@@ -16,9 +16,14 @@ class APIError(Exception):
         return {"type": "error", "error": {"type": self.kind, "message": self.message}, "request_id": request_id}
 
 
+def retry_headers(seconds: float) -> dict:
+    """How long the client should wait before retrying (the SDK reads retry-after-ms first)."""
+    return {"retry-after": f"{max(1, round(seconds))}", "retry-after-ms": f"{seconds * 1000:g}"}
+
+
 def rate_limited(retry_after: float = 1.0) -> APIError:
     return APIError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit.",
-                    {"retry-after": f"{retry_after:g}", "retry-after-ms": f"{retry_after * 1000:g}"})
+                    retry_headers(retry_after))
 
 
 def overloaded() -> APIError:

@@ -14,15 +14,16 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import tokens
-from .errors import APIError, internal, overloaded, rate_limited
-from .policy import Conversation, Policy, Turn
+from .errors import APIError, internal, overloaded, rate_limited, retry_headers
+from .policy import CHOSEN_STOP_REASONS, Conversation, Policy, Turn
 from .validate import validate_request
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # the real API's limit for /v1/messages
 MIN_CACHEABLE_TOKENS = 1024  # shorter prompts are silently not cached
-POLICY_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}
+CACHE_TTL = {"5m": 300.0, "1h": 3600.0}  # seconds a cache entry lives after its last use
 
 
 @dataclass
@@ -37,8 +38,23 @@ class Fault:
     """One injected failure, used by the next request: 429, 529, 500 or a slow answer."""
 
     kind: str  # "rate_limit" | "overloaded" | "server_error" | "slow"
-    retry_after: float = 0.0  # for rate_limit: the retry-after header, in seconds
+    retry_after: float | None = None  # the retry-after header in seconds (a 429 always has one: 1 s)
     seconds: float = 0.0  # for slow: how long to wait before answering
+
+    def __post_init__(self):
+        if self.kind not in ("rate_limit", "overloaded", "server_error", "slow"):
+            raise ValueError(f"unknown fault {self.kind!r}; use rate_limit, overloaded, server_error or slow")
+
+    def error(self) -> APIError | None:
+        """The error this fault answers with (None for a slow answer, which succeeds late)."""
+        if self.kind == "slow":
+            return None
+        if self.kind == "rate_limit":
+            return rate_limited(1.0 if self.retry_after is None else self.retry_after)
+        e = overloaded() if self.kind == "overloaded" else internal()
+        if self.retry_after is not None:
+            e.headers.update(retry_headers(self.retry_after))
+        return e
 
 
 @dataclass
@@ -56,16 +72,18 @@ class LocalAPI:
     """A local Messages API answering with `policy`. Thread-safe; records every request."""
 
     policy: Policy
-    context_window: int = 200_000
+    context_window: int = 200_000  # input + output tokens the model can hold
     latency: float = 0.0  # seconds added to every answer
+    max_request_bytes: int = MAX_REQUEST_BYTES  # larger bodies get 413
     record: bool = True
+    clock: Callable[[], float] = time.monotonic  # for cache expiry; tests pass a fake one
     faults: deque = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
 
     def __post_init__(self):
         self._lock = threading.Lock()
         self._count = 0
-        self._cached: set[str] = set()
+        self._cached: dict[str, float] = {}  # prefix hash -> when the cache entry expires
 
     def inject(self, kind: str, times: int = 1, **options) -> "LocalAPI":
         """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow)."""
@@ -104,7 +122,7 @@ class LocalAPI:
             raise APIError(404, "not_found_error", f"Not found: {method} {path}")
         if not (lower.get("x-api-key") or lower.get("authorization", "").removeprefix("Bearer").strip()):
             raise APIError(401, "authentication_error", "x-api-key header is required")
-        if len(body) > MAX_REQUEST_BYTES:
+        if len(body) > self.max_request_bytes:
             raise APIError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
         try:
             return json.loads(body or b"null")
@@ -115,16 +133,10 @@ class LocalAPI:
     def _fail(self, fault: Fault | None) -> None:
         if fault is None:
             return
-        if fault.kind == "slow":
-            time.sleep(fault.seconds)
-        elif fault.kind == "rate_limit":
-            raise rate_limited(fault.retry_after)
-        elif fault.kind == "overloaded":
-            raise overloaded()
-        elif fault.kind == "server_error":
-            raise internal()
-        else:
-            raise ValueError(f"unknown fault {fault.kind!r}")
+        time.sleep(fault.seconds)
+        error = fault.error()
+        if error is not None:
+            raise error
 
     def _keep(self, path: str, body, status: int, response) -> None:
         if self.record:
@@ -144,7 +156,7 @@ class LocalAPI:
         turn = self.policy(Conversation(body))
         if not isinstance(turn, Turn):
             raise TypeError(f"a policy must return a Turn, not {type(turn).__name__}")
-        if turn.stop_reason is not None and turn.stop_reason not in POLICY_STOP_REASONS:
+        if turn.stop_reason is not None and turn.stop_reason not in CHOSEN_STOP_REASONS:
             raise ValueError(f"a policy cannot choose stop_reason {turn.stop_reason!r}; the handler decides it")
         call = Conversation(body).calls_so_far + 1
         content = [_with_id(b, call, j) for j, b in enumerate(turn.content)]
@@ -152,6 +164,7 @@ class LocalAPI:
         content, stop, sequence = cut(content, stop, body.get("stop_sequences") or [],
                                       body["max_tokens"], self.context_window - n_in)
         written, read = self._cache(body)
+        n_written = sum(written.values())
         message = {
             "id": f"msg_local_{request_id.rsplit('_', 1)[1]}",
             "type": "message",
@@ -160,24 +173,36 @@ class LocalAPI:
             "content": content,
             "stop_reason": stop,
             "stop_sequence": sequence,
-            "usage": {"input_tokens": n_in - written - read, "output_tokens": tokens.output_tokens(content),
-                      "cache_creation_input_tokens": written, "cache_read_input_tokens": read},
+            "usage": {"input_tokens": n_in - n_written - read, "output_tokens": tokens.output_tokens(content),
+                      "cache_creation_input_tokens": n_written, "cache_read_input_tokens": read,
+                      "cache_creation": {"ephemeral_5m_input_tokens": written["5m"],
+                                         "ephemeral_1h_input_tokens": written["1h"]}},
         }
         if stop == "refusal" and turn.stop_details:
             message["stop_details"] = turn.stop_details
         return message
 
-    def _cache(self, body: dict) -> tuple[int, int]:
-        """Prompt caching: (tokens written, tokens read) for the request's cache_control breakpoints."""
-        points = breakpoints(body)
+    def _cache(self, body: dict) -> tuple[dict[str, int], int]:
+        """Prompt caching: tokens written per TTL, and tokens read, for the request's breakpoints.
+
+        The longest live cached prefix is read; each breakpoint after it that is
+        long enough writes the tokens between the previous one and itself.
+        """
+        written = {"5m": 0, "1h": 0}
         with self._lock:
-            read = max((n for key, n in points if key in self._cached), default=0)
-            last_key, last_n = points[-1] if points else (None, 0)
-            written = 0
-            if last_n >= MIN_CACHEABLE_TOKENS and last_key not in self._cached:
-                written = last_n - read
-            self._cached.update(key for key, n in points if n >= MIN_CACHEABLE_TOKENS)
-        return written, read if read >= MIN_CACHEABLE_TOKENS else 0
+            now = self.clock()
+            live = {key for key, expires in self._cached.items() if expires > now}
+            points = breakpoints(body)
+            read = max((n for key, n, _ in points if key in live), default=0)
+            done = read
+            for key, n, ttl in points:
+                if n < MIN_CACHEABLE_TOKENS:
+                    continue  # too short: silently not cached
+                if n > done:
+                    written[ttl] += n - done
+                    done = n
+                self._cached[key] = now + CACHE_TTL[ttl]  # a write, or a read refreshing the TTL
+        return written, read
 
 
 def _with_id(block: dict, call: int, j: int) -> dict:
@@ -217,32 +242,43 @@ def cut(content: list[dict], stop: str, stop_sequences: list[str], max_tokens: i
     return out, stop, None
 
 
-def breakpoints(body: dict) -> list[tuple[str, int]]:
-    """(hash of the prefix, its token count) at every cache_control mark, in prompt order."""
+def breakpoints(body: dict) -> list[tuple[str, int, str]]:
+    """(hash of the prefix, its token count, ttl) at every cache_control mark, in prompt order.
+
+    The prompt's order is tools, then system, then messages; a top-level
+    cache_control (automatic caching) marks the end of the prompt.
+    """
     items: list = []
     points = []
     count = tokens.REQUEST_OVERHEAD
 
-    def mark(item, n):
+    def point(cache_control: dict):
+        digest = hashlib.sha256(json.dumps([body["model"], items], sort_keys=True).encode()).hexdigest()
+        points.append((digest, count, cache_control.get("ttl", "5m")))
+
+    def mark(item: dict, n: int):
         nonlocal count
         count += n
-        clean = {k: v for k, v in item.items() if k != "cache_control"} if isinstance(item, dict) else item
-        items.append(clean)
-        if isinstance(item, dict) and item.get("cache_control"):
-            digest = hashlib.sha256(json.dumps([body["model"], items], sort_keys=True).encode()).hexdigest()
-            points.append((digest, count))
+        items.append({k: v for k, v in item.items() if k != "cache_control"})
+        if item.get("cache_control"):
+            point(item["cache_control"])
 
     for t in body.get("tools") or []:
         mark(t, tokens.json_tokens({k: v for k, v in t.items() if k != "cache_control"}))
     system = body.get("system") or []
-    for b in [{"type": "text", "text": system}] if isinstance(system, str) else system:
-        mark(b, tokens.text_tokens(b["text"]))
+    if isinstance(system, str):  # a plain string system prompt cannot carry a mark
+        count += tokens.text_tokens(system)
+        items.append(system)
+    for b in system if isinstance(system, list) else []:
+        mark(b, tokens.block_tokens(b))
     for m in body["messages"]:
         content = [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
         count += tokens.MESSAGE_OVERHEAD
         items.append(m["role"])
         for b in content:
             mark(b, tokens.block_tokens(b))
+    if body.get("cache_control"):
+        point(body["cache_control"])
     return points
 
 
@@ -256,6 +292,7 @@ def sse(message: dict) -> bytes:
     start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
              "usage": {**message["usage"], "output_tokens": 1}}
     emit("message_start", {"message": start})
+    emit("ping", {})
     for i, block in enumerate(message["content"]):
         if block["type"] == "text":
             emit("content_block_start", {"index": i, "content_block": {"type": "text", "text": ""}})
@@ -267,7 +304,8 @@ def sse(message: dict) -> bytes:
             for k in range(0, len(raw), 16):
                 emit("content_block_delta", {"index": i, "delta": {"type": "input_json_delta", "partial_json": raw[k:k + 16]}})
         emit("content_block_stop", {"index": i})
-    emit("message_delta", {"delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
-                           "usage": {"output_tokens": message["usage"]["output_tokens"]}})
+    delta = {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"],
+             "stop_details": message.get("stop_details")}
+    emit("message_delta", {"delta": delta, "usage": {"output_tokens": message["usage"]["output_tokens"]}})
     emit("message_stop", {})
     return "".join(events).encode()

@@ -12,6 +12,9 @@ from typing import Callable, Protocol
 
 from .errors import APIError
 
+TRANSCRIPTS = Path(__file__).parent / "transcripts"  # recorded conversations shipped with the course
+CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}  # the rest are the handler's to decide
+
 
 @dataclass
 class Turn:
@@ -121,7 +124,9 @@ class Replay:
 
     @classmethod
     def load(cls, path: str | Path) -> "Replay":
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        """A transcript file, or the name of one shipped in course/api/transcripts (e.g. "aurora_run")."""
+        path = Path(path) if Path(path).suffix else TRANSCRIPTS / f"{path}.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines()
         return cls([json.loads(line) for line in lines if line.strip()])
 
     def __call__(self, conversation: Conversation) -> Turn:
@@ -140,7 +145,8 @@ class Replay:
             raise APIError(400, "invalid_request_error",
                            f"replay diverged at call {k + 1}: recorded {len(recorded)} messages, sent {len(sent)}")
         response = self.steps[k]["response"]
-        return Turn(response["content"], response.get("stop_reason"))
+        stop = response.get("stop_reason")  # max_tokens etc. come back by themselves from the same request
+        return Turn(response["content"], stop if stop in CHOSEN_STOP_REASONS else None, response.get("stop_details"))
 
 
 def _comparable(message: dict) -> dict:

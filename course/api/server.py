@@ -1,10 +1,20 @@
 """Mount 2: the handler behind a real HTTP server on loopback, for other processes."""
 from __future__ import annotations
 
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .handler import LocalAPI
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that hung up (its timeout ran out) is normal here, not worth a traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class Server:
@@ -32,8 +42,7 @@ class Server:
             def log_message(self, *args):  # quiet: the API records requests itself
                 pass
 
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _HTTPServer((host, port), Handler)
         self._thread: threading.Thread | None = None
 
     @property
@@ -47,7 +56,10 @@ class Server:
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
+        if self._thread is not None:  # shutdown() would wait forever for a loop that never started
+            self.httpd.shutdown()
+            self._thread.join()
+            self._thread = None
         self.httpd.server_close()
 
     def __enter__(self) -> "Server":

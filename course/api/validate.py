@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 
-import jsonschema
-
 from .errors import APIError
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ROLES = ("user", "assistant")
+MAX_CACHE_BREAKPOINTS = 4
 BLOCK_TYPES = {"text", "tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking"}
 
 
@@ -35,6 +34,7 @@ def validate_request(body, *, count_only: bool = False) -> None:
     _validate_tools(body.get("tools"))
     _validate_stop_sequences(body.get("stop_sequences"))
     _validate_messages(body.get("messages"))
+    _validate_cache_control(body)
 
 
 def _validate_system(system) -> None:
@@ -78,11 +78,23 @@ def _validate_tools(tools) -> None:
             raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
         if schema.get("type") != "object":
             raise invalid(f"{where}.input_schema.type: Input should be 'object'")
+        import jsonschema  # imported on first use: it takes over a second to import
+
         try:
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.SchemaError:
             raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
                           "(https://json-schema.org/draft/2020-12).") from None
+
+
+def _validate_cache_control(body: dict) -> None:
+    """At most 4 cache breakpoints, counting tools, system blocks and message blocks."""
+    system = body.get("system")
+    marked = [*(body.get("tools") or []), *(system if isinstance(system, list) else []),
+              *(b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"])]
+    found = sum(1 for item in marked if item.get("cache_control"))
+    if found > MAX_CACHE_BREAKPOINTS:
+        raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}.")
 
 
 def _blocks(message: dict, i: int) -> list:

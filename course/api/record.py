@@ -1,0 +1,42 @@
+"""Record a conversation as a transcript (JSONL) that the `Replay` policy answers from.
+
+Each line is one successful call: {"request": <body sent>, "response": <Message JSON>}.
+`python -m course.api.record aurora_run` runs a scenario with the reference loop
+and writes course/api/transcripts/aurora_run.jsonl.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .handler import LocalAPI
+from .policy import TRANSCRIPTS
+
+
+def transcript(api: LocalAPI) -> list[dict]:
+    """The calls `api` answered with a Message (errors and count_tokens left out), in order."""
+    return [{"request": r.body, "response": r.response} for r in api.requests
+            if r.path == "/v1/messages" and r.status == 200]
+
+
+def save(api: LocalAPI, path: str | Path) -> Path:
+    """Write the transcript of `api` to `path`, one JSON object a line."""
+    path = Path(path)
+    lines = [json.dumps(step, ensure_ascii=False, sort_keys=True) for step in transcript(api)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def record_scenario(name: str, path: str | Path | None = None) -> Path:
+    """Run scenario `name` once with the reference loop and save what crossed the wire."""
+    from ..scenarios import get  # the scenarios are built on this package: import them late
+
+    scenario = get(name)
+    api = scenario.api()
+    scenario.run(api=api)
+    return save(api, path or TRANSCRIPTS / f"{name}.jsonl")
+
+
+if __name__ == "__main__":
+    print(record_scenario(*sys.argv[1:]))

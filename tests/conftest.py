@@ -1,0 +1,59 @@
+"""Shared fixtures: no network in tests, and the local API on both of its mounts."""
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+import pytest
+
+from course.api import LocalAPI, Server
+from course.client import make_client
+
+
+class NetworkBlocked(OSError):
+    """A test tried to reach a host other than this machine."""
+
+
+def _loopback(host) -> bool:
+    if host in (None, "localhost") or not isinstance(host, str):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network():
+    """Tests never need the network: resolving or connecting to a non-loopback host raises."""
+    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
+
+    def getaddrinfo(host, *args, **kwargs):
+        if not _loopback(host):
+            raise NetworkBlocked(f"tests may not reach the network (asked to resolve {host!r})")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def connect(sock, address):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address[0]):
+            raise NetworkBlocked(f"tests may not reach the network (asked to connect to {address!r})")
+        return real_connect(sock, address)
+
+    socket.getaddrinfo, socket.socket.connect = getaddrinfo, connect
+    yield
+    socket.getaddrinfo, socket.socket.connect = real_getaddrinfo, real_connect
+
+
+@pytest.fixture(params=["in_process", "loopback"])
+def mount(request):
+    """connect(api, **options): the genuine SDK client talking to `api` in-process or over loopback HTTP."""
+    servers: list[Server] = []
+
+    def connect(api: LocalAPI, **options):
+        if request.param == "in_process":
+            return make_client(api, **options)
+        servers.append(Server(api).start())
+        return make_client(base_url=servers[-1].base_url, **options)
+
+    yield connect
+    for server in servers:
+        server.stop()
