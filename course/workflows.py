@@ -1,0 +1,98 @@
+"""Workflows versus agents, counted in model calls (Def. 7.1, Prop. 7.2).
+
+A workflow is a program with a finite set V of model-call nodes that visits
+each node at most once per run (which node comes next may depend on the input
+and on the outputs so far). An agent is the loop of Def. 3.1. Prop. 7.2: a
+workflow makes at most |V| calls whatever the model says; an agent without a
+turn cap can be made to make any number of calls; with a cap T, at most T+1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .api import Conversation, Turn
+from .messages import as_dict, text_of, user
+from .pricing import cost_usd
+
+FOLLOWING = "<following>"  # Node.next default: the node listed after this one
+
+
+class NotAWorkflow(RuntimeError):
+    """A run came back to a node it had visited: that is a loop, an agent, not a workflow (Def. 7.1)."""
+
+
+@dataclass
+class Node:
+    """One model call of a workflow: its prompt from the outputs so far, and which node comes next."""
+
+    name: str
+    prompt: Callable[[dict], str]  # outputs so far ({"input": ..., node name: its text}) -> this call's prompt
+    next: Callable[[dict], str | None] | str | None = FOLLOWING  # a node name, None to finish, or a router
+    system: str | None = None
+
+
+@dataclass
+class WorkflowRun:
+    outputs: dict  # "input" and each visited node's text
+    path: list[str]  # the nodes visited, in order
+    usages: list[dict] = field(default_factory=list)  # one per call
+    cost_usd: float = 0.0
+
+    @property
+    def calls(self) -> int:
+        return len(self.path)
+
+
+@dataclass
+class Workflow:
+    """A fixed path of model calls (Def. 7.1): chaining, routing, parallelization, unrolled evaluation."""
+
+    nodes: list[Node]
+    max_tokens: int = 1024
+
+    def run(self, client, model: str, input: str) -> WorkflowRun:
+        """Visit nodes from the first; each visit is one model call; revisiting raises NotAWorkflow."""
+        by_name = {n.name: n for n in self.nodes}
+        order = [n.name for n in self.nodes]
+        run = WorkflowRun({"input": input}, [])
+        name: str | None = order[0] if order else None
+        while name is not None:
+            if name in run.path:
+                raise NotAWorkflow(f"node {name!r} visited twice: {' -> '.join(run.path + [name])}")
+            node = by_name[name]
+            request = {"model": model, "max_tokens": self.max_tokens, "messages": [user(node.prompt(run.outputs))]}
+            if node.system:
+                request["system"] = node.system
+            response = client.messages.create(**request)
+            run.path.append(name)
+            run.outputs[name] = text_of(response)
+            run.usages.append(as_dict(response.usage))
+            run.cost_usd += cost_usd(model, response.usage)
+            name = self._after(node, order, run.outputs)
+        return run
+
+    @staticmethod
+    def _after(node: Node, order: list[str], outputs: dict) -> str | None:
+        if node.next == FOLLOWING:
+            i = order.index(node.name) + 1
+            return order[i] if i < len(order) else None
+        return node.next(outputs) if callable(node.next) else node.next
+
+
+def calls_exactly(k: int, tool: str = "search") -> Callable[[Conversation], Turn]:
+    """M_K of Prop. 7.2 (2): asks for one `tool` call while fewer than k-1 assistant turns exist, then answers."""
+    if k < 1:
+        raise ValueError("a run makes at least one call")
+
+    def policy(c: Conversation) -> Turn:
+        if c.calls_so_far < k - 1:
+            return Turn([{"type": "tool_use", "id": "", "name": tool, "input": {"query": f"step {c.calls_so_far + 1}"}}])
+        return Turn([{"type": "text", "text": f"done after {k} calls"}])
+
+    return policy
+
+
+def agent_call_bound(max_turns: int | None) -> float:
+    """The most calls an agent can make over all models: T+1 with a cap, unbounded (inf) without (Prop. 7.2)."""
+    return float("inf") if max_turns is None else max_turns + 1
