@@ -1,0 +1,54 @@
+"""One call of the student's function, seen from the trusted side: a fresh recording API and fresh
+tools for the scenario, the arguments tagged for the child, and the Outcome built from the records.
+
+Both contexts use it: the notebook's `check()` (in-process) and the grader (student code in a child).
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+from ..scenarios import Scenario
+from .core import CLIENT, RUN_TOOL, Outcome
+
+MESSAGES = "/v1/messages"  # count_tokens requests are recorded by the API but are not turns
+
+
+def tag(value) -> list:
+    """A check's argument for the child: the markers by name, anything else as plain JSON data."""
+    if isinstance(value, str) and value == CLIENT:
+        return ["client"]
+    if isinstance(value, str) and value == RUN_TOOL:
+        return ["run_tool"]
+    return ["value", json.loads(json.dumps(value))]
+
+
+class Call:
+    """The API and tools one call of the student's function talks to, and what they recorded."""
+
+    def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict):
+        self.scenario = scenario
+        self.api = scenario.api() if scenario else None
+        self.tools = scenario.make_tools() if scenario else None
+        self.args = [tag(a) for a in args]
+        self.kwargs = {k: tag(v) for k, v in kwargs.items()}
+        self.tool_calls: list[tuple[str, dict]] = []
+        self._lock = threading.Lock()
+        if self.api is None and ["client"] in self.args + list(self.kwargs.values()):
+            raise ValueError("a call passing CLIENT needs a scenario for the API to answer with")
+
+    def run_tool(self, name, input) -> tuple[str, bool]:
+        """Run one of the scenario's tools for the student, recording the call: (content, is_error)."""
+        with self._lock:
+            self.tool_calls.append((name, json.loads(json.dumps(input))))
+        if self.tools is None:
+            return "Error: this call has no tools", True
+        return self.tools.run(name, input)
+
+    def outcome(self, result: dict) -> Outcome:
+        """The Outcome from the child's (or the thread's) result and what the trusted side recorded."""
+        records = [r for r in self.api.requests if r.path == MESSAGES] if self.api else []
+        return Outcome(value=result.get("value"), error=result.get("error"), stdout=result.get("stdout", ""),
+                       requests=[r.body if isinstance(r.body, dict) else {} for r in records],
+                       statuses=[r.status for r in records], replies=[r.response for r in records],
+                       tool_calls=list(self.tool_calls))

@@ -1,0 +1,214 @@
+"""The student's side of grading, a standalone script: it imports nothing from `course.grading`.
+
+The grader copies this file into a temp folder and runs it as `python -I -S -B child.py FD SITE...`:
+a fork server that imports the SDK once, then forks one worker per exercise on request (the
+request carries the worker's socket). A worker applies its limits, executes the submission's
+cells as plain Python (no IPython: `get_ipython()` is a stub), then answers calls of the
+student's function, one JSON line in, one JSON line out. The notebook's in-process `check()`
+imports `decode` and `invoke` from here, so both sides build arguments and values the same way.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import resource
+import signal
+import socket
+import sys
+import urllib.request
+
+OUTPUT_CAP = 20_000  # characters of printed output kept per call
+MAGIC = re.compile(r"^(\s*)([%!].*)$", re.MULTILINE)  # IPython magics and shell escapes
+
+
+class Capped(io.TextIOBase):
+    """A text stream keeping the first OUTPUT_CAP characters and dropping the rest."""
+
+    def __init__(self):
+        self.parts, self.size, self.dropped = [], 0, False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s) -> int:
+        s = str(s)
+        room = OUTPUT_CAP - self.size
+        if len(s) > room:
+            self.dropped = True
+        self.parts.append(s[:max(room, 0)])
+        self.size += min(len(s), max(room, 0))
+        return len(s)
+
+    def text(self) -> str:
+        return "".join(self.parts) + ("\n[output truncated]" if self.dropped else "")
+
+
+def describe(e: BaseException) -> str:
+    """'Type: message', naming how the function left when it exited instead of returning."""
+    if isinstance(e, SystemExit):
+        return f"SystemExit: the code called sys.exit()/exit() (code {e.code!r})"
+    return f"{type(e).__name__}: {e}"[:2000]
+
+
+def _dump(obj):
+    if hasattr(obj, "model_dump"):  # SDK objects (pydantic models) as the API's JSON
+        return obj.model_dump(mode="json", exclude_none=True)
+    raise TypeError(f"a {type(obj).__name__} cannot be sent as JSON")
+
+
+def plain(value):
+    """The value after a JSON round trip: only dicts, lists, str, numbers, bools and None come back."""
+    return json.loads(json.dumps(value, default=_dump))
+
+
+def decode(args: list, kwargs: dict, client, run_tool) -> tuple[list, dict]:
+    """Arguments tagged by the grader (["client"], ["run_tool"], ["value", v]) as real objects."""
+    def one(tagged):
+        return client if tagged[0] == "client" else run_tool if tagged[0] == "run_tool" else tagged[1]
+
+    return [one(a) for a in args], {k: one(v) for k, v in kwargs.items()}
+
+
+def invoke(fn, args: list, kwargs: dict) -> dict:
+    """Call fn; {"value", "error", "stdout"} as plain data. Never raises (SystemExit included)."""
+    out = Capped()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = out
+    try:
+        value, error = fn(*args, **kwargs), None
+        try:
+            value = plain(value)
+        except (TypeError, ValueError, RecursionError) as e:
+            value, error = None, f"the return value cannot be sent as JSON: {describe(e)}"
+    except BaseException as e:  # noqa: B036 - the student's exit(), KeyboardInterrupt and timeouts are results too
+        value, error = None, describe(e)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return {"value": value, "error": error, "stdout": out.text()}
+
+
+def tool_answer(content: str, is_error: bool) -> str:
+    """What RUN_TOOL gives the student: the tool's output, or a RuntimeError carrying the error result."""
+    if is_error:
+        raise RuntimeError(content)
+    return content
+
+
+def tool_proxy(url: str):
+    """RUN_TOOL in the child: the grader runs the tool (and records the call)."""
+    def run_tool(name, input):
+        body = json.dumps({"name": name, "input": input}).encode()
+        request = urllib.request.Request(url, body, {"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            answer = json.loads(reply.read())
+        return tool_answer(answer["content"], answer["is_error"])
+
+    return run_tool
+
+
+class IPythonStub:
+    """get_ipython() in a graded cell: every method exists and does nothing (set_custom_exc included)."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def python_source(source: str) -> str:
+    """A cell as plain Python: magics and shell escapes become comments."""
+    return MAGIC.sub(lambda m: f"{m.group(1)}pass  # {m.group(2)}", source)
+
+
+def execute(cells: list[str]) -> tuple[dict, list[str]]:
+    """Run the cells in one namespace, as a script would; the namespace and each failing cell's error."""
+    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print}
+    errors = []
+    for i, source in enumerate(cells, 1):
+        result = invoke(lambda: exec(compile(python_source(source), f"<cell {i}>", "exec"), namespace), [], {})
+        if result["error"]:
+            errors.append(f"cell {i}: {result['error']}")
+    return namespace, errors
+
+
+class Channel:
+    """One JSON object per line over the worker's socket."""
+
+    def __init__(self, sock: socket.socket):
+        self.reader, self.writer = sock.makefile("rb"), sock.makefile("wb")
+
+    def receive(self):
+        line = self.reader.readline()
+        return json.loads(line) if line else None
+
+    def send(self, obj) -> None:
+        self.writer.write(json.dumps(obj).encode() + b"\n")
+        self.writer.flush()
+
+
+def limit(memory: int, uid: int | None) -> None:
+    """The worker's limits: address space, file size, no core dumps; a user without rights if asked."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 24, 1 << 24))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+
+
+def worker(sock: socket.socket) -> None:
+    """Set up from the first message, run the cells, then answer calls until the grader hangs up."""
+    channel = Channel(sock)
+    setup = channel.receive()
+    os.chdir(setup["dir"])
+    os.environ["HOME"] = setup["dir"]
+    limit(setup["memory"], setup.get("uid"))
+    namespace, errors = execute(setup["cells"])
+    fn = namespace.get(setup["function"])
+    channel.send({"ready": callable(fn), "errors": errors})
+    while callable(fn) and (call := channel.receive()) is not None:
+        client = None
+        if call.get("base_url"):
+            import anthropic  # preloaded by the fork server
+
+            client = anthropic.Anthropic(api_key="grader", base_url=call["base_url"], max_retries=0,
+                                         timeout=call["timeout"])
+        args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(call["tool_url"]))
+        channel.send(invoke(fn, args, kwargs))
+
+
+def fork_server(control: socket.socket) -> None:
+    """Fork one worker per request (one byte carrying the worker's socket); answer with its pid."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    while True:
+        _, fds, _, _ = socket.recv_fds(control, 1, 1)
+        if not fds:
+            return
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.setsid()  # its own process group: the grader kills the whole group
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            try:
+                worker(socket.socket(fileno=fds[0]))
+            finally:
+                os._exit(0)
+        os.close(fds[0])
+        control.sendall(f"{pid}\n".encode())
+
+
+def main(argv: list[str]) -> None:
+    sys.path.extend(argv[1:])
+    try:
+        import anthropic  # noqa: F401 - imported once here, shared by every forked worker
+    except ImportError:
+        pass
+    fork_server(socket.socket(fileno=int(argv[0])))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,63 @@
+"""`check(grade_id, fn)` in a notebook: the exercise's checks, run in this process, as a printed report.
+
+Each call of `fn` gets a fresh in-process LocalAPI (recording every request) and the scenario's tools
+(recording every call), runs in a thread with a time limit, and its value comes back through JSON,
+exactly as in the grader. `check` never raises: a stub, a crash or an endless loop is a failed check.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from ..client import local_client
+from . import registry as registry_module
+from .calls import Call
+from .child import decode, invoke, tool_answer
+from .core import Outcome
+from .report import text_report
+from .runner import run_exercise
+
+CALL_TIMEOUT = 10.0  # seconds a single call of the student's function may take in a notebook
+
+
+class TimeLimit(BaseException):
+    """Raised inside a call that overran its time limit, to stop it."""
+
+
+def run_with_limit(fn, timeout: float) -> dict:
+    """invoke(fn) in a daemon thread; after `timeout` seconds the thread is interrupted and abandoned."""
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.update(invoke(fn, [], {})), daemon=True, name="check-call")
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))
+        return {"value": None, "error": f"timed out after {timeout:g} s (an endless loop? no turn cap?)"}
+    return box
+
+
+class InProcess:
+    """A Context that calls the student's function in this process."""
+
+    def __init__(self, fn, registry: registry_module.Registry, timeout: float = CALL_TIMEOUT):
+        self.fn, self.registry, self.timeout = fn, registry, timeout
+
+    def call(self, *args, scenario=None, **kwargs) -> Outcome:
+        call = Call(self.registry.scenario(scenario), args, kwargs)
+        client = local_client(call.api, max_retries=0) if call.api else None
+        args, kwargs = decode(call.args, call.kwargs, client, lambda name, input: tool_answer(*call.run_tool(name, input)))
+        return call.outcome(run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout))
+
+
+def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> None:
+    """Run exercise `grade_id`'s checks on `fn` and print which pass, and why the others fail."""
+    registry = registry_module.shipped()
+    if grade_id not in registry.exercises:
+        print(f"There is no exercise {grade_id!r}. Known exercises: {', '.join(registry.exercises)}.")
+        return
+    exercise = registry.exercise(grade_id)
+    if not callable(fn):
+        print(f"{grade_id}: expected the function {exercise.function}, got a {type(fn).__name__}; "
+              "run the cell that defines it first.")
+        return
+    print(text_report(exercise, run_exercise(exercise, InProcess(fn, registry, timeout))))

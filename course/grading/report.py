@@ -1,0 +1,119 @@
+"""Reports: the notebook's printed summary, Gradescope's results.json, and the batch's summary.csv.
+
+Files are written atomically (a temp file, then os.replace), so a killed batch leaves either a
+whole report or none; `is_current` tells a resumed batch which reports it can keep.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .core import Exercise
+from .runner import Result
+
+HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
+
+
+def text_report(exercise: Exercise, results: list[Result]) -> str:
+    """The per-check report printed in a notebook: deterministic, one line per check plus why it failed."""
+    passed = sum(r.passed for r in results)
+    score = sum(r.score for r in results)
+    lines = [f"{exercise.grade_id} ({exercise.title}): {passed} of {len(results)} checks passed, "
+             f"{score:g}/{exercise.points:g} points"]
+    for r in results:
+        what = r.name.split(": ", 1)[1]
+        lines.append(f"  {'PASS' if r.passed else 'FAIL'}  {what}")
+        if not r.passed:
+            lines.append(f"        why:  {r.reason}")
+            if r.hint:
+                lines.append(f"        hint: {r.hint}")
+    return "\n".join(lines)
+
+
+def test_entry(r: Result) -> dict:
+    """One Gradescope test."""
+    output = "passed" if r.passed else f"{r.reason}" + (f"\nHint: {r.hint}" if r.hint else "")
+    return {"name": r.name, "score": r.score, "max_score": r.max_score,
+            "status": "passed" if r.passed else "failed", "output": output,
+            "visibility": HIDDEN if r.hidden else "visible"}
+
+
+def results_json(results: list[Result], execution_time: float, output: str) -> dict:
+    """Gradescope's results.json for one submission."""
+    return {"score": round(sum(r.score for r in results), 4), "execution_time": round(execution_time, 2),
+            "output": output, "visibility": "visible", "tests": [test_entry(r) for r in results]}
+
+
+def merge(reports: list[dict], output: str = "") -> dict:
+    """Several submissions' reports as one results.json (a Gradescope submission may hold several notebooks)."""
+    tests = [t for r in reports for t in r["tests"]]
+    return {"score": round(sum(t["score"] for t in tests), 4),
+            "execution_time": round(sum(r.get("execution_time", 0) for r in reports), 2),
+            "output": "\n".join([r["output"] for r in reports if r.get("output")] + ([output] if output else [])),
+            "visibility": "visible", "tests": tests}
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, data: dict) -> None:
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def read_valid(path: Path) -> dict | None:
+    """A results.json that parses and has Gradescope's shape, or None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = (isinstance(data, dict) and isinstance(data.get("score"), (int, float)) and isinstance(data.get("tests"), list)
+          and all(isinstance(t, dict) and {"name", "score", "max_score", "status"} <= t.keys() for t in data["tests"]))
+    return data if ok else None
+
+
+def is_current(report: Path, submission: Path) -> dict | None:
+    """The stored report if it is valid and newer than the submission (a resumed batch keeps it)."""
+    try:
+        if report.stat().st_mtime < submission.stat().st_mtime:
+            return None
+    except OSError:
+        return None
+    return read_valid(report)
+
+
+def per_exercise(report: dict) -> dict[str, tuple[float, float]]:
+    """grade_id -> (score, max) summed over the report's tests, named '<grade_id>: ...'."""
+    scores: dict[str, tuple[float, float]] = {}
+    for t in report["tests"]:
+        gid = t["name"].split(": ", 1)[0]
+        s, m = scores.get(gid, (0.0, 0.0))
+        scores[gid] = (s + t["score"], m + t["max_score"])
+    return scores
+
+
+def summary_csv(reports: dict[str, dict]) -> str:
+    """One row per submission (by stem): score, max, then each exercise's score."""
+    ids: list[str] = []
+    for report in reports.values():
+        ids += [g for g in per_exercise(report) if g not in ids]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["submission", "score", "max", *ids])
+    for stem, report in reports.items():
+        scores = per_exercise(report)
+        writer.writerow([stem, f"{report['score']:g}", f"{sum(m for _, m in scores.values()):g}",
+                         *(f"{scores[g][0]:g}" if g in scores else "" for g in ids)])
+    return out.getvalue()

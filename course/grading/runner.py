@@ -1,0 +1,62 @@
+"""Running an exercise's checks against a Context: one Result per check, never an exception.
+
+The same function runs in the notebook (`check()`) and in the grader; only the Context differs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .core import CheckFailed, Exercise, Outcome
+
+STUB_HINT = "replace the `raise NotImplementedError(...)` in the solution cell with your code"
+
+
+@dataclass
+class Result:
+    name: str  # "<grade_id>: <what it checks>"
+    score: float
+    max_score: float
+    reason: str = ""  # why it failed; empty when it passed
+    hint: str = ""
+    hidden: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return not self.reason
+
+
+class Recording:
+    """Wraps a Context to remember the last Outcome, so a failure can say how the call ended."""
+
+    def __init__(self, context):
+        self.context = context
+        self.last: Outcome | None = None
+
+    def call(self, *args, **kwargs) -> Outcome:
+        self.last = self.context.call(*args, **kwargs)
+        return self.last
+
+
+def run_check(exercise: Exercise, check, context) -> Result:
+    name = f"{exercise.grade_id}: {check.name}"
+    ctx = Recording(context)
+    try:
+        check.fn(ctx)
+        return Result(name, check.points, check.points, hidden=check.hidden)
+    except CheckFailed as failed:
+        reason, hint = failed.reason, failed.hint
+    except AssertionError as failed:
+        reason, hint = str(failed) or "a check's assertion failed", ""
+    except Exception as crash:  # the check could not read the outcome, e.g. a value of the wrong shape
+        reason, hint = f"the result could not be checked ({type(crash).__name__}: {crash})", ""
+    error = ctx.last.error if ctx.last else None
+    if error and error.startswith("NotImplementedError"):
+        reason, hint = f"not implemented yet ({error})", STUB_HINT
+    elif error and error not in reason:
+        reason = f"{reason}; the call ended with {error}"
+    return Result(name, 0.0, check.points, reason, hint, check.hidden)
+
+
+def run_exercise(exercise: Exercise, context) -> list[Result]:
+    """Every check of the exercise, in order, each in a fresh Recording."""
+    return [run_check(exercise, c, context) for c in exercise.checks]
