@@ -3,6 +3,8 @@ becomes a 400 invalid_request_error whose message names the field, as the real
 API's do (`messages.2.content.0: ...`)."""
 from __future__ import annotations
 
+import functools
+import json
 import re
 
 from .errors import APIError
@@ -78,13 +80,21 @@ def _validate_tools(tools) -> None:
             raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
         if schema.get("type") != "object":
             raise invalid(f"{where}.input_schema.type: Input should be 'object'")
-        import jsonschema  # imported on first use: it takes over a second to import
-
-        try:
-            jsonschema.Draft202012Validator.check_schema(schema)
-        except jsonschema.SchemaError:
+        if not _valid_schema(json.dumps(schema)):
             raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
-                          "(https://json-schema.org/draft/2020-12).") from None
+                          "(https://json-schema.org/draft/2020-12).")
+
+
+@functools.lru_cache(maxsize=1024)
+def _valid_schema(schema_json: str) -> bool:
+    """Whether a tool's input_schema is valid draft 2020-12; cached, since the same tools come with every call."""
+    import jsonschema  # imported on first use: it takes over a second to import
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
+    except jsonschema.SchemaError:
+        return False
+    return True
 
 
 def _validate_cache_control(body: dict) -> None:

@@ -6,6 +6,7 @@ the tool's JSON Schema, or an exception in the tool becomes an error result
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import typing
@@ -54,6 +55,15 @@ def from_dict(definition: dict, fn: Callable[..., Any], *, read_only: bool = Fal
     return Tool(definition["name"], definition.get("description", ""), definition["input_schema"], fn, read_only)
 
 
+@functools.lru_cache(maxsize=1024)
+def validator(schema_json: str):
+    """A checked validator for a schema, built once: checking the schema costs far more than validating an input."""
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
 @dataclass
 class Toolbox:
     """The tools of one run, by name."""
@@ -83,9 +93,8 @@ class Toolbox:
         """Why this call cannot run (unknown tool, input against the schema), or None."""
         if name not in self.tools:
             return f"Error: unknown tool {name!r}. Available tools: {', '.join(self.tools) or 'none'}."
-        try:
-            jsonschema.validate(input, self.tools[name].input_schema)
-        except jsonschema.ValidationError as e:
+        e = jsonschema.exceptions.best_match(validator(json.dumps(self.tools[name].input_schema)).iter_errors(input))
+        if e is not None:  # the error jsonschema.validate would raise
             where = "/".join(str(p) for p in e.absolute_path) or "input"
             return f"Error: invalid input for {name}: {where}: {e.message}"
         return None
