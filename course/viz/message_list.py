@@ -1,0 +1,163 @@
+"""The message-list view: roles, blocks, tool_use and tool_result linked by id,
+is_error marked, and broken rules of the pairing invariant P1-P3 named.
+
+`MessageList(messages)` displays itself in a notebook (`_repr_html_`) and as
+plain text (`repr`); both are deterministic, so nbval can compare them.
+"""
+from __future__ import annotations
+
+import json
+
+from ..messages import as_dict, blocks, tool_uses, violations
+from .style import ERROR, FONT, MUTED, OK, PALETTE, esc, shorten, tag
+
+# The pairing invariant of Def. 3.3, one line per rule.
+RULES = {
+    "P1": "the list starts with a user message and ends with one",
+    "P2": "each tool_use is answered, in order, by tool_result blocks leading the next user message",
+    "P3": "a tool_result appears nowhere else",
+}
+ROLE_COLOURS = {"user": "#455A64", "assistant": "#6A1B9A"}
+
+
+class Links:
+    """Which tool_use each tool_result answers: a number and a colour per id, in order of appearance."""
+
+    def __init__(self, messages: list[dict]):
+        self.number: dict[str, int] = {}
+        self.name: dict[str, str] = {}
+        for m in messages:
+            for b in blocks(m):
+                key = b.get("id") if b.get("type") == "tool_use" else b.get("tool_use_id")
+                if b.get("type") in ("tool_use", "tool_result") and key not in self.number:
+                    self.number[key] = len(self.number) + 1
+                if b.get("type") == "tool_use":
+                    self.name.setdefault(b.get("id"), b.get("name", "?"))
+
+    def colour(self, id: str) -> str:
+        return PALETTE[(self.number[id] - 1) % len(PALETTE)]
+
+    def label(self, id: str) -> str:
+        return f"#{self.number[id]}"
+
+
+def unpaired(messages: list[dict], i: int, block: dict) -> str | None:
+    """Why this tool_use or tool_result has no partner right next to it, or None when it has one."""
+    if block.get("type") == "tool_use":
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        answers = [b.get("tool_use_id") for b in blocks(nxt)] if nxt and nxt.get("role") == "user" else []
+        return None if block.get("id") in answers else "no tool_result in the next user message"
+    if block.get("type") == "tool_result":
+        prev = messages[i - 1] if i > 0 else None
+        asked = [u.get("id") for u in tool_uses(prev)] if prev and prev.get("role") == "assistant" else []
+        return None if block.get("tool_use_id") in asked else "no tool_use with this id in the message before"
+    return None
+
+
+def result_text(block: dict) -> str:
+    """A tool_result's content as text (a string or a list of text blocks)."""
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+class MessageList:
+    """A view of a message list; `pending` is a response whose tools have not run (yet, or ever)."""
+
+    def __init__(self, messages: list, *, final_assistant: bool = False, pending: dict | None = None,
+                 pending_note: str = "response received; its tools have not run"):
+        self.messages = [as_dict(m) for m in messages]
+        self.pending = as_dict(pending) if pending is not None else None
+        self.pending_note = pending_note
+        self.violations = violations(self.messages, final_assistant=final_assistant)
+        self.links = Links(self.messages + ([self.pending] if self.pending else []))
+
+    @classmethod
+    def of(cls, result) -> "MessageList":
+        """The messages of a finished run (a course.loop Result), which may end with the final answer."""
+        return cls(result.messages, final_assistant=True)
+
+    @property
+    def holds(self) -> bool:
+        return not self.violations
+
+    # --- plain text -----------------------------------------------------------------------------------
+    def block_text(self, i: int, b: dict) -> str:
+        kind = b.get("type")
+        if kind == "text":
+            return f"text {json.dumps(shorten(b.get('text', ''), 80), ensure_ascii=False)}"
+        if kind == "tool_use":
+            args = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
+            line = f"tool_use {self.links.label(b['id'])} {b.get('name')} {shorten(args, 80)} id={b['id']}"
+        elif kind == "tool_result":
+            error = " is_error" if b.get("is_error") else ""
+            body = json.dumps(shorten(result_text(b), 80), ensure_ascii=False)
+            line = f"tool_result {self.links.label(b['tool_use_id'])}{error} {body} for id={b['tool_use_id']}"
+        else:
+            return f"{kind}"
+        problem = unpaired(self.messages, i, b) if i >= 0 else None
+        return line + (f"  <- {problem}" if problem else "")
+
+    def __repr__(self) -> str:
+        state = "P1-P3 hold" if self.holds else "broken: " + ", ".join(sorted({v.rule for v in self.violations}))
+        lines = [f"MessageList: {len(self.messages)} messages, {state}"]
+        for i, m in enumerate(self.messages):
+            if not blocks(m):
+                lines.append(f"[{i}] {m.get('role')}: (no content)")
+            for j, b in enumerate(blocks(m)):
+                head = f"[{i}] {m.get('role')}:" if j == 0 else " " * len(f"[{i}] {m.get('role')}:")
+                lines.append(f"{head} {self.block_text(i, b)}")
+        if self.pending:
+            lines.append(f"[pending] {self.pending_note}:")
+            lines += [f"  {self.block_text(-1, b)}" for b in blocks(self.pending)]
+        lines += [f"! {v.rule} ({RULES[v.rule]}) broken at messages[{v.index}]: {v.detail}" for v in self.violations]
+        return "\n".join(lines)
+
+    # --- HTML -----------------------------------------------------------------------------------------
+    def block_html(self, i: int, b: dict) -> str:
+        kind = b.get("type")
+        if kind == "text":
+            return f'<div style="margin:2px 0;white-space:pre-wrap">{tag("text", MUTED, filled=False)}{esc(b.get("text", ""))}</div>'
+        if kind not in ("tool_use", "tool_result"):
+            return f'<div style="margin:2px 0">{tag(str(kind), MUTED, filled=False)}</div>'
+        id = b["id"] if kind == "tool_use" else b["tool_use_id"]
+        colour = self.links.colour(id)
+        head = tag(self.links.label(id), colour) + tag(kind, colour, filled=False)
+        if kind == "tool_use":
+            args = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
+            body = f"<b>{esc(b.get('name'))}</b>({esc(shorten(args))})"
+        else:
+            asked = self.links.name.get(id)
+            body = (f"answers {esc(asked)} " if asked else "") + f'<span style="white-space:pre-wrap">{esc(shorten(result_text(b), 400))}</span>'
+            if b.get("is_error"):
+                head += tag("is_error", ERROR)
+        problem = unpaired(self.messages, i, b) if i >= 0 else None
+        warn = f' <span style="color:{ERROR};font-weight:bold">⚠ {esc(problem)}</span>' if problem else ""
+        ident = f' <span style="color:{MUTED}">id={esc(id)}</span>'
+        return (f'<div style="margin:2px 0;padding:2px 4px;border-left:6px solid {colour};background:{colour}14">'
+                f"{head}{body}{ident}{warn}</div>")
+
+    def message_html(self, i: int, m: dict) -> str:
+        role = m.get("role", "?")
+        broken = [v for v in self.violations if v.index == i]
+        frame = f"border:2px solid {ERROR}" if broken else "border:1px solid #ddd"
+        notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ {v.rule} broken: {esc(v.detail)}</div>' for v in broken)
+        body = "".join(self.block_html(i, b) for b in blocks(m))
+        return (f'<div style="{frame};border-radius:4px;margin:4px 0;padding:3px 6px">'
+                f'<div>{tag(f"[{i}] {role}", ROLE_COLOURS.get(role, MUTED))}</div>{notes}{body}</div>')
+
+    def summary_html(self) -> str:
+        if self.holds:
+            return f'<div style="color:{OK}">✓ pairing invariant P1–P3 holds ({len(self.messages)} messages)</div>'
+        items = "".join(f"<li><b>{v.rule}</b> ({esc(RULES[v.rule])}) broken at messages[{v.index}]: {esc(v.detail)}</li>"
+                        for v in self.violations)
+        return f'<div style="color:{ERROR}"><b>✗ pairing invariant broken</b><ul style="margin:2px 0">{items}</ul></div>'
+
+    def _repr_html_(self) -> str:
+        parts = [self.summary_html()] + [self.message_html(i, m) for i, m in enumerate(self.messages)]
+        if self.pending:
+            body = "".join(self.block_html(-1, b) for b in blocks(self.pending))
+            parts.append(f'<div style="border:1px dashed {MUTED};border-radius:4px;margin:4px 0;padding:3px 6px;opacity:0.75">'
+                         f'<div>{tag(self.pending.get("role", "assistant"), MUTED)}<i>{esc(self.pending_note)}</i></div>{body}</div>')
+        return f'<div class="course-messages" style="{FONT}">{"".join(parts)}</div>'

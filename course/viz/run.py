@@ -1,0 +1,106 @@
+"""A run, frame by frame: what the message list, the counters and the outcome look
+like after each model call, read from the events of `Agent.events()`.
+
+`frames(events)` turns one run into a list of Frames; `frame_html(frame, limits)`
+draws one, with the turn, call and budget meters. The explorer steps through
+these frames without running anything again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..events import Finished, LimitHit, ModelCall, ModelResponse, SUCCESS
+from ..loop import Limits
+from ..messages import tool_uses
+from .message_list import MessageList
+from .style import ERROR, FONT, MUTED, OK, esc, tag
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The state of a run after one event: h, the response whose tools are pending, the counters."""
+
+    step: str  # what just happened, in words
+    messages: list  # the history h at this point
+    pending: dict | None  # the latest response, while its tools are not (or never) run
+    calls: int  # model calls made so far
+    turns: int  # tool-use turns completed so far
+    spent: float  # USD spent so far
+    outcome: str | None = None  # the result subtype, on the last frame only
+    answer: str | None = None  # the final text, on the last frame of a success
+
+
+def describe(message: dict, stop_reason: str | None) -> str:
+    uses = tool_uses(message)
+    if uses:
+        return f"{stop_reason}: asks for " + ", ".join(u["name"] for u in uses)
+    return f"{stop_reason}: no tool_use"
+
+
+def frames(events) -> list[Frame]:
+    """One frame per model call sent, one per response, and the final one."""
+    out: list[Frame] = []
+    calls = turns = 0
+    spent = 0.0
+    pending: dict | None = None
+    for e in events:
+        if isinstance(e, ModelCall):
+            turns = e.call - 1  # every step that did not stop completed one turn
+            step = "the prompt is sent" if e.call == 1 else f"turn {turns} done: call {e.call} sends the history"
+            out.append(Frame(step, list(e.messages), None, calls, turns, spent))
+        elif isinstance(e, ModelResponse):
+            calls, spent, pending = e.call, spent + e.cost_usd, e.message
+            out.append(Frame(f"call {e.call} returned ({describe(e.message, e.stop_reason)})",
+                             out[-1].messages, pending, calls, turns, spent))
+        elif isinstance(e, LimitHit):
+            continue  # its subtype and detail arrive again in Finished
+        elif isinstance(e, Finished):
+            r = e.result
+            dropped = pending if pending is not None and pending not in r.messages else None
+            out.append(Frame(f"{r.subtype}: {r.detail}", r.messages, dropped, r.calls, r.turns, r.cost_usd,
+                             r.subtype, r.text))
+    return out
+
+
+def meter(label: str, value: float, limit: float | None, shown: str) -> str:
+    """A bar filled to value/limit, red once the limit is reached; a plain number without a limit."""
+    if limit is None:
+        return f'<div style="margin:1px 0">{esc(label)}: {esc(shown)} <span style="color:{MUTED}">(no limit)</span></div>'
+    share = 1.0 if limit <= 0 else min(1.0, value / limit)
+    colour = ERROR if value >= limit else OK
+    bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
+           f'<span style="display:block;width:{share * 100:.0f}%;height:100%;background:{colour}"></span></span>')
+    return f'<div style="margin:1px 0">{bar} {esc(label)}: {esc(shown)}</div>'
+
+
+def meters_html(frame: Frame, limits: Limits) -> str:
+    T, B = limits.max_turns, limits.max_budget_usd
+    turns = f"{frame.turns} / {T}" if T is not None else str(frame.turns)
+    calls = f"{frame.calls} / {T + 1} (T+1)" if T is not None else str(frame.calls)
+    budget = f"${frame.spent:.6f} / ${B:g}" if B is not None else f"${frame.spent:.6f}"
+    return (meter("tool-use turns", frame.turns, T, turns) + meter("model calls", frame.calls, None if T is None else T + 1, calls)
+            + meter("budget", frame.spent, B, budget))
+
+
+def outcome_html(outcome: str | None, answer: str | None) -> str:
+    """The subtype as a coloured label, then the answer (None unless success)."""
+    if outcome is None:
+        return tag("running", MUTED)
+    return tag(outcome, OK if outcome == SUCCESS else ERROR) + f" answer: {esc(answer)}"
+
+
+def pending_note(frame: Frame) -> str:
+    if frame.outcome is None:
+        return "response received; its tools run next"
+    unrun = ", and its tool_use blocks never ran" if tool_uses(frame.pending) else ""
+    return f"the last response is not in the history: the run stopped{unrun}"
+
+
+def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
+    """One frame: step, meters, outcome, and the message list (with the pending response, if any)."""
+    view = MessageList(frame.messages, final_assistant=frame.outcome == SUCCESS, pending=frame.pending,
+                       pending_note=pending_note(frame) if frame.pending else "")
+    where = f"step {index} / {total - 1}: " if index is not None and total else ""
+    return (f'<div class="course-frame" style="{FONT}"><div><b>{esc(where + frame.step)}</b></div>'
+            f"{meters_html(frame, limits)}<div>outcome: {outcome_html(frame.outcome, frame.answer)}</div>"
+            f"{view._repr_html_()}</div>")

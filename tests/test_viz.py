@@ -1,0 +1,146 @@
+"""The message-list view, run frames and plots."""
+import re
+
+import pytest
+from matplotlib.collections import PolyCollection
+
+from course.context import inputs_per_call
+from course.events import ToolEnd
+from course.loop import Limits
+from course.messages import assistant, tool_result, tool_use, user
+from course.plots import budget_spend, token_growth, tool_timeline
+from course.scenarios import SCENARIOS
+from course.viz import RULES, MessageList, frame_html, frames
+from course.viz.style import PALETTE
+
+GOOD = [
+    user("What is 2+2? Use the tool."),
+    assistant("Adding.", tool_use("tu_a", "add", {"x": 2, "y": 2}), tool_use("tu_b", "log", {"msg": "2+2"})),
+    user(tool_result("tu_a", "4"), tool_result("tu_b", "disk full", is_error=True)),
+    assistant("4"),
+]
+
+# Histories that each break one rule of P1-P3, and the rule.
+BAD = {
+    "P1": [assistant("hello"), user("hi")],
+    "P2": [user("q"), assistant(tool_use("tu_a", "add", {}), tool_use("tu_b", "add", {})),
+           user(tool_result("tu_b", "5"), tool_result("tu_a", "4"))],  # answered in the wrong order
+    "P3": [user("q"), assistant(tool_use("tu_a", "add", {})), user(tool_result("tu_a", "4"), tool_result("tu_z", "?"))],
+}
+
+
+def run_frames(scenario: str, **limits):
+    sc = SCENARIOS[scenario]
+    return frames(sc.agent(limits=Limits(**limits)).events(sc.prompt))
+
+
+@pytest.mark.parametrize("rule", sorted(BAD))
+def test_html_names_the_broken_rule(rule):
+    html = MessageList(BAD[rule])._repr_html_()
+    assert "pairing invariant broken" in html
+    assert f"<b>{rule}</b> ({RULES[rule]}) broken" in html
+    assert [r for r in RULES if f"<b>{r}</b>" in html] == [rule]  # only the rule that is broken
+    assert f"✗ {rule} broken" in html  # and the offending message is marked
+    assert rule in repr(MessageList(BAD[rule])).splitlines()[0]
+
+
+def test_a_good_history_holds():
+    view = MessageList(GOOD, final_assistant=True)
+    assert view.holds
+    assert "P1–P3 holds" in view._repr_html_() and "✗" not in view._repr_html_()
+    assert repr(view).splitlines()[0] == "MessageList: 4 messages, P1-P3 hold"
+
+
+def test_tool_use_and_result_share_a_colour_and_a_number():
+    view = MessageList(GOOD, final_assistant=True)
+    html = view._repr_html_()
+    first, second = PALETTE[0], PALETTE[1]
+    assert html.count(f"border-left:6px solid {first}") == 2  # tu_a's tool_use and its tool_result
+    assert html.count(f"border-left:6px solid {second}") == 2  # tu_b's
+    lines = repr(view).splitlines()
+    assert any("tool_use #1 add" in l and "id=tu_a" in l for l in lines)
+    assert any("tool_result #1 " in l and "for id=tu_a" in l for l in lines)
+    assert any("tool_result #2 is_error" in l and "for id=tu_b" in l for l in lines)
+
+
+def test_is_error_is_marked_only_on_error_results():
+    html = MessageList(GOOD, final_assistant=True)._repr_html_()
+    assert html.count(">is_error</span>") == 1
+    assert re.search(r"is_error</span>answers log", html)
+
+
+def test_a_result_without_its_tool_use_is_flagged():
+    html = MessageList(BAD["P3"])._repr_html_()
+    assert "no tool_use with this id in the message before" in html
+    unanswered = [user("q"), assistant(tool_use("tu_a", "add", {})), user("no result here")]
+    assert "no tool_result in the next user message" in MessageList(unanswered)._repr_html_()
+
+
+def test_views_are_deterministic_and_escape_text():
+    history = GOOD + [user("<script>alert(1)</script>")]
+    a, b = MessageList(history), MessageList(history)
+    assert a._repr_html_() == b._repr_html_() and repr(a) == repr(b)
+    assert "<script>" not in a._repr_html_()
+    assert not re.search(r"0x[0-9a-f]{6,}", a._repr_html_() + repr(a))
+
+
+def test_a_runs_result_and_its_sdk_messages_render():
+    result = SCENARIOS["aurora_run"].run()
+    view = MessageList.of(result)
+    assert view.holds
+    assert "1974" in view._repr_html_()
+
+
+def test_frames_of_a_limit_exit_keep_the_unrun_call_out_of_the_history():
+    run = run_frames("aurora_run", max_turns=1)
+    last = run[-1]
+    assert last.outcome == "error_max_turns" and last.answer is None
+    assert (last.calls, last.turns) == (2, 1)
+    assert [b["type"] for b in last.pending["content"]] == ["text", "tool_use"]  # asked, never run
+    assert last.pending not in last.messages
+    assert all(f.outcome is None for f in run[:-1])
+    assert MessageList(last.messages).holds  # h is still a valid request
+
+
+def test_frames_count_calls_and_turns_up_to_t_plus_one():
+    for T in (0, 2, 4):
+        last = run_frames("always_tool", max_turns=T)[-1]
+        assert (last.calls, last.turns, last.outcome) == (T + 1, T, "error_max_turns")
+
+
+def test_frame_html_shows_meters_and_outcome():
+    run = run_frames("aurora_run", max_turns=1)
+    html = frame_html(run[-1], Limits(max_turns=1), len(run) - 1, len(run))
+    assert "tool-use turns: 1 / 1" in html and "model calls: 2 / 2 (T+1)" in html
+    assert ">error_max_turns</span> answer: None" in html
+    assert "its tool_use blocks never ran" in html
+    html = frame_html(run[1], Limits(max_turns=1), 1, len(run))
+    assert ">running</span>" in html and "its tools run next" in html
+
+
+def test_token_growth_draws_the_materials_numbers():
+    inputs = inputs_per_call(5_000, [2_000] * 9)
+    fig = token_growth(inputs, window=200_000)
+    bars, line = fig.axes[0].patches, fig.axes[1].lines[0]
+    assert [b.get_height() for b in bars] == inputs
+    assert list(line.get_ydata()) == [sum(inputs[:k]) for k in range(1, 11)]
+    note = fig.axes[0].texts[0].get_text()
+    assert "n_10 = 23,000, total = 140,000" in note and "K ≤ 98" in note
+
+
+def test_budget_spend_marks_the_overshoot_of_prop_5_4():
+    fig = budget_spend([3, 3, 3, 3], 10)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts] == ["overshoot 2 < c_4 = 3"]
+    assert any(isinstance(c, PolyCollection) for c in ax.collections)  # the shaded overshoot
+    under = budget_spend([3, 3], 10).axes[0]
+    assert list(under.texts) == [] and not any(isinstance(c, PolyCollection) for c in under.collections)
+
+
+def test_tool_timeline_places_each_call_at_its_times():
+    parallel = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
+    sequential = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", True, 0.6, 1.0)]
+    fig = tool_timeline({"parallel": parallel, "sequential": sequential})
+    spans = [[(round(p.get_x(), 3), round(p.get_x() + p.get_width(), 3)) for p in ax.patches] for ax in fig.axes]
+    assert spans == [[(0.1, 0.6), (0.1, 0.5)], [(0.1, 0.6), (0.6, 1.0)]]
+    assert fig.axes[0].get_title(loc="left") == "parallel: 2 calls over 0.50 s"
