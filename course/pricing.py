@@ -22,10 +22,16 @@ def prices(model: str) -> tuple[float, float]:
 
 
 def cost_usd(model: str, usage) -> float:
-    """What one response costs, from its `usage` (SDK object or dict)."""
+    """What one response costs, from its `usage` (SDK object or dict).
+
+    Cache writes cost 1.25x the input price (2x for the 1-hour TTL, when
+    `usage.cache_creation` splits them), cache reads 0.1x.
+    """
     u = usage if isinstance(usage, dict) else usage.model_dump()
     price_in, price_out = prices(model)
     written = u.get("cache_creation_input_tokens") or 0
+    written_1h = (u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
     read = u.get("cache_read_input_tokens") or 0
-    tokens_in = u["input_tokens"] + CACHE_WRITE_5M * written + CACHE_READ * read
+    tokens_in = (u["input_tokens"] + CACHE_WRITE_5M * (written - written_1h) + CACHE_WRITE_1H * written_1h
+                 + CACHE_READ * read)
     return (tokens_in * price_in + u["output_tokens"] * price_out) / 1_000_000

@@ -115,6 +115,10 @@ class LocalAPI:
             return self._done(path, parsed, 200, request_id, message)
         except APIError as e:
             return self._done(path, parsed, e.status, request_id, e.body(request_id), e.headers)
+        except Exception as e:  # a bug in the policy: a 500 that names it, not retried
+            error = APIError(500, "api_error", f"the local API's policy failed: {type(e).__name__}: {e}",
+                             {"x-should-retry": "false"})
+            return self._done(path, parsed, 500, request_id, error.body(request_id), error.headers)
 
     def _parse(self, method: str, path: str, headers: dict, body: bytes) -> dict:
         lower = {k.lower(): v for k, v in headers.items()}
