@@ -48,7 +48,7 @@ from .pricing import cost_usd
 from .tools import Toolbox
 
 __all__ = ["Agent", "Finished", "Hooks", "LimitHit", "Limits", "ModelCall", "ModelResponse", "Result", "Stop",
-           "SUBTYPES", "ToolEnd", "ToolStart", "batches", "CONTEXT_WINDOW", "DURING_EXECUTION", "ESCALATED",
+           "SUBTYPES", "ToolEnd", "ToolStart", "batches", "finish", "CONTEXT_WINDOW", "DURING_EXECUTION", "ESCALATED",
            "MAX_BUDGET", "MAX_TOKENS", "MAX_TURNS", "REFUSAL", "REPEATED", "SUCCESS", "TIMEOUT", "TOKEN_BUDGET"]
 
 # stop reasons that end the run with an error: the response is not a usable answer
@@ -109,10 +109,7 @@ class Agent:
 
     def run(self, prompt: str | list) -> Result:
         """Run to the end and return the Result. `prompt` is a string or a whole history to continue."""
-        for event in self.events(prompt):
-            if isinstance(event, Finished):
-                return event.result
-        raise AssertionError("events() always ends with Finished")
+        return finish(self.events(prompt))
 
     def events(self, prompt: str | list) -> Iterator:
         """Yield ModelCall, ModelResponse, ToolStart, ToolEnd, LimitHit and finally Finished."""
@@ -279,6 +276,14 @@ class _Run:
         messages = self.messages + ([self.final] if self.final else [])
         return Result(stop.subtype, text_of(self.final) if self.final else None, messages, self.calls, self.turns,
                       total, self.usages, self.spent, self.elapsed(), self.stop_reason, stop.detail)
+
+
+def finish(events: Iterator) -> Result:
+    """Consume a run's events; the Result carried by the last one."""
+    for event in events:
+        if isinstance(event, Finished):
+            return event.result
+    raise AssertionError("events() always ends with Finished")
 
 
 def total_tokens(usage: dict) -> int:

@@ -1,8 +1,15 @@
-"""The material's worked examples as runnable scenarios, by name."""
+"""The material's worked examples as runnable scenarios, by name: `get(name)`, `SCENARIOS`."""
 from .base import Scenario, call, say
+from .coding import BROKEN_FUNCTIONS, CONFLICTING_EDITS, FIX_FAILING_TEST, GATED_WRITE
+from .errors import UNKNOWN_TOOL
+from .outbox import OUTBOX
+from .reads import LARGE_RESULT, PARALLEL_READS
 from .search import ALWAYS_TOOL, AURORA, ONE_SHOT
+from .stop_reasons import PAUSE_TURN, REFUSAL, TRUNCATED
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in [AURORA, ONE_SHOT, ALWAYS_TOOL]}
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
+    AURORA, ONE_SHOT, ALWAYS_TOOL, FIX_FAILING_TEST, BROKEN_FUNCTIONS, PARALLEL_READS, CONFLICTING_EDITS, OUTBOX,
+    LARGE_RESULT, TRUNCATED, REFUSAL, PAUSE_TURN, UNKNOWN_TOOL, GATED_WRITE]}
 
 
 def get(name: str) -> Scenario:

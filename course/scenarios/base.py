@@ -1,5 +1,10 @@
 """A scenario is a worked example of the material: a policy (the toy model), its
-tools, a prompt, and a fresh environment for every run."""
+tools, a prompt, and a fresh environment for every run.
+
+    s = get("fix_failing_test")
+    result = s.run(limits=Limits(max_turns=5))      # fresh API, fresh files
+    ws = s.workspace(); agent = s.agent(workspace=ws)   # keep the files to look at them after
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,8 +12,9 @@ from typing import Callable
 
 from ..api import Conversation, LocalAPI, Turn
 from ..client import MODEL, local_client
+from ..gate import Gate
 from ..loop import Agent, Limits
-from ..tools import Toolbox
+from ..tools import Toolbox, Workspace
 
 
 @dataclass
@@ -17,28 +23,71 @@ class Scenario:
     title: str
     prompt: str
     policy: Callable[[Conversation], Turn]
-    make_tools: Callable[[], Toolbox] = Toolbox  # a fresh environment per run
+    make_tools: Callable[[], Toolbox] = Toolbox  # a fresh environment per run (scenarios without files)
     system: str | None = None
     notes: str = ""  # what the scenario teaches, one line
     options: dict = field(default_factory=dict)  # LocalAPI options (e.g. context_window)
+    files: dict[str, str] | None = None  # the workspace's files, for scenarios that work on files
+    workspace_tools: Callable[[Workspace], Toolbox] = Workspace.toolbox  # the tools over a workspace
+    gate: Gate | None = None  # the permission rules the scenario is about, if any
+    evaluator: Callable[[list], object] | None = None  # messages -> loops.Verdict, for the goal loop
+    is_done: Callable[[Workspace], bool] | None = None  # the outer loop's success condition, read from the files
 
     def api(self, **options) -> LocalAPI:
+        """A fresh local API answering with this scenario's policy (options override the scenario's)."""
         return LocalAPI(self.policy, **{**self.options, **options})
 
-    def agent(self, *, limits: Limits | None = None, api: LocalAPI | None = None, **options) -> Agent:
-        """An Agent on a fresh local API and fresh tools for this scenario."""
+    def workspace(self) -> Workspace:
+        """A fresh copy of the scenario's files."""
+        return Workspace(self.files or {})
+
+    def tools(self, workspace: Workspace | None = None) -> Toolbox:
+        """The scenario's tools, over `workspace` (a fresh one by default) when it has files."""
+        if self.files is None:
+            return self.make_tools()
+        return self.workspace_tools(workspace if workspace is not None else self.workspace())
+
+    def agent(self, *, limits: Limits | None = None, api: LocalAPI | None = None, workspace: Workspace | None = None,
+              tools: Toolbox | None = None, **options) -> Agent:
+        """An Agent on a fresh local API (or `api`) with the scenario's tools (or `tools`); options go to Agent."""
         client = local_client(api or self.api())
-        return Agent(client, MODEL, self.make_tools(), limits=limits or Limits(), system=self.system, **options)
+        options.setdefault("gate", self.gate or Gate())
+        return Agent(client, MODEL, tools if tools is not None else self.tools(workspace), limits=limits or Limits(),
+                     system=self.system, **options)
 
     def run(self, **options):
+        """Run the scenario's prompt once; options as for `agent`."""
         return self.agent(**options).run(self.prompt)
 
 
-def say(*blocks: dict | str, stop_reason: str | None = None) -> Turn:
+def say(*blocks: dict | str, stop_reason: str | None = None, stop_details: dict | None = None) -> Turn:
     """A Turn from text strings and block dicts."""
-    return Turn([{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks], stop_reason)
+    return Turn([{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks], stop_reason, stop_details)
 
 
 def call(name: str, **input) -> dict:
     """A tool_use block without an id (the API assigns one)."""
     return {"type": "tool_use", "id": "", "name": name, "input": input}
+
+
+def since_request(c: Conversation) -> list[tuple[dict, dict]]:
+    """(tool_use, tool_result) pairs since the last user message that is a request (no tool_result in it):
+    what the model has done about the prompt, or about the latest feedback."""
+    start = max(i for i, m in enumerate(c.messages)
+                if m["role"] == "user" and not any(b["type"] == "tool_result" for b in m["content"]))
+    return Conversation({"messages": c.messages[start:]}).all_results()
+
+
+def last_turn(c: Conversation) -> list[tuple[dict, dict]]:
+    """The (tool_use, tool_result) pairs answering the previous turn, in order."""
+    ids = {r["tool_use_id"] for r in c.results()}
+    return [(u, r) for u, r in c.all_results() if r["tool_use_id"] in ids]
+
+
+def refused(c: Conversation) -> str | None:
+    """The first refusal (gate or hook) among the last results, in words, or None."""
+    for _, r in last_turn(c):
+        content = c.result_text(r)
+        if r.get("is_error") and ("Permission denied" in content or "Blocked by a hook" in content):
+            return content
+    return None

@@ -100,7 +100,7 @@ class Workspace:
                 target = Path(tmp, rel)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(content, encoding="utf-8")
-            proc = subprocess.Popen([sys.executable, "-I", self.resolve(path)], cwd=tmp, stdout=subprocess.PIPE,
+            proc = subprocess.Popen([sys.executable, "-E", "-S", self.resolve(path)], cwd=tmp, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, env={"PYTHONHASHSEED": "0"},
                                     start_new_session=True)  # its own process group, killed as one
             try:

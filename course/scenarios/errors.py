@@ -1,0 +1,34 @@
+"""Tool errors the model can read and recover from: an unknown tool, then an input against the schema."""
+from __future__ import annotations
+
+import re
+
+from ..api import Conversation, Turn
+from .base import Scenario, call, last_turn, say
+
+
+def recovering_policy(c: Conversation) -> Turn:
+    """Guess a tool name, then its argument; correct each guess from the is_error text that comes back."""
+    if not c.results():
+        return say("I'll open the notes.", call("open_file", file="notes.txt"))
+    (use, result), = last_turn(c)
+    error = c.result_text(result)
+    if not result.get("is_error"):
+        return say(f"The notes say: {error.strip()}")
+    names = re.search(r"Available tools: (.*)\.", error)
+    if "unknown tool" in error and names:
+        reader = next((n for n in names.group(1).split(", ") if n.startswith("read")), None)
+        if reader:
+            return say(f"There is no {use['name']}; {reader} exists.", call(reader, **use["input"]))
+    missing = re.search(r"'(\w+)' is a required property", error)
+    if missing:
+        value = next(iter(use["input"].values()), "notes.txt")
+        return say(f"The argument is called {missing.group(1)}.", call(use["name"], **{missing.group(1): value}))
+    return say(f"I could not read the notes: {error}")
+
+
+UNKNOWN_TOOL = Scenario(
+    "unknown_tool", "An unknown tool, then an invalid input",
+    "What do my notes say?", recovering_policy, files={"notes.txt": "Buy milk. Call Ada at 5."},
+    workspace_tools=lambda ws: ws.toolbox(run=False),
+    notes="open_file does not exist, read_file(file=...) fails the schema; both is_error, then read_file(path=...)")

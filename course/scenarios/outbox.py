@@ -1,0 +1,43 @@
+"""Sending e-mails to three recipients: a side effect outside the files, a crash, a resume."""
+from __future__ import annotations
+
+from ..api import Conversation, Turn
+from ..loops import run_saving
+from ..outbox import Crash, Outbox
+from .base import Scenario, call, last_turn, say
+
+RECIPIENTS = ("alice@example.com", "bob@example.com", "carol@example.com")
+
+
+def mailing_policy(c: Conversation) -> Turn:
+    """One e-mail per turn to whoever has no successful send in the conversation; keyed by recipient
+    when the tool takes an idempotency_key."""
+    failed = [c.result_text(r) for _, r in last_turn(c) if r.get("is_error")]
+    if failed:
+        return say(f"Sending failed ({failed[0]}); I stopped.")
+    done = {u["input"].get("to") for u, r in c.all_results()}
+    todo = [r for r in RECIPIENTS if r not in done]
+    if not todo:
+        return say(f"All {len(RECIPIENTS)} e-mails are sent.")
+    schema = next(t["input_schema"] for t in c.body.get("tools", []) if t["name"] == "send_email")
+    key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema["properties"] else {}
+    return say(f"Sending to {todo[0]}.", call("send_email", to=todo[0], subject="Launch notice",
+                                               body="We launch on Monday.", **key))
+
+
+OUTBOX = Scenario(
+    "outbox", "E-mails, a crash and a resume",
+    "Send the launch notice to alice, bob and carol.", mailing_policy, lambda: Outbox().tools(),
+    notes="a crash after the 3rd send, then a resume: carol gets two e-mails, unless sends carry idempotency keys")
+
+
+def crash_and_resume(*, keyed: bool) -> Outbox:
+    """Run the outbox scenario, crash right after the 3rd send, resume the saved session; the Outbox after."""
+    outbox = Outbox(crash_after=3)
+    session: list = []
+    try:
+        run_saving(OUTBOX.agent(tools=outbox.tools(keyed=keyed)), OUTBOX.prompt, session)
+    except Crash:
+        pass  # the session log holds the history as of the last model call
+    OUTBOX.agent(tools=outbox.tools(keyed=keyed)).run(session)
+    return outbox
