@@ -1,0 +1,66 @@
+"""The graded exercises: every solution gets full marks; every wrong implementation in tests/mistakes/
+loses marks on a check whose hint names its mistake."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.grading import checks, registry
+from course.grading.inprocess import InProcess
+from course.grading.runner import run_exercise
+
+ROOT = Path(__file__).resolve().parent.parent
+MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*.py"))
+REGISTRY = registry.shipped()
+
+
+def grade(grade_id: str, fn) -> list:
+    """One runner Result per check of the exercise, with the notebook's in-process Context."""
+    return run_exercise(REGISTRY.exercise(grade_id), InProcess(fn, REGISTRY))
+
+
+def solutions() -> dict[str, str]:
+    """grade_id -> the code of its solution cell, from solutions/*.ipynb (the single source)."""
+    found = {}
+    for path in sorted((ROOT / "solutions").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("solution") and meta.get("grade_id"):
+                found[meta["grade_id"]] = cell.source
+    return found
+
+
+def define(source: str, name: str):
+    namespace: dict = {}
+    exec(compile(source, f"<{name}>", "exec"), namespace)
+    return namespace[name]
+
+
+SOLUTIONS = solutions()
+
+
+@pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
+def test_solution_gets_full_marks(exercise):
+    assert exercise.grade_id in SOLUTIONS, f"no solution cell for {exercise.grade_id} in solutions/"
+    results = grade(exercise.grade_id, define(SOLUTIONS[exercise.grade_id], exercise.function))
+    assert [(r.name, r.reason) for r in results if not r.passed] == []
+
+
+@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+def test_mistake_loses_marks_and_is_named(path):
+    source = path.read_text()
+    meta = {}
+    exec(compile(source, str(path), "exec"), meta)
+    exercise = checks.exercise(meta["GRADE_ID"])
+    results = grade(exercise.grade_id, meta[exercise.function])
+    assert sum(r.score for r in results) < exercise.points, f"{path.name} got full marks"
+    hints = [r.hint for r in results if not r.passed]
+    assert meta["MISTAKE"] in hints, f"{path.name}: expected the hint {meta['MISTAKE']!r}, got {hints}"
+
+
+def test_every_exercise_has_a_notebook_cell_and_unique_id():
+    ids = [e.grade_id for e in checks.EXERCISES]
+    assert len(ids) == len(set(ids))
+    assert set(ids) <= set(SOLUTIONS)
