@@ -146,9 +146,16 @@ class Channel:
         self.writer.flush()
 
 
+def address_space() -> int:
+    """Bytes of address space this process maps now (the SDK is already imported)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def limit(memory: int, uid: int | None) -> None:
-    """The worker's limits: address space, file size, no core dumps; a user without rights if asked."""
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    """The worker's limits: `memory` bytes more address space, file size, no core dumps; a user without rights if asked."""
+    total = address_space() + memory
+    resource.setrlimit(resource.RLIMIT_AS, (total, total))
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 24, 1 << 24))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if uid is not None:

@@ -1,0 +1,85 @@
+"""Reading a submitted notebook: which assignment it is, and the code that defines each graded function.
+
+Read as plain JSON (not validated by nbformat), so a damaged notebook still gives what it can, and
+an unreadable one gives a reason. A solution cell carries nbgrader metadata with its grade_id;
+instructor check cells ({"grade": true, "solution": false, "locked": true}) are never run by the grader.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .core import Exercise
+from .registry import Registry
+
+MAX_BYTES = 32 << 20  # a bigger notebook is refused (outputs full of images, or an attack)
+
+
+@dataclass
+class Submission:
+    path: Path
+    cells: list[dict] = field(default_factory=list)
+    metadata: dict = field(default_factory=dict)
+    problem: str = ""  # why the notebook could not be read; empty when it could
+
+
+def source(cell: dict) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else str(s)
+
+
+def nbgrader(cell: dict) -> dict:
+    meta = cell.get("metadata")
+    grader = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return grader if isinstance(grader, dict) else {}
+
+
+def read(path: Path) -> Submission:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return Submission(path, problem=f"the notebook is larger than {MAX_BYTES >> 20} MB")
+        nb = json.loads(path.read_bytes())
+    except OSError as e:
+        return Submission(path, problem=f"the notebook could not be opened ({e.strerror or e})")
+    except ValueError as e:
+        return Submission(path, problem=f"the notebook is not valid JSON ({e}); was it edited outside Jupyter?")
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        return Submission(path, problem="the file is not a Jupyter notebook (no list of cells)")
+    cells = [c for c in nb["cells"] if isinstance(c, dict)]
+    return Submission(path, cells, nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {})
+
+
+def solution_ids(sub: Submission) -> list[str]:
+    return [str(nbgrader(c)["grade_id"]) for c in sub.cells if nbgrader(c).get("solution") and nbgrader(c).get("grade_id")]
+
+
+def program(sub: Submission, exercise: Exercise) -> tuple[list[str] | None, str]:
+    """(the code cells up to and including the exercise's solution cell, ""), or (None, why not)."""
+    if sub.problem:
+        return None, sub.problem
+    where = [i for i, c in enumerate(sub.cells) if nbgrader(c).get("grade_id") == exercise.grade_id
+             and nbgrader(c).get("solution") and c.get("cell_type") == "code"]
+    if not where:
+        return None, (f"the notebook has no solution cell with grade_id '{exercise.grade_id}' (deleted, or its "
+                      f"metadata changed?), so {exercise.function}() was not graded")
+    cells = sub.cells[: where[-1] + 1]  # a duplicated cell: the last copy wins, as when run top to bottom
+    return [source(c) for c in cells if c.get("cell_type") == "code" and not nbgrader(c).get("grade")], ""
+
+
+def assignment(sub: Submission, registry: Registry) -> list[Exercise]:
+    """The exercises this submission answers: named in its metadata, else the group its grade_ids
+    belong to, else the group named in its file name, else every exercise."""
+    groups = registry.assignments()
+    named = (sub.metadata.get("course") or {}).get("assignment") if isinstance(sub.metadata.get("course"), dict) else None
+    if named in groups:
+        return groups[named]
+    present = set(solution_ids(sub))
+    overlap = {g: len(present & {e.grade_id for e in ex}) for g, ex in groups.items()}
+    best = max(overlap, key=overlap.get, default=None)
+    if best is not None and overlap[best]:
+        return groups[best]
+    for name, ex in groups.items():
+        if name in sub.path.stem:
+            return ex
+    return list(registry.exercises.values())

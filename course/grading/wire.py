@@ -1,0 +1,76 @@
+"""The grader's loopback mount: the trusted API every graded call talks to, in the grader's process.
+
+One `course.api.Server` serves a Router: each call of a student's function gets its own recording
+LocalAPI under /call/<token>/ (the SDK's base_url), and POST /call/<token>/tool runs the scenario's
+tool for the student's RUN_TOOL, so the grader records the requests and the tool calls itself.
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+
+from ..api import Server
+from ..api.handler import Reply
+from .calls import Call
+
+PREFIX = "/call/"
+
+
+def _json(status: int, body: dict) -> Reply:
+    return Reply(status, {"content-type": "application/json"}, json.dumps(body).encode())
+
+
+class Router:
+    """Routes requests to the Call they belong to, by the unguessable token in the path."""
+
+    def __init__(self):
+        self._calls: dict[str, Call] = {}
+        self._lock = threading.Lock()
+
+    def handle(self, method: str, path: str, headers: dict, body: bytes) -> Reply:
+        token, _, rest = path.removeprefix(PREFIX).partition("/")
+        with self._lock:
+            call = self._calls.get(token) if path.startswith(PREFIX) else None
+        if call is None:
+            return _json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"Not found: {path}"}})
+        if rest == "tool" and method == "POST":
+            try:
+                request = json.loads(body)
+                content, is_error = call.run_tool(str(request["name"]), request["input"])
+            except (ValueError, KeyError, TypeError):
+                return _json(400, {"error": "expected {\"name\": ..., \"input\": {...}}"})
+            return _json(200, {"content": content, "is_error": is_error})
+        if call.api is None:
+            return _json(404, {"type": "error", "error": {"type": "not_found_error", "message": "this call has no API"}})
+        return call.api.handle(method, "/" + rest, headers, body)
+
+    def open(self, call: Call) -> str:
+        token = secrets.token_urlsafe(16)
+        with self._lock:
+            self._calls[token] = call
+        return token
+
+    def close(self, token: str) -> None:
+        with self._lock:
+            self._calls.pop(token, None)
+
+
+class Wire:
+    """The Router behind a loopback Server; use as a context manager."""
+
+    def __init__(self):
+        self.router = Router()
+        self.server = Server(self.router)  # the Server only needs .handle(): a Router is one
+
+    def urls(self, token: str) -> tuple[str, str]:
+        """(the SDK's base_url, the tool endpoint) of one call."""
+        base = f"{self.server.base_url}{PREFIX}{token}"
+        return base, base + "/tool"
+
+    def __enter__(self) -> "Wire":
+        self.server.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.stop()
