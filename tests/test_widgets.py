@@ -1,0 +1,94 @@
+"""The loop explorer, driven from Python without a front end."""
+import re
+
+import pytest
+
+from course import widgets
+from course.messages import blocks
+from course.scenarios import SCENARIOS
+from course.widgets import Explorer, Setting, deny_rules
+
+
+@pytest.fixture
+def runs(monkeypatch):
+    """Every setting the explorer runs, in order."""
+    seen = []
+    real = widgets.run_frames
+
+    def counting(setting):
+        seen.append(setting)
+        return real(setting)
+
+    monkeypatch.setattr(widgets, "run_frames", counting)
+    return seen
+
+
+def test_max_turns_changes_the_outcome_on_aurora_run():
+    e = Explorer("aurora_run", max_turns=10)
+    assert e.outcome == "success" and e.frames[-1].answer == "1974"
+    e.max_turns.value = 1
+    assert e.outcome == "error_max_turns" and e.frames[-1].answer is None
+    assert ">error_max_turns</span>" in e.outcome_label.value
+    assert ">error_max_turns</span> answer: None" in e.view.value  # the view jumped to the last frame
+
+
+def test_calls_are_t_plus_one_for_the_always_tool_model():
+    e = Explorer("always_tool")
+    for T in (0, 1, 5):
+        e.set(max_turns=T)
+        last = e.frames[-1]
+        assert (last.outcome, last.calls, last.turns) == ("error_max_turns", T + 1, T)
+
+
+def test_denying_the_tool_gives_error_results_not_a_stop():
+    e = Explorer("aurora_run", deny=["search"])
+    results = [b for m in e.frames[-1].messages for b in blocks(m) if b["type"] == "tool_result"]
+    assert results and all(b.get("is_error") for b in results)
+    assert e.setting.deny == ("search",)
+    e.set(deny=[])
+    assert e.frames[-1].answer == "1974"
+
+
+def test_a_budget_stops_the_run_after_the_response_that_crosses_it():
+    e = Explorer("always_tool", max_turns=10, max_budget_usd=0.0003)
+    last = e.frames[-1]
+    assert last.outcome == "error_max_budget_usd"
+    assert 0.0003 <= last.spent < 0.0003 + (last.spent - e.frames[-3].spent)  # overshoot < one response (Prop. 5.4)
+    assert e.set(max_budget_usd=None).setting.max_budget_usd is None
+
+
+def test_the_scenario_list_and_the_rules_follow_the_scenarios():
+    e = Explorer()
+    assert [value for _, value in e.scenario.options] == list(SCENARIOS)
+    assert [b.description for b in e.rules.children] == deny_rules("aurora_run") == ["search"]
+    e.rules.children[0].value = True
+    e.set(scenario="one_shot")
+    assert not any(b.value for b in e.rules.children)  # a new scenario starts with nothing denied
+    assert e.outcome == "success" and e.frames[-1].calls == 1
+
+
+def test_stepping_redraws_without_running_again(runs):
+    e = Explorer("aurora_run")
+    assert runs == [Setting("aurora_run", 10, None)]
+    views = set()
+    for step in range(len(e.frames)):
+        e.step.value = step
+        views.add(e.view.value)
+        assert f"step {step} / {len(e.frames) - 1}:" in e.view.value
+    assert len(views) == len(e.frames)
+    e.set(max_turns=1)
+    e.set(max_turns=10)  # back to a setting already run
+    assert runs == [Setting("aurora_run", 10, None), Setting("aurora_run", 1, None)]
+
+
+def test_static_output_without_a_front_end():
+    e = Explorer("aurora_run", max_turns=1)
+    bundle = e._repr_mimebundle_()
+    assert bundle["text/plain"] == ("Explorer(scenario='aurora_run', max_turns=1, max_budget_usd=None, deny=[]): "
+                                    "error_max_turns after 2 calls, 1 turns; step 4/4")
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live widget, where a front end is
+    html = bundle["text/html"]
+    assert "scenario aurora_run · max_turns 1" in html and ">error_max_turns</span>" in html
+    again = Explorer("aurora_run", max_turns=1)._repr_mimebundle_()
+    assert (again["text/plain"], again["text/html"]) == (bundle["text/plain"], html)  # no ids, no addresses
+    assert not re.search(r"0x[0-9a-f]{6,}|model_id|[0-9a-f]{32}", html + bundle["text/plain"])
