@@ -5,6 +5,8 @@ import argparse
 import os
 import sys
 
+from .grading.cli import add_commands as add_grading_commands
+
 
 def serve(args) -> int:
     from .api import Server
@@ -52,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("paths", nargs="+", help="notebooks to execute")
     p.add_argument("--timeout", type=int, default=60, help="seconds allowed per cell")
     p.set_defaults(func=execute)
+    add_grading_commands(sub)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -1,0 +1,74 @@
+"""`python -m course assign`: exercises/ generated from solutions/, the single source.
+
+In a solution cell (nbgrader metadata, "solution": true) each `### BEGIN SOLUTION` ... `### END
+SOLUTION` block becomes a stub that names its task and raises NotImplementedError; hidden-test
+blocks are dropped from every cell; outputs are cleared, the notebook is stamped with its assignment
+(so the grader knows which exercises it holds), then executed so the stubs' failures show.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+
+from .notebook import nbgrader
+from .registry import shipped
+
+SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)", re.M | re.S)
+RAISES = "raises-exception"  # the nbclient/nbval tag for a cell expected to raise
+
+
+def stub(source: str, grade_id: str, task: str, code: bool) -> str:
+    """The cell with each solution block replaced by a stub naming its task."""
+    def replace(m: re.Match) -> str:
+        indent = m.group(1)
+        if not code:
+            return f"{indent}YOUR ANSWER HERE{m.group(2)}"
+        message = f"Exercise {grade_id}: {task}".replace("\\", "\\\\").replace('"', '\\"')
+        return f'{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError("{message}"){m.group(2)}'
+
+    return SOLUTION.sub(replace, source)
+
+
+def exercise_notebook(nb: nbformat.NotebookNode, assignment: str, titles: dict[str, str]) -> nbformat.NotebookNode:
+    """The student's notebook made from a solution notebook (a new object; `nb` is unchanged)."""
+    nb = copy.deepcopy(nb)
+    nb.metadata["course"] = {"assignment": assignment}
+    for cell in nb.cells:
+        cell.source = HIDDEN_TESTS.sub("", cell.source)
+        meta = nbgrader(cell)
+        if meta.get("solution"):
+            gid = str(meta.get("grade_id", ""))
+            cell.source = stub(cell.source, gid, titles.get(gid, "write this part"), cell.cell_type == "code")
+            top_level = re.search(r"^raise NotImplementedError", cell.source, re.M)
+            tags = cell.metadata.setdefault("tags", [])
+            if top_level and RAISES not in tags:
+                tags.append(RAISES)  # a stub at the top level raises when run: expected in an exercise
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def generate(solutions: Path, exercises: Path) -> list[Path]:
+    """Write exercises/<name>.ipynb for every solutions/*.ipynb; the paths written."""
+    titles = {gid: e.title for gid, e in shipped().exercises.items()}
+    exercises.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in sorted(solutions.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        target = exercises / path.name
+        nbformat.write(exercise_notebook(nb, path.stem, titles), target)
+        written.append(target)
+    return written
+
+
+def assign(solutions: Path, exercises: Path, *, execute: bool = True) -> list[tuple[Path, str]]:
+    """generate(), then execute each exercise notebook in place; (path, error or "") for each."""
+    from ..notebook import execute_all
+
+    written = generate(solutions, exercises)
+    failed = dict(execute_all([str(p) for p in written])) if execute else {}
+    return [(p, failed.get(str(p), "")) for p in written]

@@ -1,0 +1,71 @@
+"""The grading subcommands of `python -m course`: assign, grade, gradescope."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def usage_error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def grade(args) -> int:
+    from .grader import Limits, grade_batch
+    from .report import merge, write_json
+
+    missing = [p for p in args.paths if not os.path.isfile(p)]
+    if missing:
+        return usage_error(f"no such notebook: {', '.join(missing)}")
+    if args.tests and not os.path.isdir(args.tests):
+        return usage_error(f"--tests {args.tests}: not a folder")
+    if args.jobs is not None and args.jobs < 1:
+        return usage_error("--jobs must be at least 1")
+    try:
+        reports = grade_batch(args.paths, args.out, args.tests, args.jobs, limits=Limits(call=args.timeout))
+    except ValueError as e:
+        return usage_error(str(e))
+    if args.results:
+        write_json(Path(args.results), merge(reports, "" if reports else "No .ipynb notebook was found in the submission."))
+    return 0
+
+
+def assign(args) -> int:
+    from .assign import assign as generate
+
+    if not os.path.isdir(args.solutions):
+        return usage_error(f"{args.solutions}: not a folder")
+    for path, error in generate(Path(args.solutions), Path(args.exercises), execute=not args.no_execute):
+        print(f"{path}: {error}" if error else f"wrote {path}", file=sys.stderr if error else sys.stdout)
+    return 0
+
+
+def gradescope(args) -> int:
+    from .gradescope import build
+
+    if args.tests and not os.path.isdir(args.tests):
+        return usage_error(f"--tests {args.tests}: not a folder")
+    print(build(Path(args.out), Path(args.tests) if args.tests else None))
+    return 0
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("grade", help="grade submitted notebooks on the wire; one Gradescope results.json each")
+    p.add_argument("paths", nargs="*", help="submitted notebooks (their file names must differ)")
+    p.add_argument("--out", required=True, help="folder for <stem>.json and summary.csv (kept reports are reused)")
+    p.add_argument("--tests", help="folder of instructor checks (*.py defining EXERCISES), hidden from students")
+    p.add_argument("--jobs", type=int, help="exercise processes run at once (default: the CPU count)")
+    p.add_argument("--timeout", type=float, default=15.0, help="seconds one call of a student's function may take")
+    p.add_argument("--results", help="also write every report merged into this one results.json (Gradescope)")
+    p.set_defaults(func=grade)
+    p = sub.add_parser("assign", help="generate exercises/ from solutions/ (solutions become stubs), then execute them")
+    p.add_argument("--solutions", default="solutions")
+    p.add_argument("--exercises", default="exercises")
+    p.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
+    p.set_defaults(func=assign)
+    p = sub.add_parser("gradescope", help="build a Gradescope autograder bundle (zip)")
+    p.add_argument("--out", default="autograder.zip")
+    p.add_argument("--tests", help="folder of instructor checks to bundle as hidden tests")
+    p.set_defaults(func=gradescope)
+
