@@ -1,0 +1,71 @@
+"""Lesson 01, messages and blocks: a checker of the pairing invariant P1-P3 (Def. 3.3).
+
+first_violation(messages) -> (rule, index) | None
+  rule is "P1", "P2" or "P3"; index is the message where it breaks: for P1 the first or last message,
+  for P2 the assistant message whose tool_uses are not answered right, for P3 the message holding
+  the stray tool_result. A list that keeps P1-P3 gives None.
+"""
+from __future__ import annotations
+
+from ...messages import assistant, text, tool_result, tool_use, user
+from ..core import Check, Exercise
+from .common import expect, returned
+
+ORDER = "comparing the result ids as a set: P2 wants them in the order of the tool_uses"
+COUNT = "checking only that some results exist: P2 wants one result per tool_use"
+FIRST = "not looking at the first blocks: P2 wants the results before any text"
+LAST = "forgetting the second half of P1: a request ends with a user message"
+STRAY = "accepting a tool_result that answers no tool_use right before it (P3)"
+EXTRA = "accepting a second result for the same call after the leading ones (P3)"
+NEXT = "not checking that the message after a tool_use is a user message (P2)"
+
+ASK = assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"}), tool_use("t2", "search", {"query": "Mara Voss"}))
+R1, R2 = tool_result("t1", "page 1"), tool_result("t2", "page 2")
+
+VALID = [
+    ("a single prompt", [user("When was she born?")]),
+    ("two results in order, then a note", [user("q"), ASK, user(R1, R2, "Keep going.")]),
+    ("a failed call answered with is_error", [user("q"), assistant(tool_use("t9", "search", {})),
+                                               user(tool_result("t9", "offline", is_error=True))]),
+    ("two turns", [user("q"), ASK, user(R1, R2), assistant(tool_use("t3", "search", {"query": "x"})),
+                   user(tool_result("t3", "page 3"))]),
+]
+BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses it makes)
+    ("the first message is from the assistant", [assistant("Hello."), user("q")], ("P1", 0), LAST),
+    ("the list ends with the assistant", [user("q"), assistant("1974")], ("P1", 1), LAST),
+    ("a result is missing", [user("q"), ASK, user(R1)], ("P2", 1), COUNT),
+    ("results in the wrong order", [user("q"), ASK, user(R2, R1)], ("P2", 1), ORDER),
+    ("text before the results", [user("q"), ASK, user("Here you go.", R1, R2)], ("P2", 1), FIRST),
+    ("an assistant message right after the tool_use", [user("q"), ASK, assistant("Done."), user(R1, R2)], ("P2", 1), NEXT),
+    ("a result with no tool_use before it", [user("q"), assistant("Hi."), user(tool_result("t7", "?"))], ("P3", 2), STRAY),
+    ("a second result for a call after the leading ones", [user("q"), ASK, user(R1, R2, text("again"), R1)], ("P3", 2), EXTRA),
+]
+
+
+def valid(ctx) -> None:
+    for what, messages in VALID:
+        out = ctx.call(messages)
+        returned(out)
+        expect(out.value is None, f"{what}: keeps P1-P3, but the checker returned {out.value}")
+
+
+def broken(rules: tuple[str, ...]):
+    def check(ctx) -> None:
+        for what, messages, want, mistake in BROKEN:
+            if want[0] not in rules:
+                continue
+            out = ctx.call(messages)
+            returned(out)
+            expect(out.value == list(want), f"{what}: expected {want}, the checker returned {out.value}", mistake)
+
+    return check
+
+
+EXERCISES = [
+    Exercise("first_violation", "first_violation", "Checking the pairing invariant", [
+        Check("lists that keep P1-P3 give None", valid),
+        Check("P1: the first and the last message are from the user", broken(("P1",))),
+        Check("P2: every tool_use answered first, in order, in the next user message", broken(("P2",))),
+        Check("P3: no other tool_result anywhere", broken(("P3",))),
+    ], notebook="solutions/01_messages_and_blocks.ipynb"),
+]

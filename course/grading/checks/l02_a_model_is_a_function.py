@@ -1,0 +1,63 @@
+"""Lesson 02, a model is a function: the API keeps no state, so a follow-up resends the history.
+
+follow_up(client, model, first, second) -> str
+  asks `first`, then `second` in the same conversation; returns the text of the second answer.
+"""
+from __future__ import annotations
+
+from ...api import Conversation, Turn
+from ...client import MODEL
+from ...scenarios import Scenario, say
+from ..core import CLIENT, Check, Exercise
+from .common import accepted, content, expect, returned, same_message
+
+STATELESS = "sending only the new question: the API remembers nothing, every request carries the whole conversation"
+NO_REPLY = "leaving out the model's first answer: the history is question, answer, question"
+
+FIRST, SECOND = "Who directed the film Aurora Run?", "When was she born?"
+
+
+def pronoun_policy(c: Conversation) -> Turn:
+    """Answers 'she' only when the earlier question and answer are in the request."""
+    if len(c.messages) == 1 and c.prompt == FIRST:
+        return say("Aurora Run (2011) was directed by Mara Voss.")
+    if any("Mara Voss" in b.get("text", "") for m in c.messages for b in m["content"] if m["role"] == "assistant"):
+        return say("Mara Voss was born in 1974.")
+    return say("Who do you mean by 'she'? This conversation has no earlier messages about anyone.")
+
+
+FOLLOW_UP = Scenario("grading_follow_up", "A follow-up question", FIRST, pronoun_policy)
+SCENARIOS = [FOLLOW_UP]
+
+
+def two_requests(ctx) -> None:
+    out = ctx.call(CLIENT, MODEL, FIRST, SECOND, scenario=FOLLOW_UP)
+    accepted(out)
+    returned(out)
+    expect(len(out.requests) == 2, f"{len(out.requests)} requests; expected 2 (one per question)")
+    sent = out.requests[1]["messages"]
+    expect(len(sent) >= 2, f"the second request sent {len(sent)} message(s): only the new question", STATELESS)
+    want = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": out.replies[0]["content"]},
+            {"role": "user", "content": SECOND}]
+    expect(len(sent) == 3 and all(same_message(a, b) for a, b in zip(sent, want)),
+           f"the second request sent {[m.get('role') for m in sent]}; expected user (first question), "
+           "assistant (its answer exactly), user (second question)", NO_REPLY)
+
+
+def answer(ctx) -> None:
+    out = ctx.call(CLIENT, MODEL, FIRST, SECOND, scenario=FOLLOW_UP)
+    accepted(out)
+    returned(out)
+    final = "".join(b.get("text", "") for b in content({"content": out.replies[-1]["content"]})) if out.replies else ""
+    expect(out.value == final, f"returned {out.value!r}; expected the second answer's text {final!r}")
+    alone = len(out.requests) > 1 and len(out.requests[1]["messages"]) < 2
+    expect(out.value == "Mara Voss was born in 1974.", f"the model could not tell who 'she' is: {out.value!r}",
+           STATELESS if alone else NO_REPLY)
+
+
+EXERCISES = [
+    Exercise("follow_up", "follow_up", "A follow-up question to a stateless API", [
+        Check("the second request carries the first question and its answer", two_requests),
+        Check("the answer is the second reply's text", answer),
+    ], notebook="solutions/02_a_model_is_a_function.ipynb"),
+]
