@@ -84,6 +84,7 @@ class LocalAPI:
         self._lock = threading.Lock()
         self._count = 0
         self._cached: dict[str, float] = {}  # prefix hash -> when the cache entry expires
+        self._threads: dict[str, dict] = {}  # reply id -> the held conversation ending with that reply
 
     def inject(self, kind: str, times: int = 1, **options) -> "LocalAPI":
         """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow)."""
@@ -107,8 +108,10 @@ class LocalAPI:
                 validate_request(parsed, count_only=True)
                 answer = {"input_tokens": tokens.input_tokens(parsed)}
                 return self._done(path, parsed, 200, request_id, answer)
-            validate_request(parsed)
-            message = self.create(parsed, request_id)
+            request = self._resume_thread(parsed)
+            validate_request(request)
+            message = self.create(request, request_id)
+            self._hold_thread(request, message)
             if parsed.get("stream"):
                 self._keep(path, parsed, 200, message)
                 return Reply(200, {"content-type": "text/event-stream", "request-id": request_id}, sse(message))
@@ -133,6 +136,28 @@ class LocalAPI:
         except (ValueError, UnicodeDecodeError):
             raise APIError(400, "invalid_request_error", "There was an error parsing the body of your request: "
                            "it is not valid JSON") from None
+
+    def _resume_thread(self, body):
+        """A beta `thread` "continue" request sends only the new messages: put the held conversation before them."""
+        thread = body.get("thread") if isinstance(body, dict) else None
+        if not isinstance(thread, dict) or thread.get("type") != "continue" or "previous_message_id" not in thread:
+            return body  # nothing to resume (validation reports a malformed thread)
+        with self._lock:
+            held = self._threads.get(thread.get("previous_message_id"))
+        if held is None:
+            raise APIError(400, "invalid_request_error", "thread.previous_message_id: no conversation is held for "
+                           f"message {thread.get('previous_message_id')!r}")
+        new = body.get("messages") if isinstance(body.get("messages"), list) else []
+        return {**held, **body, "messages": held["messages"] + new}
+
+    def _hold_thread(self, body: dict, message: dict) -> None:
+        """Hold a threaded conversation (its fields and messages, up to this reply) under the reply's id."""
+        if body.get("thread") is None:
+            return
+        fields = {k: v for k, v in body.items() if k not in ("stream", "thread")}
+        with self._lock:
+            self._threads[message["id"]] = {**fields, "messages": body["messages"] + [
+                {"role": "assistant", "content": message["content"]}]}
 
     def _fail(self, fault: Fault | None) -> None:
         if fault is None:

@@ -35,6 +35,7 @@ def validate_request(body, *, count_only: bool = False) -> None:
     _validate_system(body.get("system"))
     _validate_tools(body.get("tools"))
     _validate_stop_sequences(body.get("stop_sequences"))
+    _validate_thread(body.get("thread"))
     _validate_messages(body.get("messages"))
     _validate_cache_control(body)
 
@@ -51,6 +52,16 @@ def _validate_stop_sequences(seqs) -> None:
         return
     if not isinstance(seqs, list) or any(not isinstance(s, str) or not s.strip() for s in seqs):
         raise invalid("stop_sequences: each stop sequence must be a non-empty string that is not only whitespace")
+
+
+def _validate_thread(thread) -> None:
+    """The beta `thread` field: {"type": "create"} or {"type": "continue", "previous_message_id": ...}."""
+    if thread is None:
+        return
+    if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
+        raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: 'create', 'continue'")
+    if thread["type"] == "continue" and not isinstance(thread.get("previous_message_id"), str):
+        raise invalid("thread.continue.previous_message_id: Field required")
 
 
 def _validate_tools(tools) -> None:
