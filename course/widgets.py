@@ -8,7 +8,8 @@ its text repr is deterministic.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import ipywidgets as w
 
@@ -21,8 +22,8 @@ from .viz.run import outcome_html
 from .viz.style import FONT, esc
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
-BUDGET_RANGE = (0.0, 0.002, 0.00002)  # the budget slider in USD: min (= no limit), max, step
-PATTERN_RULES = ("write_file(/etc/*)",)  # example deny rules with a pattern, offered when the tool exists
+BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
+PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered when the tool exists
 
 
 @dataclass(frozen=True)
@@ -39,32 +40,46 @@ class Setting:
         return Limits(max_turns=self.max_turns, max_budget_usd=self.max_budget_usd)
 
 
+def own_rules(scenario: str) -> list[str]:
+    """The deny rules the scenario's own gate has (on until toggled off)."""
+    gate = SCENARIOS[scenario].gate
+    return list(gate.deny) if gate else []
+
+
 def deny_rules(scenario: str) -> list[str]:
-    """The gate rules offered for a scenario: each of its tools, then the pattern rules that apply to them."""
-    names = list(SCENARIOS[scenario].make_tools().tools)
-    return names + [r for r in PATTERN_RULES if r.split("(")[0] in names]
+    """The deny rules offered for a scenario: its own, each of its tools, the pattern rules that apply."""
+    names = list(SCENARIOS[scenario].tools().tools)
+    offered = own_rules(scenario) + names + [r for r in PATTERN_RULES if r.split("(")[0] in names]
+    return list(dict.fromkeys(offered))
 
 
 def run_frames(setting: Setting) -> list[Frame]:
     """Run the scenario once under `setting`, in-process, and keep every frame."""
     sc = SCENARIOS[setting.scenario]
-    agent = sc.agent(limits=setting.limits, gate=Gate(deny=list(setting.deny)))
-    return viz.frames(agent.events(sc.prompt))
+    gate = replace(sc.gate or Gate(), deny=list(setting.deny))  # the scenario's gate, with the chosen deny rules
+    return viz.frames(sc.agent(limits=setting.limits, gate=gate).events(sc.prompt))
+
+
+def budget_scale(spent: float) -> float:
+    """A round slider maximum at or above `spent`: 1, 2 or 5 times a power of ten."""
+    power = 10.0 ** math.floor(math.log10(spent)) if spent > 0 else 1e-4
+    return next(k * power for k in (1, 2, 5, 10) if k * power >= spent)
 
 
 class Explorer:
     """An interactive view of the reference loop on the course's scenarios."""
 
     def __init__(self, scenario: str = "aurora_run", *, max_turns: int = 10, max_budget_usd: float | None = None,
-                 deny: tuple[str, ...] | list[str] = ()):
+                 deny: list[str] | None = None):
+        """`deny` None keeps the scenario's own deny rules; a list replaces them."""
         self.runs: dict[Setting, list[Frame]] = {}  # one run per setting, computed on first use
+        self.quiet = False  # True while several controls change together
         self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
                                    description="scenario", layout=w.Layout(width="420px"))
         self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1],
                                      description="max_turns", continuous_update=False)
-        low, high, step = BUDGET_RANGE
-        self.budget = w.FloatSlider(value=max_budget_usd or low, min=low, max=high, step=step, readout_format=".5f",
-                                    description="budget $", continuous_update=False)
+        self.budget = w.FloatSlider(value=0.0, min=0.0, description="budget $", readout_format=".5f",
+                                    continuous_update=False)
         self.rules = w.HBox()
         self.play = w.Play(value=0, min=0, max=0, interval=700, description="play")
         self.step = w.IntSlider(value=0, min=0, max=0, description="step")
@@ -78,7 +93,8 @@ class Explorer:
             w.HBox([self.play, self.step]),
             self.view,
         ]).add_class("course-explorer")
-        self.show_rules(deny)
+        self.show_rules(own_rules(scenario) if deny is None else deny)
+        self.scale_budget(max_budget_usd)
         self.scenario.observe(self.on_scenario, "value")
         for control in (self.max_turns, self.budget):
             control.observe(self.on_setting, "value")
@@ -91,12 +107,15 @@ class Explorer:
         denied = tuple(b.description for b in self.rules.children if b.value)
         return Setting(self.scenario.value, self.max_turns.value, self.budget.value or None, denied)
 
+    def run(self, setting: Setting) -> list[Frame]:
+        """The frames of a setting, run on first use only."""
+        if setting not in self.runs:
+            self.runs[setting] = run_frames(setting)
+        return self.runs[setting]
+
     @property
     def frames(self) -> list[Frame]:
-        key = self.setting
-        if key not in self.runs:
-            self.runs[key] = run_frames(key)
-        return self.runs[key]
+        return self.run(self.setting)
 
     @property
     def frame(self) -> Frame:
@@ -107,17 +126,24 @@ class Explorer:
         """The result subtype of the run under the current setting."""
         return self.frames[-1].outcome
 
-    def set(self, **values) -> "Explorer":
-        """Change controls from code: scenario, max_turns, max_budget_usd, deny (a list of rules), step."""
-        controls = {"scenario": self.scenario, "max_turns": self.max_turns, "max_budget_usd": self.budget, "step": self.step}
-        for name, value in values.items():
-            if name == "deny":
-                for b in self.rules.children:
-                    b.value = b.description in value
-            elif name == "max_budget_usd":
-                self.budget.value = value or 0.0
-            else:
-                controls[name].value = value
+    def set(self, scenario: str | None = None, *, max_turns: int | None = None, max_budget_usd: float | None = ...,
+            deny: list[str] | None = None, step: int | None = None) -> "Explorer":
+        """Change controls from code, as a learner would, with one re-run; the view shows the last frame or `step`."""
+        self.quiet = True
+        try:
+            if scenario is not None:
+                self.scenario.value = scenario
+            if max_turns is not None:
+                self.max_turns.value = max_turns
+            if max_budget_usd is not ...:
+                self.scale_budget(max_budget_usd)
+            for b in self.rules.children if deny is not None else ():
+                b.value = b.description in deny
+        finally:
+            self.quiet = False
+        self.update()
+        if step is not None:
+            self.step.value = step
         return self
 
     # --- reacting to the controls -----------------------------------------------------------------------
@@ -128,12 +154,26 @@ class Explorer:
             b.observe(self.on_setting, "value")
         self.rules.children = buttons
 
+    def scale_budget(self, value: float | None = None) -> None:
+        """Fit the budget slider to what the scenario costs without a budget, and set it (0: no limit)."""
+        top = budget_scale(self.run(replace(self.setting, max_budget_usd=None))[-1].spent)
+        with self.budget.hold_trait_notifications():
+            self.budget.max = max(top, value or 0.0)
+            self.budget.step = self.budget.max / BUDGET_STEPS
+            self.budget.value = value or 0.0
+
     def on_scenario(self, change) -> None:
-        self.show_rules()
-        self.update()
+        quiet, self.quiet = self.quiet, True  # one update for the new scenario, not one per control it resets
+        try:
+            self.show_rules(own_rules(change["new"]))
+            self.scale_budget()
+        finally:
+            self.quiet = quiet
+        self.on_setting(change)
 
     def on_setting(self, change) -> None:
-        self.update()
+        if not self.quiet:
+            self.update()
 
     def on_step(self, change) -> None:
         self.render()
@@ -145,12 +185,12 @@ class Explorer:
         final = run[-1]
         self.outcome_label.value = (f'<span style="{FONT}">outcome: <span class="course-outcome">{esc(final.outcome)}</span> '
                               f'after {final.calls} calls, {final.turns} turns</span>')
+        shown = self.step.value
         with self.step.hold_trait_notifications():
             self.step.max = self.play.max = last
-        if self.step.value == last:
+            self.step.value = self.play.value = last
+        if shown == last:  # otherwise the step observer has rendered
             self.render()
-        else:
-            self.step.value = self.play.value = last  # the step observer renders
 
     def render(self) -> None:
         self.view.value = frame_html(self.frame, self.setting.limits, self.step.value, len(self.frames))

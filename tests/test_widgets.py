@@ -6,6 +6,7 @@ import pytest
 from course import widgets
 from course.messages import blocks
 from course.scenarios import SCENARIOS
+from course.viz import MessageList
 from course.widgets import Explorer, Setting, deny_rules
 
 
@@ -92,3 +93,33 @@ def test_static_output_without_a_front_end():
     again = Explorer("aurora_run", max_turns=1)._repr_mimebundle_()
     assert (again["text/plain"], again["text/html"]) == (bundle["text/plain"], html)  # no ids, no addresses
     assert not re.search(r"0x[0-9a-f]{6,}|model_id|[0-9a-f]{32}", html + bundle["text/plain"])
+
+
+def test_a_scenarios_own_gate_rule_starts_on_and_can_be_turned_off():
+    e = Explorer("gated_write")
+    assert e.setting.deny == ("write_file(/etc/*)",)
+    refused = [b["content"] for m in e.frames[-1].messages for b in blocks(m) if b.get("is_error")]
+    assert refused == ["Permission denied by rule deny write_file(/etc/*)"]
+    e.set(deny=[])
+    refused = [b["content"] for m in e.frames[-1].messages for b in blocks(m) if b.get("is_error")]
+    assert len(refused) == 1 and "deny" not in refused[0]  # now the workspace itself refuses the path
+
+
+def test_the_budget_slider_fits_the_scenario():
+    e = Explorer("aurora_run")
+    cost = e.frames[-1].spent
+    assert cost <= e.budget.max <= 5 * cost and e.budget.value == 0  # 0: no limit
+    e.set(max_budget_usd=cost / 2)
+    assert e.outcome == "error_max_budget_usd"
+    e.set("large_result")
+    assert e.budget.max >= e.frames[-1].spent > cost and e.setting.max_budget_usd is None
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_every_scenario_steps_through_valid_histories(name):
+    e = Explorer(name, max_turns=1)
+    for frame in e.frames:
+        assert MessageList(frame.messages, final_assistant=True).holds, frame.step  # (a paused turn goes back as is)
+    assert e.frames[-1].outcome is not None and e.frames[-1].calls <= 2  # T+1
+    e.set(step=1)
+    assert "step 1 / " in e.view.value and e.step.value == 1

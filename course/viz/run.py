@@ -47,6 +47,8 @@ def frames(events) -> list[Frame]:
         if isinstance(e, ModelCall):
             turns = e.call - 1  # every step that did not stop completed one turn
             step = "the prompt is sent" if e.call == 1 else f"turn {turns} done: call {e.call} sends the history"
+            if e.messages[-1].get("role") == "assistant":
+                step = f"pause_turn: call {e.call} sends the history back as it is"
             out.append(Frame(step, list(e.messages), None, calls, turns, spent))
         elif isinstance(e, ModelResponse):
             calls, spent, pending = e.call, spent + e.cost_usd, e.message
@@ -98,7 +100,8 @@ def pending_note(frame: Frame) -> str:
 
 def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
     """One frame: step, meters, outcome, and the message list (with the pending response, if any)."""
-    view = MessageList(frame.messages, final_assistant=frame.outcome == SUCCESS, pending=frame.pending,
+    # a history may end with an assistant message without tool_use: the answer, or a paused turn sent back
+    view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
     where = f"step {index} / {total - 1}: " if index is not None and total else ""
     return (f'<div class="course-frame" style="{FONT}"><div><b>{esc(where + frame.step)}</b></div>'
