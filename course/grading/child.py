@@ -122,7 +122,7 @@ def python_source(source: str) -> str:
 
 def execute(cells: list[str]) -> tuple[dict, list[str]]:
     """Run the cells in one namespace, as a script would; the namespace and each failing cell's error."""
-    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print}
+    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit, "quit": sys.exit}
     errors = []
     for i, source in enumerate(cells, 1):
         result = invoke(lambda: exec(compile(python_source(source), f"<cell {i}>", "exec"), namespace), [], {})
@@ -152,10 +152,12 @@ def address_space() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def limit(memory: int, uid: int | None) -> None:
-    """The worker's limits: `memory` bytes more address space, file size, no core dumps; a user without rights if asked."""
+def limit(memory: int, cpu: int, uid: int | None) -> None:
+    """The worker's limits: `memory` bytes more address space, `cpu` seconds of CPU (an orphan of a killed
+    grader cannot spin forever), file size, no core dumps; a user without rights if asked."""
     total = address_space() + memory
     resource.setrlimit(resource.RLIMIT_AS, (total, total))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 24, 1 << 24))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if uid is not None:
@@ -170,7 +172,7 @@ def worker(sock: socket.socket) -> None:
     setup = channel.receive()
     os.chdir(setup["dir"])
     os.environ["HOME"] = setup["dir"]
-    limit(setup["memory"], setup.get("uid"))
+    limit(setup["memory"], setup["cpu"], setup.get("uid"))
     namespace, errors = execute(setup["cells"])
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors})

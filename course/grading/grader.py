@@ -115,7 +115,7 @@ class Grader:
         if worker_uid() is not None:
             os.chmod(self.root, 0o755)  # workers running as nobody reach their folders and the package view
         self.wire = Wire().__enter__()
-        self.sandbox = Sandbox(self.root, self.limits.memory)
+        self.sandbox = Sandbox(self.root, self.limits.memory, int(self.limits.exercise) + 10)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -143,17 +143,18 @@ def summary_line(sub: Submission, exercises: list[Exercise], results: list[Resul
 
 
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, limits: Limits | None = None,
-                log=None) -> list[dict]:
+                registry: Registry | None = None, log=None) -> list[dict]:
     """Grade the notebooks at `paths` into out_dir; returns their reports (results.json dicts) in order.
 
-    `jobs` exercise processes run at once (default: the CPU count). Progress goes to `log` (stderr).
+    `jobs` exercise processes run at once (default: the CPU count); `registry` replaces the shipped
+    exercises (tests_dir's hidden checks are merged into it). Progress goes to `log` (stderr).
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
     paths = [Path(p) for p in paths]
     stems = [p.stem for p in paths]
     if len(set(stems)) != len(stems):
         raise ValueError(f"two submissions share a file name: {sorted({s for s in stems if stems.count(s) > 1})}")
-    registry, out = load(tests_dir), Path(out_dir)
+    registry, out = load(tests_dir, registry), Path(out_dir)
     reports = {p.stem: r for p in paths if (r := is_current(out / f"{p.stem}.json", p))}
     todo = [p for p in paths if p.stem not in reports]
     log(f"{len(paths)} submissions: {len(reports)} already graded, {len(todo)} to grade")

@@ -112,8 +112,8 @@ class Worker:
 class Sandbox:
     """The fork server and the private folder that holds its script, the package view and worker folders."""
 
-    def __init__(self, root: Path, memory: int):
-        self.root, self.memory = root, memory
+    def __init__(self, root: Path, memory: int, cpu: int):
+        self.root, self.memory, self.cpu = root, memory, cpu
         shutil.copy(child.__file__, root / "child.py")
         self.path = site_view(root)
         self.uid = worker_uid()
@@ -161,7 +161,7 @@ class Sandbox:
 
     def setup(self, folder: Path) -> dict:
         """The first message to a worker: where it lives and its limits."""
-        return {"dir": str(folder), "memory": self.memory, "uid": self.uid}
+        return {"dir": str(folder), "memory": self.memory, "cpu": self.cpu, "uid": self.uid}
 
     def _stop(self) -> None:
         self.control.close()

@@ -57,9 +57,9 @@ def shipped() -> Registry:
     return Registry(exercises, dict(getattr(checks, "SCENARIOS", {})))
 
 
-def load(tests_dir: str | Path | None = None) -> Registry:
-    """The shipped exercises, with the hidden checks of every *.py in tests_dir merged in."""
-    registry = shipped()
+def load(tests_dir: str | Path | None = None, base: Registry | None = None) -> Registry:
+    """The shipped exercises (or a copy of `base`), with the hidden checks of every *.py in tests_dir merged in."""
+    registry = Registry(dict(base.exercises), dict(base.scenarios)) if base else shipped()
     for path in sorted(Path(tests_dir).glob("*.py")) if tests_dir else []:
         spec = importlib.util.spec_from_file_location(f"course_hidden_checks_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)

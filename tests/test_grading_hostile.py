@@ -1,0 +1,121 @@
+"""Hostile submissions: each is graded, with a reason, and the untouched exercise of the same notebook
+still gets its marks. One batch grades them all (the way a real batch meets them: side by side)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hostile.notebooks import ASK, CHECKS, notebook, write
+
+from course.api import LocalAPI
+from course.grading.grader import Limits, grade_batch
+from course.grading.registry import Registry, load
+from course.scenarios import get
+
+pytestmark = pytest.mark.slow
+
+TOOL_RESULT_FIRST = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "hi"}]}]
+CREATE = 'client.messages.create(model="claude-haiku-4-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])'
+
+# name -> (cells of the notebook, points for ask out of 2, words its failed checks must show)
+CASES = {
+    "solved": (dict(), 2, ""),
+    "endless_loop": (dict(ask="def ask(client, prompt):\n    while True:\n        pass\n"), 0, "timed out after 3 s"),
+    "os_exit": (dict(ask="import os\ndef ask(client, prompt):\n    os._exit(1)\n"), 0, "the process ended"),
+    "sys_exit": (dict(ask="import sys\ndef ask(client, prompt):\n    sys.exit()\n"), 0, "SystemExit"),
+    "exit": (dict(ask="def ask(client, prompt):\n    exit()\n"), 0, "SystemExit"),
+    "input": (dict(ask="def ask(client, prompt):\n    return input('the answer? ')\n"), 0, "EOFError"),
+    "huge_output": (dict(ask=ASK.replace("    return", "    for _ in range(50):\n        print('x' * 10**6)\n    return")),
+                    2, ""),
+    "memory_bomb": (dict(ask="def ask(client, prompt):\n    hog = bytearray(512 << 20)\n    return 'Paris'\n"), 0,
+                    "MemoryError"),
+    "custom_exc": (dict(before="get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)",
+                        ask="def ask(client, prompt):\n    raise ValueError('swallowed?')\n"), 0, "ValueError: swallowed?"),
+    "always_equal": (dict(ask=f"class Same:\n    def __eq__(self, other):\n        return True\n\n"
+                              f"def ask(client, prompt):\n    {CREATE}\n    return Same()\n"), 1, "cannot be sent as JSON"),
+    "str_always_equal": (dict(ask=f"class Same(str):\n    def __eq__(self, other):\n        return True\n\n"
+                                  f"def ask(client, prompt):\n    {CREATE}\n    return Same('Lyon')\n"), 1, "'Lyon'"),
+    "patched_sdk": (dict(ask="import types\nimport anthropic.resources.messages as m\n"
+                             "m.Messages.create = lambda self, **kw: types.SimpleNamespace(\n"
+                             "    content=[types.SimpleNamespace(text='Paris')])\n" + ASK), 1, "0 requests reached the API"),
+    "patched_grader": (dict(before="try:\n    import course.grading.runner as r\n"
+                                   "    r.run_check = lambda *a: None\nexcept ImportError as e:\n    print(e)",
+                            ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
+    "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"
+                                   "    return 'Paris'\n"), 1, "0 requests reached the API"),
+    "malformed_conversation": (dict(ask="def ask(client, prompt):\n    return client.messages.create(model='claude-haiku-4-5', "
+                                        f"max_tokens=9, messages={TOOL_RESULT_FIRST!r}).content[0].text\n"), 0, "<400>"),
+    "renamed_function": (dict(ask=ASK.replace("def ask(", "def ask_model(")), 0, "does not define ask()"),
+}
+
+
+def api_message(messages) -> str:
+    """What the local API itself answers to a conversation (the expected 400 wording)."""
+    body = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 9, "messages": messages}).encode()
+    reply = LocalAPI(get("one_shot").policy).handle("POST", "/v1/messages", {"x-api-key": "k"}, body)
+    assert reply.status == 400
+    return json.loads(reply.body)["error"]["message"]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("submissions")
+    paths = [write(folder / f"{name}.ipynb", **cells) for name, (cells, _, _) in CASES.items()]
+    missing = notebook()
+    del missing.cells[2].metadata["nbgrader"]  # the ask solution cell lost its metadata
+    paths.append(write(folder / "missing_cell.ipynb", missing))
+    (folder / "broken_json.ipynb").write_text('{"cells": [')
+    paths.append(folder / "broken_json.ipynb")
+    paths.append(write(folder / "hangs_in_a_cell.ipynb", before="while True:\n    pass"))
+    out = folder / "out"
+    limits = Limits(call=3, setup=5, exercise=60, memory=256 << 20)
+    reports = grade_batch(paths, out, CHECKS, jobs=2, limits=limits, registry=Registry({}, {}), log=lambda line: None)
+    return {p.stem: r for p, r in zip(paths, reports)}, out
+
+
+def scores(report) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for t in report["tests"]:
+        gid = t["name"].split(":")[0]
+        out[gid] = out.get(gid, 0) + t["score"]
+    return out
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_hostile_ask_is_graded_with_a_reason_and_lookup_keeps_its_marks(graded, name):
+    reports, out = graded
+    _, points, words = CASES[name]
+    report = reports[name]
+    assert json.loads((out / f"{name}.json").read_text()) == report
+    assert scores(report) == {"ask": points, "lookup": 3}
+    assert report["score"] == points + 3
+    failed = [t["output"] for t in report["tests"] if t["status"] == "failed"]
+    words = words.replace("<400>", api_message(TOOL_RESULT_FIRST))
+    assert all(words in f for f in failed), failed
+
+
+def test_missing_solution_cell_names_its_grade_id(graded):
+    report = graded[0]["missing_cell"]
+    assert scores(report) == {"ask": 0, "lookup": 3}
+    assert all("no solution cell with grade_id 'ask'" in t["output"] for t in report["tests"] if t["status"] == "failed")
+
+
+def test_unreadable_notebook_scores_zero_out_of_everything_with_the_reason(graded):
+    report = graded[0]["broken_json"]
+    assert report["score"] == 0 and sum(t["max_score"] for t in report["tests"]) == 5
+    assert "not valid JSON" in report["output"]
+    assert all("not valid JSON" in t["output"] for t in report["tests"])
+
+
+def test_a_cell_that_hangs_costs_its_exercises_with_the_reason(graded):
+    report = graded[0]["hangs_in_a_cell"]
+    assert report["score"] == 0
+    assert all("running the notebook's cells took more than 5 s" in t["output"] for t in report["tests"])
+
+
+def test_summary_has_one_row_per_submission(graded):
+    reports, out = graded
+    rows = (out / "summary.csv").read_text().splitlines()
+    assert rows[0] == "submission,score,max,ask,lookup"
+    assert len(rows) == 1 + len(reports)
+    assert "solved,5,5,2,3" in rows and "endless_loop,3,5,0,3" in rows
