@@ -48,7 +48,7 @@ for test in (test_quantity, test_coupon, test_empty):
         print("FAIL", test.__name__)
 sys.exit(1 if failed else 0)
 '''
-BUG, FIX = "subtotal += price\n", "subtotal += price * qty\n"
+BUG = re.compile(r"^ *subtotal \+= +price *$", re.M)  # the line that forgets qty, however it is spaced
 
 
 def fix_test_policy(c: Conversation) -> Turn:
@@ -68,9 +68,10 @@ def fix_test_policy(c: Conversation) -> Turn:
                    call("read_file", path="cart.py"), call("read_file", path="test_cart.py"))
     if use["name"] == "read_file" and result.get("is_error"):
         return say(f"I cannot read cart.py ({output}), so I cannot fix it.")
-    if use["name"] == "read_file" and BUG in output:
+    bug = BUG.search(output) if use["name"] == "read_file" else None
+    if bug:
         return say("total() adds price but never multiplies it by qty.",
-                   call("edit_file", path="cart.py", old=BUG, new=FIX))
+                   call("edit_file", path="cart.py", old=bug.group(0), new=bug.group(0).rstrip() + " * qty"))
     if use["name"] == "edit_file" and result.get("is_error"):
         return say("The edit did not apply; I'll read the file again.", call("read_file", path="cart.py"))
     return say("Running the tests again.", call("run_python", path="test_cart.py"))
