@@ -118,10 +118,6 @@ class LocalAPI:
             return self._done(path, parsed, 200, request_id, message)
         except APIError as e:
             return self._done(path, parsed, e.status, request_id, e.body(request_id), e.headers)
-        except Exception as e:  # a bug in the policy: a 500 that names it, not retried
-            error = APIError(500, "api_error", f"the local API's policy failed: {type(e).__name__}: {e}",
-                             {"x-should-retry": "false"})
-            return self._done(path, parsed, 500, request_id, error.body(request_id), error.headers)
 
     def _parse(self, method: str, path: str, headers: dict, body: bytes) -> dict:
         lower = {k.lower(): v for k, v in headers.items()}
@@ -182,11 +178,7 @@ class LocalAPI:
         n_in = tokens.input_tokens(body)
         if n_in > self.context_window:
             raise APIError(400, "invalid_request_error", f"prompt is too long: {n_in} tokens > {self.context_window} maximum")
-        turn = self.policy(Conversation(body))
-        if not isinstance(turn, Turn):
-            raise TypeError(f"a policy must return a Turn, not {type(turn).__name__}")
-        if turn.stop_reason is not None and turn.stop_reason not in CHOSEN_STOP_REASONS:
-            raise ValueError(f"a policy cannot choose stop_reason {turn.stop_reason!r}; the handler decides it")
+        turn = self._ask_policy(body)
         call = Conversation(body).calls_so_far + 1
         content = [_with_id(b, call, j) for j, b in enumerate(turn.content)]
         stop = turn.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
@@ -210,6 +202,21 @@ class LocalAPI:
         if stop == "refusal" and turn.stop_details:
             message["stop_details"] = turn.stop_details
         return message
+
+    def _ask_policy(self, body: dict) -> Turn:
+        """The policy's next turn. A policy that fails or answers wrongly is a 500 naming why, not retried."""
+        try:
+            turn = self.policy(Conversation(body))
+            if not isinstance(turn, Turn):
+                raise TypeError(f"a policy must return a Turn, not {type(turn).__name__}")
+            if turn.stop_reason is not None and turn.stop_reason not in CHOSEN_STOP_REASONS:
+                raise ValueError(f"a policy cannot choose stop_reason {turn.stop_reason!r}; the handler decides it")
+        except APIError:
+            raise  # a policy may answer with an API error of its own (Scripted and Replay do)
+        except Exception as e:
+            raise APIError(500, "api_error", f"the local API's policy failed: {type(e).__name__}: {e}",
+                           {"x-should-retry": "false"}) from e
+        return turn
 
     def _cache(self, body: dict) -> tuple[dict[str, int], int]:
         """Prompt caching: tokens written per TTL, and tokens read, for the request's breakpoints.
