@@ -7,6 +7,7 @@ exactly as in the grader. `check` never raises: a stub, a crash or an endless lo
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 
 from ..client import local_client
@@ -27,11 +28,13 @@ class TimeLimit(BaseException):
 def run_with_limit(fn, timeout: float) -> dict:
     """invoke(fn) in a daemon thread; after `timeout` seconds the thread is interrupted and abandoned."""
     box: dict = {}
+    streams = sys.stdout, sys.stderr
     thread = threading.Thread(target=lambda: box.update(invoke(fn, [], {})), daemon=True, name="check-call")
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))
+        sys.stdout, sys.stderr = streams  # the abandoned call captured them; the report must reach the notebook
         return {"value": None, "error": f"timed out after {timeout:g} s (an endless loop? no turn cap?)"}
     return box
 

@@ -1,0 +1,158 @@
+"""The grading machinery in one process: check() in a notebook, reports, the registry, reading submissions."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import time
+
+import pytest
+from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
+
+from course.grading import check
+from course.grading import registry as registry_module
+from course.grading.core import Check, Exercise
+from course.grading.notebook import assignment, program, read
+from course.grading.registry import Registry, load
+from course.grading.report import is_current, results_json, summary_csv, text_report, write_json
+from course.grading.runner import Result
+
+
+@pytest.fixture
+def fixture_registry(monkeypatch) -> Registry:
+    """The fixture assignment as the exercises check() knows."""
+    registry = load(CHECKS, Registry({}, {}))
+    monkeypatch.setattr(registry_module, "shipped", lambda: registry)
+    return registry
+
+
+def define(source: str, name: str):
+    namespace: dict = {}
+    exec(source, namespace)
+    return namespace[name]
+
+
+def printed(capsys, *args, **kwargs) -> str:
+    check(*args, **kwargs)
+    return capsys.readouterr().out
+
+
+def test_check_passes_a_correct_function_and_prints_the_same_report_twice(fixture_registry, capsys):
+    first = printed(capsys, "ask", define(ASK, "ask"))
+    assert first == printed(capsys, "ask", define(ASK, "ask"))
+    assert first.splitlines()[0] == "ask (Ask the model once): 2 of 2 checks passed, 2/2 points"
+    assert first.count("  PASS  ") == 2 and "FAIL" not in first
+
+
+def test_check_reads_the_wire_not_the_return_value(fixture_registry, capsys):
+    out = printed(capsys, "ask", lambda client, prompt: "Paris")
+    assert "1 of 2 checks passed" in out
+    assert "FAIL  sends one valid request with the prompt\n        why:  0 requests reached the API; expected 1" in out
+
+
+def test_check_reports_the_tools_run_through_run_tool(fixture_registry, capsys):
+    out = printed(capsys, "lookup", define(LOOKUP.replace('"Mara Voss"', '"Henrik Dahl"'), "lookup"))
+    assert "FAIL  runs the two searches through run_tool" in out
+    assert "('search', {'query': 'Henrik Dahl'})" in out
+
+
+def test_a_stub_fails_every_check_naming_its_task_and_check_never_raises(fixture_registry, capsys):
+    def ask(client, prompt):
+        raise NotImplementedError("Exercise ask: Ask the model once")
+
+    out = printed(capsys, "ask", ask)
+    assert out.count("why:  not implemented yet (NotImplementedError: Exercise ask: Ask the model once)") == 2
+    assert out.count("hint: replace the `raise NotImplementedError(...)`") == 2
+
+
+def test_an_endless_function_times_out_and_is_stopped(fixture_registry, capsys):
+    def ask(client, prompt):
+        while True:
+            pass
+
+    out = printed(capsys, "ask", ask, timeout=0.5)
+    assert out.count("timed out after 0.5 s") == 2
+    deadline = time.monotonic() + 30
+    while any(t.name == "check-call" for t in __import__("threading").enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name == "check-call" for t in __import__("threading").enumerate()), "the endless call still runs"
+
+
+def test_check_explains_an_unknown_exercise_or_a_missing_function(fixture_registry, capsys):
+    assert printed(capsys, "asq", print) == "There is no exercise 'asq'. Known exercises: ask, lookup.\n"
+    assert "expected the function ask, got a NoneType" in printed(capsys, "ask", None)
+
+
+def test_results_json_has_gradescopes_shape():
+    results = [Result("ask: sends", 1, 1), Result("ask: returns", 0, 2, "returned 'Lyon'", "return the text", hidden=True)]
+    report = results_json(results, 1.234, "x.ipynb: 1/3 points")
+    assert report == {"score": 1, "execution_time": 1.23, "output": "x.ipynb: 1/3 points", "visibility": "visible",
+                      "tests": [{"name": "ask: sends", "score": 1, "max_score": 1, "status": "passed", "output": "passed",
+                                 "visibility": "visible"},
+                                {"name": "ask: returns", "score": 0, "max_score": 2, "status": "failed",
+                                 "output": "returned 'Lyon'\nHint: return the text", "visibility": "after_published"}]}
+
+
+def test_text_report_lists_each_check_with_why_and_hint():
+    e = Exercise("ask", "ask", "Ask", [Check("a", print), Check("b", print, points=2)])
+    text = text_report(e, [Result("ask: a", 1, 1), Result("ask: b", 0, 2, "why not", "try this")])
+    assert text == ("ask (Ask): 1 of 2 checks passed, 1/3 points\n  PASS  a\n  FAIL  b\n"
+                    "        why:  why not\n        hint: try this")
+
+
+def test_summary_csv_sums_each_exercise():
+    a = results_json([Result("ask: x", 1, 1), Result("lookup: y", 2, 2), Result("lookup: z", 0, 1, "no")], 0, "")
+    b = results_json([Result("ask: x", 0, 1, "no")], 0, "")
+    rows = list(csv.reader(io.StringIO(summary_csv({"alice": a, "bob": b}))))
+    assert rows == [["submission", "score", "max", "ask", "lookup"], ["alice", "3", "4", "1", "2"], ["bob", "0", "1", "0", ""]]
+
+
+def test_a_report_is_kept_only_if_valid_and_newer_than_the_submission(tmp_path):
+    sub, report = tmp_path / "a.ipynb", tmp_path / "a.json"
+    sub.write_text("{}")
+    write_json(report, results_json([Result("ask: x", 1, 1)], 0, ""))
+    assert is_current(report, sub)["score"] == 1
+    os.utime(sub, (time.time() + 60, time.time() + 60))  # the student resubmitted
+    assert is_current(report, sub) is None
+    os.utime(sub, (0, 0))
+    report.write_text('{"score": 1}')  # half a report
+    assert is_current(report, sub) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.ipynb", "a.json"]  # no temp file left
+
+
+def test_hidden_checks_join_their_exercise_as_hidden():
+    base = load(CHECKS, Registry({}, {}))
+    merged = load(CHECKS, base)
+    assert [len(e.checks) for e in merged.exercises.values()] == [4, 4]
+    assert [c.hidden for c in merged.exercise("ask").checks] == [True] * 4
+    assert [len(e.checks) for e in base.exercises.values()] == [2, 2]  # the base registry is not changed
+
+
+def test_the_program_is_every_code_cell_up_to_the_solution_without_check_cells(tmp_path):
+    sub = read(write(tmp_path / "s.ipynb"))
+    registry = load(CHECKS, Registry({}, {}))
+    cells, problem = program(sub, registry.exercise("lookup"))
+    assert problem == "" and cells == ["import json", ASK, LOOKUP]
+    cells, _ = program(sub, registry.exercise("ask"))
+    assert cells == ["import json", ASK]
+
+
+def test_a_duplicated_solution_cell_the_last_copy_wins(tmp_path):
+    nb = notebook()
+    copy = solution("ask", "def ask(client, prompt):\n    return 'second'\n")
+    nb.cells.insert(3, copy)
+    cells, _ = program(read(write(tmp_path / "s.ipynb", nb)), load(CHECKS, Registry({}, {})).exercise("ask"))
+    assert cells[-2:] == [ASK, copy["source"]]
+
+
+def test_the_assignment_comes_from_metadata_then_grade_ids_then_file_name(tmp_path):
+    two = Registry({"ask": Exercise("ask", "ask", "", [], "solutions/01_a.ipynb"),
+                    "other": Exercise("other", "other", "", [], "solutions/02_b.ipynb")}, {})
+    nb = notebook()
+    assert [e.grade_id for e in assignment(read(write(tmp_path / "x.ipynb", nb)), two)] == ["ask"]
+    nb.metadata["course"] = {"assignment": "02_b"}
+    assert [e.grade_id for e in assignment(read(write(tmp_path / "x.ipynb", nb)), two)] == ["other"]
+    (tmp_path / "alice_02_b.ipynb").write_text("not json")
+    assert [e.grade_id for e in assignment(read(tmp_path / "alice_02_b.ipynb"), two)] == ["other"]
+    (tmp_path / "alice.ipynb").write_text("not json")
+    assert [e.grade_id for e in assignment(read(tmp_path / "alice.ipynb"), two)] == ["ask", "other"]
