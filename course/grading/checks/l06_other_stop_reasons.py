@@ -1,0 +1,94 @@
+"""Lesson 06, the other stop reasons: a switch over all seven, and pause_turn continued on the wire.
+
+stop_action(stop_reason) -> "run_tools" | "answer" | "continue" | "stop"
+  what the loop does next; an unknown value raises ValueError.
+finish_turn(client, model, prompt, *, max_continuations=3) -> str | None
+  one question, no tools: while the response is pause_turn (at most max_continuations times), send
+  the conversation back as it is; the text of an end_turn or stop_sequence response, otherwise None.
+"""
+from __future__ import annotations
+
+from ...api import Conversation, Turn
+from ...client import MODEL
+from ...scenarios import Scenario, get, say
+from ..core import CLIENT, Check, Exercise
+from .common import accepted, content, expect, returned, same_message
+
+SWITCH = {"tool_use": "run_tools", "end_turn": "answer", "stop_sequence": "answer", "max_tokens": "stop",
+          "refusal": "stop", "model_context_window_exceeded": "stop", "pause_turn": "continue"}
+NOT_TOOL_USE = "treating every stop_reason other than tool_use as an answer"
+PAUSE_FINAL = "treating pause_turn as the end: the turn is not finished, send it back"
+SEND_AS_IS = "adding a message before sending a paused turn back: send h.a as it is"
+UNKNOWN = "accepting an unknown stop_reason silently: raise, so a new value is noticed"
+NO_LIMIT = "continuing paused turns without a limit"
+
+
+def switch(ctx) -> None:
+    for reason, action in SWITCH.items():
+        out = ctx.call(reason)
+        returned(out)
+        hint = {"pause_turn": PAUSE_FINAL}.get(reason, NOT_TOOL_USE)
+        expect(out.value == action, f"stop_action({reason!r}) returned {out.value!r}, expected {action!r}", hint)
+    out = ctx.call("thinking_too_hard")
+    expect(out.error is not None and out.error.startswith("ValueError"),
+           f"stop_action('thinking_too_hard') returned {out.value!r} instead of raising ValueError", UNKNOWN)
+
+
+def always_pausing(c: Conversation) -> Turn:
+    return say(f"Still searching (part {c.calls_so_far + 1})...", stop_reason="pause_turn")
+
+
+ENDLESS_PAUSE = Scenario("grading_endless_pause", "A turn that pauses every time", "What changed in the latest release?",
+                         always_pausing)
+SCENARIOS = [ENDLESS_PAUSE]
+
+
+def ask(ctx, scenario, **options):
+    sc = get(scenario) if isinstance(scenario, str) else scenario
+    out = ctx.call(CLIENT, MODEL, sc.prompt, scenario=sc, **options)
+    accepted(out)
+    returned(out)
+    return out
+
+
+def text_of_reply(reply: dict) -> str:
+    return "".join(b.get("text", "") for b in content({"content": reply["content"]}) if b.get("type") == "text")
+
+
+def paused(ctx) -> None:
+    out = ask(ctx, "pause_turn")
+    expect(len(out.requests) >= 2, f"{len(out.requests)} request for a turn that paused; expected 2", PAUSE_FINAL)
+    want = [{"role": "user", "content": get("pause_turn").prompt}, {"role": "assistant", "content": out.replies[0]["content"]}]
+    sent = out.requests[1]["messages"]
+    expect(len(sent) == 2 and all(same_message(a, b) for a, b in zip(sent, want)),
+           f"the continuation sent {[m.get('role') for m in sent]}; expected the prompt and the paused reply, nothing more",
+           SEND_AS_IS)
+    expect(len(out.requests) == 2, f"{len(out.requests)} requests for a turn paused once; expected 2")
+    expect(out.value == text_of_reply(out.replies[1]), f"returned {out.value!r}; expected the final reply's text")
+
+
+def not_answers(ctx) -> None:
+    out = ask(ctx, "one_shot")
+    expect(out.value == "Paris", f"one_shot: returned {out.value!r}, expected 'Paris'")
+    out = ask(ctx, "refusal")
+    expect(out.value is None, f"a refusal was returned as the answer: {out.value!r}", NOT_TOOL_USE)
+    expect(len(out.requests) == 1, f"{len(out.requests)} requests after a refusal; expected 1")
+
+
+def limited(ctx) -> None:
+    out = ask(ctx, ENDLESS_PAUSE, max_continuations=2)
+    expect(len(out.requests) == 3, f"max_continuations=2 with a turn that always pauses: {len(out.requests)} requests, "
+           "expected 3", NO_LIMIT if len(out.requests) > 3 else PAUSE_FINAL)
+    expect(out.value is None, f"returned {out.value!r}; a turn still paused is not an answer", PAUSE_FINAL)
+
+
+EXERCISES = [
+    Exercise("stop_action", "stop_action", "The stop_reason switch", [
+        Check("each of the seven stop reasons, and an unknown one", switch),
+    ], notebook="solutions/06_other_stop_reasons.ipynb"),
+    Exercise("finish_turn", "finish_turn", "Continuing a paused turn", [
+        Check("pause_turn: the conversation goes back as it is, the final text is returned", paused),
+        Check("end_turn is an answer, refusal is not", not_answers),
+        Check("continuations are limited", limited),
+    ], notebook="solutions/06_other_stop_reasons.ipynb"),
+]
