@@ -8,12 +8,15 @@ turn cap can be made to make any number of calls; with a cap T, at most T+1.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .api import Conversation, Turn
 from .messages import as_dict, text_of, user
 from .pricing import cost_usd
+from .scenarios.coding import BUG
+from .tools import Tool, Toolbox, Workspace
 
 FOLLOWING = "<following>"  # Node.next default: the node listed after this one
 
@@ -24,24 +27,25 @@ class NotAWorkflow(RuntimeError):
 
 @dataclass
 class Node:
-    """One model call of a workflow: its prompt from the outputs so far, and which node comes next."""
+    """One step of a workflow: a model call (`prompt`) or plain code (`code`), and which step comes next."""
 
     name: str
-    prompt: Callable[[dict], str]  # outputs so far ({"input": ..., node name: its text}) -> this call's prompt
-    next: Callable[[dict], str | None] | str | None = FOLLOWING  # a node name, None to finish, or a router
+    prompt: Callable[[dict], str] | None = None  # outputs so far ({"input": ..., step name: its text}) -> the prompt
+    code: Callable[[dict], str] | None = None  # or: code run instead of a model call (tests, file writes, checks)
+    next: Callable[[dict], str | None] | str | None = FOLLOWING  # a step name, None to finish, or a router
     system: str | None = None
 
 
 @dataclass
 class WorkflowRun:
-    outputs: dict  # "input" and each visited node's text
-    path: list[str]  # the nodes visited, in order
-    usages: list[dict] = field(default_factory=list)  # one per call
+    outputs: dict  # "input" and each visited step's text
+    path: list[str]  # the steps visited, in order
+    usages: list[dict] = field(default_factory=list)  # one per model call
     cost_usd: float = 0.0
 
     @property
     def calls(self) -> int:
-        return len(self.path)
+        return len(self.usages)
 
 
 @dataclass
@@ -51,8 +55,13 @@ class Workflow:
     nodes: list[Node]
     max_tokens: int = 1024
 
+    @property
+    def model_nodes(self) -> int:
+        """|V|: the steps that call the model."""
+        return sum(1 for n in self.nodes if n.code is None)
+
     def run(self, client, model: str, input: str) -> WorkflowRun:
-        """Visit nodes from the first; each visit is one model call; revisiting raises NotAWorkflow."""
+        """Visit steps from the first; each model step is one call; revisiting raises NotAWorkflow."""
         by_name = {n.name: n for n in self.nodes}
         order = [n.name for n in self.nodes]
         run = WorkflowRun({"input": input}, [])
@@ -61,14 +70,17 @@ class Workflow:
             if name in run.path:
                 raise NotAWorkflow(f"node {name!r} visited twice: {' -> '.join(run.path + [name])}")
             node = by_name[name]
-            request = {"model": model, "max_tokens": self.max_tokens, "messages": [user(node.prompt(run.outputs))]}
-            if node.system:
-                request["system"] = node.system
-            response = client.messages.create(**request)
             run.path.append(name)
-            run.outputs[name] = text_of(response)
-            run.usages.append(as_dict(response.usage))
-            run.cost_usd += cost_usd(model, response.usage)
+            if node.code is not None:
+                run.outputs[name] = node.code(run.outputs)
+            else:
+                request = {"model": model, "max_tokens": self.max_tokens, "messages": [user(node.prompt(run.outputs))]}
+                if node.system:
+                    request["system"] = node.system
+                response = client.messages.create(**request)
+                run.outputs[name] = text_of(response)
+                run.usages.append(as_dict(response.usage))
+                run.cost_usd += cost_usd(model, response.usage)
             name = self._after(node, order, run.outputs)
         return run
 
@@ -96,3 +108,59 @@ def calls_exactly(k: int, tool: str = "search") -> Callable[[Conversation], Turn
 def agent_call_bound(max_turns: int | None) -> float:
     """The most calls an agent can make over all models: T+1 with a cap, unbounded (inf) without (Prop. 7.2)."""
     return float("inf") if max_turns is None else max_turns + 1
+
+
+# --- The cart.py bug as a fixed workflow (seed 003: same success, a fraction of the cost) -------------------
+
+FENCE = "```"
+
+
+def cart_workflow(ws: Workspace) -> Workflow:
+    """Run the tests (code), one call to fix cart.py from the failing output and the code (model), write the fix
+    and re-run the tests (code), one call to report (model): 2 model calls, always."""
+
+    def run_tests(outputs: dict) -> str:
+        return ws.run_python("test_cart.py")[1]
+
+    def apply_fix(outputs: dict) -> str:
+        fixed = re.search(FENCE + r"python\n(.*?)" + FENCE, outputs["fix"], re.S)
+        if fixed:
+            ws.write("cart.py", fixed.group(1))
+        return ws.run_python("test_cart.py")[1]
+
+    return Workflow([
+        Node("test", code=run_tests),
+        Node("fix", lambda o: f"The tests fail:\n{o['test']}\n\ncart.py:\n{FENCE}python\n{ws.read('cart.py')}{FENCE}\n\n"
+                              f"Return the corrected cart.py in one python code block."),
+        Node("retest", code=apply_fix),
+        Node("report", lambda o: f"Test output after the fix:\n{o['retest']}\n\nWrite a one-line report."),
+    ])
+
+
+def workflow_model(c: Conversation) -> Turn:
+    """The toy model answering the cart workflow's two prompts (no tools: everything it needs is in the prompt)."""
+    prompt = c.prompt
+    code = re.search(FENCE + r"python\n(.*?)" + FENCE, prompt, re.S)
+    if code and BUG.search(code.group(1)):
+        fixed = BUG.sub(lambda line: line.group(0).rstrip() + " * qty", code.group(1))
+        return Turn([{"type": "text", "text": "total() forgot qty.\n" + FENCE + "python\n" + fixed + FENCE}])
+    failing = re.findall(r"FAIL (\w+)", prompt)
+    report = f"Still failing: {', '.join(failing)}." if failing else "Fixed cart.py: total() now multiplies by qty; all tests pass."
+    return Turn([{"type": "text", "text": report}])
+
+
+# --- 12 x 12 with a multiply tool: giving a tool turns a one-shot question into a loop ---------------------
+
+def multiply_tools() -> Toolbox:
+    return Toolbox([Tool("multiply", "Multiply two integers. Read-only.",
+                         {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                          "required": ["a", "b"]}, lambda a, b: str(a * b), read_only=True)])
+
+
+def eager_tool_user(c: Conversation) -> Turn:
+    """Answers "12 x 12" at once without tools; with a multiply tool, calls it first (as measured: 40 of 40 runs)."""
+    if c.results():
+        return Turn([{"type": "text", "text": c.result_text(c.results()[0])}])
+    if "multiply" in c.tool_names:
+        return Turn([{"type": "tool_use", "id": "", "name": "multiply", "input": {"a": 12, "b": 12}}])
+    return Turn([{"type": "text", "text": "144"}])

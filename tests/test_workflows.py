@@ -1,11 +1,13 @@
 """Workflows versus agents by call counts (Def. 7.1, Prop. 7.2)."""
 import pytest
 
-from course.api import Rules, Turn
+from course.api import Conversation, Turn
 from course.client import MODEL, make_client
 from course.loop import Agent, Limits
+from course.scenarios import get
 from course.scenarios.search import search_tools
-from course.workflows import Node, NotAWorkflow, Workflow, agent_call_bound, calls_exactly
+from course.workflows import (Node, NotAWorkflow, Workflow, agent_call_bound, calls_exactly, cart_workflow,
+                              eager_tool_user, multiply_tools, workflow_model)
 
 
 def echo(conversation):
@@ -51,3 +53,29 @@ def test_bounds():
     assert agent_call_bound(None) == float("inf")
     with pytest.raises(ValueError):
         calls_exactly(0)
+
+
+def test_cart_workflow_fixes_the_bug_in_two_calls_cheaper_than_the_agent():
+    scenario = get("fix_failing_test")
+    workspace = scenario.workspace()
+    workflow = cart_workflow(workspace)
+    run = workflow.run(make_client(workflow_model), MODEL, scenario.prompt)
+    assert run.path == ["test", "fix", "retest", "report"]
+    assert run.calls == workflow.model_nodes == 2
+    assert workspace.run_python("test_cart.py")[0] == 0
+    assert "FAIL" in run.outputs["test"] and "FAIL" not in run.outputs["retest"]
+    assert run.outputs["report"].startswith("Fixed cart.py")
+    agent = scenario.run()
+    assert agent.subtype == "success" and agent.calls > run.calls and agent.cost_usd > run.cost_usd
+
+
+def test_workflow_model_reports_what_still_fails():
+    reply = workflow_model(Conversation({"messages": [{"role": "user", "content": "FAIL test_coupon\nreport"}]}))
+    assert reply.content[0]["text"] == "Still failing: test_coupon."
+
+
+def test_a_tool_turns_a_one_shot_question_into_a_loop():
+    with_tool = Agent(make_client(eager_tool_user), MODEL, multiply_tools()).run("What is 12 x 12?")
+    without = Agent(make_client(eager_tool_user), MODEL).run("What is 12 x 12?")
+    assert (with_tool.calls, with_tool.text) == (2, "144")
+    assert (without.calls, without.text) == (1, "144")
