@@ -1,0 +1,89 @@
+"""Lesson 08, parallel tools: read-only calls commute (Prop. 6.2), so they may run at the same time;
+their results still go back in the order they were asked.
+
+run_parallel(tool_uses, run_tool) -> list[dict]
+  runs every call at the same time; one tool_result per tool_use, in request order, is_error on failure.
+
+Concurrency is graded without timing: the reads wait at a barrier that only opens when all of them
+are running at once, and they finish in reverse order.
+"""
+from __future__ import annotations
+
+import threading
+
+from ...api import Conversation, Turn
+from ...messages import tool_use
+from ...scenarios import Scenario, say
+from ...tools import Tool, Toolbox
+from ..core import RUN_TOOL, Check, Exercise
+from .common import expect, returned
+
+SEQUENTIAL = "running the calls one after another: read-only calls can run at the same time"
+COMPLETION_ORDER = "returning results in the order the calls finished: keep the order of the tool_uses"
+FAILURE = "letting one failed call spoil the others: it becomes its own is_error result"
+
+PAGES = 3
+WAIT_S = 2.0  # how long a read waits for the others before it gives up (never reached when concurrent)
+
+
+def barrier_tools() -> Toolbox:
+    """read_page(page): blocks until all PAGES reads are running, then finishes after the next page does."""
+    barrier = threading.Barrier(PAGES)
+    finished = [threading.Event() for _ in range(PAGES)]
+
+    def read_page(page: int) -> str:
+        try:
+            barrier.wait(WAIT_S)
+        except threading.BrokenBarrierError:
+            raise RuntimeError(f"page {page} waited for the other reads, but they were not running at the same time") from None
+        if page + 1 < PAGES:
+            finished[page + 1].wait(WAIT_S)  # the last page finishes first
+        finished[page].set()
+        return f"the text of page {page}"
+
+    schema = {"type": "object", "properties": {"page": {"type": "integer"}}, "required": ["page"]}
+    return Toolbox([Tool("read_page", "Read one page of a slow book. Read-only.", schema, read_page, read_only=True)])
+
+
+def no_model(c: Conversation) -> Turn:
+    return say("This scenario only runs tools.")
+
+
+BARRIER = Scenario("grading_barrier_reads", "Reads that only finish together", "", no_model, barrier_tools)
+SCENARIOS = [BARRIER]
+
+
+def reads(*extra: dict) -> list[dict]:
+    return [tool_use(f"toolu_{p}", "read_page", {"page": p}) for p in range(PAGES)] + list(extra)
+
+
+def results(ctx, uses: list[dict]) -> list[dict]:
+    out = ctx.call(uses, RUN_TOOL, scenario=BARRIER)
+    returned(out, FAILURE)
+    got = out.value if isinstance(out.value, list) else []
+    expect([r.get("tool_use_id") for r in got if isinstance(r, dict)] == [u["id"] for u in uses],
+           f"result ids {[r.get('tool_use_id') for r in got if isinstance(r, dict)]}; expected {[u['id'] for u in uses]}",
+           COMPLETION_ORDER)
+    return got
+
+
+def concurrent(ctx) -> None:
+    got = results(ctx, reads())
+    failed = [r.get("content") for r in got if r.get("is_error")]
+    expect(not failed, f"the reads failed: {failed[0] if failed else ''}", SEQUENTIAL)
+    expect([r.get("content") for r in got] == [f"the text of page {p}" for p in range(PAGES)],
+           "the results do not carry each read's own text", COMPLETION_ORDER)
+
+
+def with_failure(ctx) -> None:
+    got = results(ctx, reads(tool_use("toolu_x", "read_page", {"page": "seven"})))
+    expect([bool(r.get("is_error")) for r in got] == [False] * PAGES + [True],
+           "with an invalid call among the reads, only that call should be an is_error result", FAILURE)
+
+
+EXERCISES = [
+    Exercise("run_parallel", "run_parallel", "Running read-only calls at the same time", [
+        Check("three reads run at the same time, results in request order", concurrent),
+        Check("a failing call among them is its own is_error result", with_failure),
+    ], notebook="solutions/08_parallel_tools.ipynb"),
+]
