@@ -26,12 +26,27 @@ def kernel_env() -> dict[str, str]:
     return env
 
 
+def coalesce(outputs: list) -> list:
+    """Join consecutive stream outputs of the same stream: how a print is split into chunks varies by run."""
+    joined: list = []
+    for out in outputs:
+        prev = joined[-1] if joined else None
+        if out.output_type == "stream" and prev is not None and prev.output_type == "stream" and prev.name == out.name:
+            prev.text += out.text
+        else:
+            joined.append(out)
+    return joined
+
+
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop what changes between runs without changing the lesson: timings, UI state, widget state."""
+    """Drop what changes between runs without changing the lesson: timings, UI state, widget state,
+    and the chunking of printed text."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         for key in VOLATILE_CELL_METADATA:
             cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce(cell.outputs)
     return nb
 
 
