@@ -1,0 +1,95 @@
+"""Lesson 09, guards: a repeated identical call and a wall-clock deadline stop the loop (study guide's five guards).
+
+repeated_call(calls, max_repeats=3) -> int | None
+  calls is a list of [name, input]; the index of the call that makes max_repeats identical calls in a
+  row (same name, equal input), or None.
+guarded_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_repeats=3, timeout_s=None,
+             clock=time.monotonic) -> (subtype, answer)
+  the loop of lesson 03 with two more guards, checked before the tools run: the same call max_repeats
+  times in a row ("error_repeated_call") and clock() - start >= timeout_s, also checked before each
+  call ("error_timeout"); otherwise "success" or "error_max_turns".
+"""
+from __future__ import annotations
+
+from ...api import Conversation, Turn
+from ...scenarios import Scenario, call, get
+from ...scenarios.search import search_tools
+from ..core import Check, Exercise
+from .common import accepted, expect, loop_args, returned
+from .l03_the_first_loop import ENDLESS
+
+IN_A_ROW = "counting repeats anywhere in the history: only identical calls in a row are a loop"
+SAME_INPUT = "comparing inputs by their text: {'a': 1, 'b': 2} and {'b': 2, 'a': 1} are the same input"
+NAME_ONLY = "comparing tool names only: the same tool with another input is progress"
+REPEAT_RUN = "running the repeated call before stopping: stop before its tool runs"
+NO_REPEAT_GUARD = "no repeated-call guard: a stuck model only stops at max_turns"
+DEADLINE = "not checking the deadline before the first call"
+
+CALLS = [  # (calls, max_repeats, expected, the mistake that gets it wrong)
+    ([["search", {"q": "a"}]] * 3, 3, 2, IN_A_ROW),
+    ([["search", {"q": "a"}], ["search", {"q": "b"}]] + [["search", {"q": "a"}]] * 3, 3, 4, IN_A_ROW),
+    ([["search", {"q": "a"}]] * 2 + [["read", {"q": "a"}]] + [["search", {"q": "a"}]] * 2, 3, None, IN_A_ROW),
+    ([["search", {"q": "a", "n": 1}], ["search", {"n": 1, "q": "a"}]], 2, 1, SAME_INPUT),
+    ([["search", {"q": "a"}], ["search", {"q": "b"}], ["search", {"q": "c"}]], 3, None, NAME_ONLY),
+    ([], 3, None, IN_A_ROW),
+]
+
+
+def repeats(ctx) -> None:
+    for calls, n, want, mistake in CALLS:
+        out = ctx.call(calls, n)
+        returned(out)
+        expect(out.value == want, f"repeated_call({calls}, {n}) returned {out.value}; expected {want}", mistake)
+
+
+def stuck_policy(c: Conversation) -> Turn:
+    """Asks for the very same search every time."""
+    return Turn([call("search", query="Aurora Run")])
+
+
+STUCK = Scenario("grading_stuck", "A model stuck on one call", "When was the director of Aurora Run born?", stuck_policy,
+                 search_tools)
+SCENARIOS = [STUCK]
+
+
+def run(ctx, scenario, **options):
+    sc = get(scenario) if isinstance(scenario, str) else scenario
+    out = ctx.call(*loop_args(sc), scenario=sc, **options)
+    accepted(out)
+    returned(out)
+    value = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
+    return out, value
+
+
+def stuck(ctx) -> None:
+    out, (subtype, answer) = run(ctx, STUCK, max_repeats=3, max_turns=10)
+    expect(len(out.requests) <= 3, f"{len(out.requests)} calls with a model repeating one call; expected 3", NO_REPEAT_GUARD)
+    expect(len(out.tool_calls) == 2, f"{len(out.tool_calls)} tools ran; the third identical call must not run", REPEAT_RUN)
+    expect(subtype == "error_repeated_call" and answer is None, f"ended ({subtype!r}, {answer!r}); expected ('error_repeated_call', None)")
+
+
+def progress(ctx) -> None:
+    out, (subtype, answer) = run(ctx, ENDLESS, max_repeats=2, max_turns=4)
+    expect(len(out.requests) == 5 and subtype == "error_max_turns",
+           f"different searches every turn, max_turns=4: {len(out.requests)} calls ending {subtype!r}; expected 5 and "
+           "'error_max_turns'", NAME_ONLY)
+    out, (subtype, answer) = run(ctx, "aurora_run", timeout_s=3600)
+    expect((subtype, answer) == ("success", "1974"), f"Aurora Run ended ({subtype!r}, {answer!r})")
+
+
+def deadline(ctx) -> None:
+    out, (subtype, answer) = run(ctx, "aurora_run", timeout_s=0)
+    expect(not out.requests and subtype == "error_timeout",
+           f"timeout_s=0: {len(out.requests)} calls ending {subtype!r}; expected none and 'error_timeout'", DEADLINE)
+
+
+EXERCISES = [
+    Exercise("repeated_call", "repeated_call", "Detecting a repeated identical call", [
+        Check("identical calls in a row, inputs compared as values", repeats),
+    ], notebook="solutions/09_guards_and_observability.ipynb"),
+    Exercise("guarded_loop", "guarded_loop", "A loop with a repeat guard and a deadline", [
+        Check("a model stuck on one call is stopped before the repeat runs", stuck),
+        Check("different calls are progress; a far deadline changes nothing", progress),
+        Check("a deadline already passed stops before the first call", deadline),
+    ], notebook="solutions/09_guards_and_observability.ipynb"),
+]
