@@ -1,0 +1,100 @@
+"""Lesson 10, managing the context: clear old tool results without breaking P1-P3, and what caching saves.
+
+clear_old_results(messages, keep, placeholder) -> list
+  a new message list in which every tool_result except those of the last `keep` turns has its content
+  replaced by `placeholder`; blocks, ids, is_error, text and tool_use blocks stay as they are.
+cache_costs(prefix_tokens, calls, price_in, min_cacheable=1024) -> (without_usd, with_usd)
+  the input cost of resending a fixed prefix on `calls` calls at price_in USD per million tokens,
+  without caching, and with a 5-minute cache (written on the first call, read after); a prefix below
+  min_cacheable tokens is silently not cached.
+"""
+from __future__ import annotations
+
+import math
+
+from ...api import APIError
+from ...api.tokens import input_tokens
+from ...api.validate import validate_request
+from ...client import MODEL
+from ...messages import assistant, text, tool_result, tool_use, user, violations
+from ...pricing import CACHE_READ, CACHE_WRITE_5M
+from ..core import Check, CheckFailed, Exercise
+from .common import content, expect, returned
+
+DROPPED = "deleting old result blocks: every tool_use still needs its tool_result (P2); replace the content instead"
+TOO_MUCH = "clearing more than the old results: tool_use blocks, text and the last turns stay as they are"
+COUNT_KEEP = "counting `keep` in messages or blocks: it counts turns (user messages holding results)"
+WRITE_PRICE = "pricing the cache write like a plain input: a 5-minute write costs 1.25x"
+READ_PRICE = "pricing cache reads like plain input: a read costs 0.1x"
+TOO_SMALL = "caching a prefix below the minimum: it is silently not cached, so nothing changes"
+
+LOG = "2026-10-07 api request ok\n" * 200
+PLACEHOLDER = "[old tool result cleared]"
+
+
+def history() -> list:
+    """Three tool-use turns (the second with two calls and a note), then the current request."""
+    return [user("Why did the API slow down on Monday?"),
+            assistant("Fetching the logs.", tool_use("t1", "fetch_log", {"service": "api"})),
+            user(tool_result("t1", LOG)),
+            assistant(tool_use("t2", "fetch_log", {"service": "worker"}), tool_use("t3", "fetch_log", {"service": "db"})),
+            user(tool_result("t2", LOG), tool_result("t3", "no such service", is_error=True), text("Focus on Monday.")),
+            assistant(tool_use("t4", "grep", {"pattern": "slow"})),
+            user(tool_result("t4", "12 matches"))]
+
+
+def expected(keep: int) -> list:
+    result_turns = [i for i, m in enumerate(history()) if any(b["type"] == "tool_result" for b in m["content"])]
+    old = set(result_turns[:max(len(result_turns) - keep, 0)])
+    return [{**m, "content": [{**b, "content": PLACEHOLDER} if i in old and b["type"] == "tool_result" else b
+                              for b in m["content"]]} for i, m in enumerate(history())]
+
+
+def clearing(ctx) -> None:
+    for keep in (1, 0, 3, 5):
+        out = ctx.call(history(), keep, PLACEHOLDER)
+        returned(out)
+        got = out.value if isinstance(out.value, list) else []
+        body = {"model": MODEL, "max_tokens": 100, "messages": got}
+        try:
+            validate_request(body)
+        except APIError as e:
+            raise CheckFailed(f"keep={keep}: the API rejects the cleared list: {e.message}", DROPPED) from None
+        found = violations(got)
+        expect(not found, f"keep={keep}: {found[0] if found else ''}", DROPPED)
+        want = expected(keep)
+        for i, (g, w) in enumerate(zip(got, want)):
+            expect(content(g) == w["content"], f"keep={keep}: messages[{i}] is {content(g)}, expected {w['content']}"[:400],
+                   COUNT_KEEP if all(b.get("type") == "tool_result" for b in content(g)[:1]) else TOO_MUCH)
+        expect(len(got) == len(want), f"keep={keep}: {len(got)} messages, expected {len(want)}", TOO_MUCH)
+    saved = input_tokens({"messages": history()}) - input_tokens({"messages": expected(1)})
+    expect(saved > 0, "clearing saves no tokens")  # holds for the data above: the logs are large
+
+
+def caching(ctx) -> None:
+    for prefix, calls, price in ((50_000, 10, 3.0), (20_000, 1, 1.0), (8_000, 40, 5.0)):
+        out = ctx.call(prefix, calls, price)
+        returned(out)
+        plain = calls * prefix * price / 1e6
+        cached = prefix * price / 1e6 * (CACHE_WRITE_5M + CACHE_READ * (calls - 1))
+        got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
+        why = f"cache_costs({prefix}, {calls}, {price}) returned {out.value}; expected ({plain:.6f}, {cached:.6f})"
+        expect(got[0] is not None and math.isclose(got[0], plain, rel_tol=1e-9), why)
+        one_call = calls == 1
+        expect(got[1] is not None and math.isclose(got[1], cached, rel_tol=1e-9), why,
+               WRITE_PRICE if one_call or (got[1] and got[1] < cached) else READ_PRICE)
+    out = ctx.call(900, 10, 3.0)
+    returned(out)
+    got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
+    expect(all(v is not None and math.isclose(v, 900 * 10 * 3.0 / 1e6, rel_tol=1e-9) for v in got),
+           f"cache_costs(900, 10, 3.0) returned {out.value}; a 900-token prefix is not cached", TOO_SMALL)
+
+
+EXERCISES = [
+    Exercise("clear_old_results", "clear_old_results", "Clearing old tool results", [
+        Check("old results cleared, the last turns kept, P1-P3 and the API still happy", clearing),
+    ], notebook="solutions/10_managing_the_context.ipynb"),
+    Exercise("cache_costs", "cache_costs", "What a prompt cache saves", [
+        Check("a write at 1.25x, reads at 0.1x, small prefixes not cached", caching),
+    ], notebook="solutions/10_managing_the_context.ipynb"),
+]
