@@ -55,9 +55,11 @@ def test_rate_limit_says_when_to_retry(mount, api):
     assert info.value.response.headers["retry-after"] == "2"
 
 
-def test_a_rate_limit_has_retry_after_by_default():
+def test_retry_after_only_when_asked_except_for_rate_limits():
     assert Fault("rate_limit").error().headers["retry-after"] == "1"
     assert "retry-after" not in Fault("overloaded").error().headers
+    assert Fault("overloaded", retry_after=0.5).error().headers["retry-after-ms"] == "500"
+    assert Fault("server_error", retry_after=3).error().headers["retry-after"] == "3"
 
 
 def test_unknown_fault_is_refused(api):
