@@ -129,6 +129,7 @@ class Explorer:
     def set(self, scenario: str | None = None, *, max_turns: int | None = None, max_budget_usd: float | None = ...,
             deny: list[str] | None = None, step: int | None = None) -> "Explorer":
         """Change controls from code, as a learner would, with one re-run; the view shows the last frame or `step`."""
+        before = self.setting
         self.quiet = True
         try:
             if scenario is not None:
@@ -141,7 +142,8 @@ class Explorer:
                 b.value = b.description in deny
         finally:
             self.quiet = False
-        self.update()
+        if self.setting != before:
+            self.update()
         if step is not None:
             self.step.value = step
         return self
