@@ -1,0 +1,61 @@
+"""Lesson 11, workflows versus agents: a workflow's calls are fixed by its code (Prop. 7.2).
+
+summarize_then_translate(client, model, text) -> str
+  a two-node prompt chain: one call summarises `text`, a second call translates that summary into
+  French; no tools, no loop, each call a fresh one-message conversation; returns the translation.
+"""
+from __future__ import annotations
+
+import hashlib
+
+from ...api import Conversation, Turn
+from ...client import MODEL
+from ...scenarios import Scenario, say
+from ..core import CLIENT, Check, Exercise
+from .common import accepted, content, expect, returned
+
+NODES = "a prompt chain has a fixed number of nodes: exactly two calls, whatever the model says"
+CHAIN = "not chaining: the second call works on the first call's output"
+FRESH = "carrying a conversation between nodes: each node is one fresh call with its own input"
+TOOLS = "offering tools in a workflow node: the code, not the model, decides the path"
+
+TEXT = ("Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film directed by "
+        "Mara Voss (born 1974), a Norwegian film director.")
+
+
+def echo_policy(c: Conversation) -> Turn:
+    """A stand-in model whose reply names the exact input it was given."""
+    digest = hashlib.sha256(c.prompt.encode()).hexdigest()[:8]
+    return say(f"Output {digest} for {len(c.prompt)} characters of input.")
+
+
+ECHO = Scenario("grading_echo", "A model whose replies name their input", TEXT, echo_policy)
+SCENARIOS = [ECHO]
+
+
+def user_text(body: dict) -> str:
+    return "".join(b.get("text", "") for m in body["messages"] if m.get("role") == "user" for b in content(m))
+
+
+def reply_text(reply: dict) -> str:
+    return "".join(b.get("text", "") for b in reply["content"] if b.get("type") == "text")
+
+
+def chain(ctx) -> None:
+    out = ctx.call(CLIENT, MODEL, TEXT, scenario=ECHO)
+    accepted(out)
+    returned(out)
+    expect(len(out.requests) == 2, f"{len(out.requests)} calls; a two-node chain makes exactly 2", NODES)
+    expect(not any(r.get("tools") for r in out.requests), "a request offered tools", TOOLS)
+    expect(all(len(r["messages"]) == 1 for r in out.requests), "a node sent more than its own one message", FRESH)
+    expect(TEXT in user_text(out.requests[0]), "the first call does not carry the text to summarise", CHAIN)
+    expect(reply_text(out.replies[0]) in user_text(out.requests[1]), "the second call does not carry the first call's output",
+           CHAIN)
+    expect(out.value == reply_text(out.replies[1]), f"returned {out.value!r}; expected the second call's text")
+
+
+EXERCISES = [
+    Exercise("summarize_then_translate", "summarize_then_translate", "A two-node prompt chain", [
+        Check("two fresh calls, the second on the first's output", chain),
+    ], notebook="solutions/11_workflows_versus_agents.ipynb"),
+]
