@@ -1,0 +1,59 @@
+"""Lesson 13, the real API: choose it only when asked and a key exists, and stream a reply.
+
+choose_backend(env) -> "live" | "local"
+  "live" only when env["COURSE_LIVE"] == "1" and env holds a non-empty ANTHROPIC_API_KEY; never prints the key.
+stream_reply(client, model, prompt) -> str
+  streams the answer with client.messages.stream, printing each piece of text as it arrives; returns the text.
+"""
+from __future__ import annotations
+
+from ...client import MODEL
+from ..core import CLIENT, Check, Exercise
+from .common import accepted, expect, returned
+from .l03_the_first_loop import LONG_ANSWER
+
+NOT_ASKED = "going live just because a key exists: the learner asks for it with COURSE_LIVE=1"
+NO_KEY = "going live without a key: fall back to the local API"
+LEAK = "printing the key: it must never appear in output or notebooks"
+NOT_STREAMED = "calling messages.create without streaming: use client.messages.stream"
+NOT_PRINTED = "not printing the pieces as they arrive: streaming is for showing text early"
+
+KEY = "sk-ant-api03-not-a-real-key-0123456789"
+ENVS = [  # (environment, backend, the mistake that gets it wrong)
+    ({}, "local", NO_KEY),
+    ({"ANTHROPIC_API_KEY": KEY}, "local", NOT_ASKED),
+    ({"COURSE_LIVE": "1"}, "local", NO_KEY),
+    ({"COURSE_LIVE": "1", "ANTHROPIC_API_KEY": ""}, "local", NO_KEY),
+    ({"COURSE_LIVE": "0", "ANTHROPIC_API_KEY": KEY}, "local", NOT_ASKED),
+    ({"COURSE_LIVE": "1", "ANTHROPIC_API_KEY": KEY}, "live", NOT_ASKED),
+]
+
+
+def backends(ctx) -> None:
+    for env, want, mistake in ENVS:
+        out = ctx.call(env)
+        returned(out)
+        expect(KEY not in out.stdout, "the key was printed", LEAK)
+        shown = {k: ("<key>" if k == "ANTHROPIC_API_KEY" and v else v) for k, v in env.items()}
+        expect(out.value == want, f"choose_backend({shown}) returned {out.value!r}, expected {want!r}", mistake)
+
+
+def streamed(ctx) -> None:
+    out = ctx.call(CLIENT, MODEL, LONG_ANSWER.prompt, scenario=LONG_ANSWER)
+    accepted(out)
+    returned(out)
+    expect(len(out.requests) == 1 and out.requests[0].get("stream") is True, "the request did not ask for a stream",
+           NOT_STREAMED)
+    text = "".join(b.get("text", "") for b in out.replies[0]["content"] if b.get("type") == "text")
+    expect(out.value == text, f"returned {str(out.value)[:60]!r}...; expected the streamed text")
+    expect(out.stdout.strip() == text.strip(), "the printed output is not the streamed text", NOT_PRINTED)
+
+
+EXERCISES = [
+    Exercise("choose_backend", "choose_backend", "Live only when asked and a key exists", [
+        Check("six environments, the key never printed", backends),
+    ], notebook="solutions/13_the_real_api.ipynb"),
+    Exercise("stream_reply", "stream_reply", "Streaming a reply", [
+        Check("the request streams, the text is printed as it arrives and returned", streamed),
+    ], notebook="solutions/13_the_real_api.ipynb"),
+]
