@@ -1,18 +1,27 @@
 """Plots of a loop's costs: input tokens per call and in total (Prop. 5.2), the
 budget against its limit (Prop. 5.4), and when tools ran (Prop. 6.2).
 
-Every function returns a matplotlib Figure built without pyplot, so a notebook
-shows it once (as the cell's value) and nbval compares only its text repr.
+Every function returns a matplotlib Figure that pyplot no longer tracks, so a
+notebook shows it once (as the cell's value, not again when the cell ends) and
+nbval compares only its text repr.
 """
 from __future__ import annotations
 
 from itertools import accumulate
 
+import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from .context import window_bound
 from .events import ToolEnd
 from .viz.style import ERROR, MUTED, OK, PALETTE
+
+
+def new_figure(height: float) -> Figure:
+    """A figure made through pyplot (so a notebook's inline backend can show it), then released by pyplot."""
+    fig = plt.figure(figsize=(7, height), layout="constrained")
+    plt.close(fig)
+    return fig
 
 
 def token_growth(inputs: list[int], *, window: int | None = None, title: str = "Input tokens per call") -> Figure:
@@ -22,7 +31,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = "
     material's model (`course.context.inputs_per_call(s, turn_sizes)`). With `window`, the note
     gives the bound K <= (W - s) / c + 1, with s = n_1 and c the smallest growth per call.
     """
-    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    fig = new_figure(3.6)
     ax = fig.subplots()
     calls = range(1, len(inputs) + 1)
     ax.bar(calls, inputs, color=PALETTE[0], label="n_k: input of call k")
@@ -49,7 +58,7 @@ def budget_spend(costs: list[float], limit: float, *, title: str = "Budget, chec
     The loop compares S_k with B only after response k has arrived, so the last bar can
     cross the line: the overshoot S_k - B is less than that one response's cost (Prop. 5.4).
     """
-    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    fig = new_figure(3.6)
     ax = fig.subplots()
     calls = list(range(1, len(costs) + 1))
     spent = list(accumulate(costs))
@@ -76,7 +85,7 @@ def tool_timeline(runs: dict[str, list], *, title: str = "When each tool call ra
     `runs` maps a label to the events of a run (`list(agent.events(prompt))`); calls that
     overlap ran in parallel, calls end to end ran one after another.
     """
-    fig = Figure(figsize=(7, 1.0 + 1.1 * len(runs)), layout="constrained")
+    fig = new_figure(1.0 + 1.1 * len(runs))
     axes = fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0]
     for ax, (label, events) in zip(axes, runs.items()):
         ends = [e for e in events if isinstance(e, ToolEnd)]

@@ -144,3 +144,12 @@ def test_tool_timeline_places_each_call_at_its_times():
     spans = [[(round(p.get_x(), 3), round(p.get_x() + p.get_width(), 3)) for p in ax.patches] for ax in fig.axes]
     assert spans == [[(0.1, 0.6), (0.1, 0.5)], [(0.1, 0.6), (0.6, 1.0)]]
     assert fig.axes[0].get_title(loc="left") == "parallel: 2 calls over 0.50 s"
+
+
+def test_figures_are_released_by_pyplot():
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    fig = token_growth([1, 2, 3])
+    assert plt.get_fignums() == before  # a notebook shows it once, as the cell's value
+    assert repr(fig) == "<Figure size 700x360 with 2 Axes>"  # what nbval compares
