@@ -21,30 +21,29 @@ def grade(grade_id: str, fn) -> list:
     return run_exercise(REGISTRY.exercise(grade_id), InProcess(fn, REGISTRY))
 
 
-def solutions() -> dict[str, str]:
-    """grade_id -> the code of its solution cell, from solutions/*.ipynb (the single source)."""
+def notebooks() -> dict[str, dict]:
+    """grade_id -> the namespace of its solution notebook, made by running every cell but the checks."""
     found = {}
     for path in sorted((ROOT / "solutions").glob("*.ipynb")):
-        for cell in nbformat.read(path, as_version=4).cells:
+        cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        namespace: dict = {}
+        for cell in cells:
+            if not cell.metadata.get("nbgrader", {}).get("grade"):
+                exec(compile(cell.source, f"<{path.name}>", "exec"), namespace)
+        for cell in cells:
             meta = cell.metadata.get("nbgrader", {})
-            if meta.get("solution") and meta.get("grade_id"):
-                found[meta["grade_id"]] = cell.source
+            if meta.get("solution"):
+                found[meta["grade_id"]] = namespace
     return found
 
 
-def define(source: str, name: str):
-    namespace: dict = {}
-    exec(compile(source, f"<{name}>", "exec"), namespace)
-    return namespace[name]
-
-
-SOLUTIONS = solutions()
+SOLUTIONS = notebooks()
 
 
 @pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
 def test_solution_gets_full_marks(exercise):
     assert exercise.grade_id in SOLUTIONS, f"no solution cell for {exercise.grade_id} in solutions/"
-    results = grade(exercise.grade_id, define(SOLUTIONS[exercise.grade_id], exercise.function))
+    results = grade(exercise.grade_id, SOLUTIONS[exercise.grade_id][exercise.function])
     assert [(r.name, r.reason) for r in results if not r.passed] == []
 
 
