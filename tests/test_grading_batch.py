@@ -1,0 +1,111 @@
+"""The batch grader end to end: the command line, resuming a killed batch, what student code can see."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hostile.notebooks import ASK, CHECKS, solution, write
+
+from course.grading.core import Check, Exercise
+from course.grading.grader import Limits, grade_batch
+from course.grading.registry import Registry
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parent.parent
+SLOW_ASK = ASK.replace("    reply =", "    import time\n    time.sleep(1)\n    reply =")
+
+
+def course(*args) -> subprocess.CompletedProcess:
+    """Run `python -m course ARGS`; if it hangs, fail with every thread's stack (faulthandler on SIGABRT)."""
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "course", *map(str, args)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    try:
+        stdout, stderr = process.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        pytest.fail(f"python -m course {' '.join(map(str, args))} hung:\n{process.communicate()[1]}")
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def reports(out: Path) -> dict[str, float]:
+    """stem -> modification time of each report written so far."""
+    return {p.stem: p.stat().st_mtime_ns for p in out.glob("*.json")}
+
+
+def test_a_batch_killed_half_way_grades_only_what_is_missing_when_started_again(tmp_path):
+    paths = [write(tmp_path / f"student{i}.ipynb", ask=SLOW_ASK) for i in range(6)]
+    out = tmp_path / "out"
+    batch = subprocess.Popen([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", CHECKS,
+                              "--jobs", "1"], cwd=ROOT, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not reports(out) and time.monotonic() < deadline and batch.poll() is None:
+        time.sleep(0.05)
+    os.killpg(batch.pid, signal.SIGKILL)
+    batch.wait()
+    before = reports(out)
+    assert 0 < len(before) < len(paths), "kill the batch half-way: some reports written, not all"
+    assert all(json.loads((out / f"{s}.json").read_text())["score"] == 5 for s in before)
+
+    again = course("grade", *paths, "--out", out, "--tests", CHECKS, "--results", tmp_path / "results.json")
+    assert again.returncode == 0, again.stderr
+    assert f"{len(paths)} submissions: {len(before)} already graded, {len(paths) - len(before)} to grade" in again.stderr
+    after = reports(out)
+    assert set(after) == {p.stem for p in paths}
+    assert {s: after[s] for s in before} == before  # kept, not graded again
+    merged = json.loads((tmp_path / "results.json").read_text())
+    assert merged["score"] == 5 * len(paths) and len(merged["tests"]) == 4 * len(paths)
+    assert len((out / "summary.csv").read_text().splitlines()) == 1 + len(paths)
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_usage_errors_exit_2_and_graded_submissions_exit_0(tmp_path):
+    assert course("grade", tmp_path / "nope.ipynb", "--out", tmp_path).returncode == 2
+    assert course("grade", "--out", tmp_path, "--tests", tmp_path / "nope").returncode == 2
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{")
+    done = course("grade", broken, "--out", tmp_path / "out", "--tests", CHECKS, "--jobs", "1")
+    assert done.returncode == 0
+    assert "not valid JSON" in json.loads((tmp_path / "out" / "broken.json").read_text())["output"]
+
+
+SPY = '''def spy():
+    import importlib.util, os, sys, anthropic
+    open("left_behind.txt", "w").write("x")
+    try:
+        seen_course_grading = importlib.util.find_spec("course.grading") is not None
+    except ImportError:
+        seen_course_grading = False
+    return {"cwd": os.getcwd(), "env": dict(os.environ), "argv": open("/proc/self/cmdline").read(),
+            "path": sys.path, "grading": seen_course_grading, "stdin": sys.stdin.read(),
+            "sdk": anthropic.__name__}
+'''
+
+
+def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folder(tmp_path):
+    seen = []
+    exercise = Exercise("spy", "spy", "What a worker sees", [Check("records", lambda ctx: seen.append(ctx.call().value))],
+                        "spy.ipynb")
+    path = tmp_path / "spy.ipynb"
+    nb = write(path)
+    nb_json = json.loads(nb.read_text())
+    nb_json["cells"] = [json.loads(json.dumps(solution("spy", SPY)))]
+    path.write_text(json.dumps(nb_json))
+    out = tmp_path / "out"
+    grade_batch([path], out, CHECKS, jobs=1, limits=Limits(call=20), registry=Registry({"spy": exercise}, {}),
+                log=lambda line: None)
+    facts = seen[0]
+    assert facts["sdk"] == "anthropic" and facts["stdin"] == ""
+    assert facts["grading"] is False
+    everything = json.dumps(facts)
+    assert str(CHECKS) not in everything and str(out) not in everything and str(tmp_path) not in everything
+    assert Path(facts["cwd"]).is_relative_to(tempfile.gettempdir())
+    assert not Path(facts["cwd"]).exists()  # the worker's folder is removed after grading
+    assert sorted(p.name for p in out.iterdir()) == ["spy.json", "summary.csv"]
