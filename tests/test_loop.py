@@ -15,6 +15,7 @@ from course.scenarios import call, get, say
 from course.tools import Tool, Toolbox
 
 NO_LIMITS = Limits(max_turns=None)
+SAFETY = 40  # a turn cap for tests of other limits: a broken limit fails the test instead of hanging it
 
 
 def echo_tools(*names, read_only=True, fn=None):
@@ -64,7 +65,7 @@ def test_the_denied_write_is_an_error_result_and_changes_nothing():
 
 def test_budget_10_at_3_per_call_stops_after_4_calls_having_spent_12():
     s = get("always_tool")
-    r = s.run(limits=Limits(max_turns=None, max_budget_usd=10), cost=lambda model, usage: 3)
+    r = s.run(limits=Limits(max_turns=SAFETY, max_budget_usd=10), cost=lambda model, usage: 3)
     assert (r.subtype, r.calls, r.cost_usd) == (MAX_BUDGET, 4, 12)
     assert 10 <= r.cost_usd < 10 + 3 and valid(r)
 
@@ -204,7 +205,7 @@ def always(q="same"):
 
 
 def test_max_total_tokens():
-    r = agent([], then=always(), limits=Limits(max_turns=None, max_total_tokens=500)).run("q")
+    r = agent([], then=always(), limits=Limits(max_turns=SAFETY, max_total_tokens=500)).run("q")
     assert r.subtype == TOKEN_BUDGET and valid(r)
     spent = [u["input_tokens"] + u["output_tokens"] for u in r.usages]
     assert sum(spent[:-1]) < 500 <= sum(spent)
@@ -212,12 +213,12 @@ def test_max_total_tokens():
 
 def test_the_wall_clock_is_checked_before_calls_and_tools():
     ticks = iter(range(10_000))
-    r = agent([], then=always(), limits=Limits(max_turns=None, timeout_s=20), clock=lambda: next(ticks)).run("q")
+    r = agent([], then=always(), limits=Limits(max_turns=SAFETY, timeout_s=20), clock=lambda: next(ticks)).run("q")
     assert r.subtype == TIMEOUT and r.calls >= 1 and valid(r)
 
 
 def test_a_repeated_identical_call_stops_the_run():
-    r = agent([], then=always(), limits=Limits(max_turns=None, max_repeats=3)).run("q")
+    r = agent([], then=always(), limits=Limits(max_turns=SAFETY, max_repeats=3)).run("q")
     assert (r.subtype, r.calls, r.turns) == (REPEATED, 3, 2) and valid(r)
     varied = agent([always("a"), always("b"), always("a"), always("b"), say("done")],
                    limits=Limits(max_turns=None, max_repeats=2)).run("q")
@@ -233,7 +234,7 @@ def test_the_human_can_answer_a_repeat_with_guidance():
 
 
 def test_tool_errors_in_a_row_hand_control_to_a_human():
-    r = agent([], then=Turn([call("nope")]), limits=Limits(max_turns=None, max_tool_errors=2)).run("q")
+    r = agent([], then=Turn([call("nope")]), limits=Limits(max_turns=SAFETY, max_tool_errors=2)).run("q")
     assert (r.subtype, r.turns) == (ESCALATED, 2) and valid(r)
 
 
