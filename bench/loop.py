@@ -144,11 +144,51 @@ def bench_loop(turns: tuple[int, ...] = TURNS, repeats: dict[int, int] | None = 
             "request_bytes": {"ours": ours_bytes, "floor": floor_bytes},
         })
     first = rows[0]
-    return {
-        "scenario": SCENARIO,
-        "rows": rows,
-        "targets": {
-            f"ours <= {TARGET_FLOOR_RATIO}x floor at {first['turns']} turns": first["ours_vs_floor"] <= TARGET_FLOOR_RATIO,
-            "ours <= tool_runner at every length": all(r["ours_vs_tool_runner"] <= 1.0 for r in rows),
-        },
+    targets = {
+        f"ours <= {TARGET_FLOOR_RATIO}x floor at {first['turns']} turns": first["ours_vs_floor"] <= TARGET_FLOOR_RATIO,
+        "ours <= tool_runner at every length": all(r["ours_vs_tool_runner"] <= 1.0 for r in rows),
     }
+    return {"scenario": SCENARIO, "rows": rows, "targets": targets,
+            "profile": [] if all(targets.values()) else profile(first["turns"])}
+
+
+AREAS = [("anthropic/", "SDK (anthropic)"), ("httpx2/", "SDK transport (httpx2)"), ("pydantic", "pydantic"),
+         ("course/api/", "local API (course/api)"), ("course/tools/", "tools (course/tools)"),
+         ("course/", "loop (course/loop and helpers)"), ("jsonschema", "jsonschema"), ("/json/", "json")]
+
+
+def profile(turns: int = TURNS[0], runs: int = 20) -> list[tuple[str, float]]:
+    """Where ours' time goes: self time by area, as shares of the total, largest first (cProfile)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        run_ours(turns)
+    profiler.disable()
+    shares: dict[str, float] = {}
+    for (path, _, _), (_, _, self_time, _, _) in pstats.Stats(profiler).stats.items():
+        area = next((label for key, label in AREAS if key in path), "other (stdlib, builtins)")
+        shares[area] = shares.get(area, 0.0) + self_time
+    total = sum(shares.values())
+    return sorted(((a, t / total) for a, t in shares.items()), key=lambda x: -x[1])
+
+
+def table(figures: dict) -> str:
+    """The figures as Markdown tables."""
+    lines = ["| turns | calls | runs | ours ms/call | tool_runner ms/call | floor ms/call | ours / floor | "
+             "ours / tool_runner | tool_runner / floor |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in figures["rows"]:
+        ms = r["ms_per_call"]
+        lines.append(f"| {r['turns']:,} | {r['calls']:,} | {r['repeats']} | {ms['ours']:.2f} | {ms['tool_runner']:.2f} | "
+                     f"{ms['floor']:.2f} | {r['ours_vs_floor']:.2f}x | {r['ours_vs_tool_runner']:.2f}x | "
+                     f"{r['tool_runner_vs_floor']:.2f}x |")
+    same = all(r["request_bytes"]["ours"] == r["request_bytes"]["floor"] for r in figures["rows"])
+    sizes = ", ".join(f"{r['turns']:,} turns: {r['request_bytes']['ours']:,}" for r in figures["rows"])
+    lines += ["", f"Request bytes sent per run, ours and floor: {'identical' if same else 'DIFFERENT'} ({sizes})."]
+    if figures.get("profile"):
+        lines += ["", f"Where ours' time goes at {figures['rows'][0]['turns']} turns (cProfile self time):", "",
+                  "| area | share |", "|---|---:|"]
+        lines += [f"| {area} | {share:.0%} |" for area, share in figures["profile"]]
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""`python -m bench`: run every benchmark and rewrite docs/BENCHMARKS.md with the figures.
+
+`python -m bench loop grading` runs only those and prints their tables without touching the file.
+"""
+from __future__ import annotations
+
+import datetime
+import importlib
+import importlib.metadata
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+FIGURES = ROOT / "build" / "bench-figures.json"  # the raw figures of the last run
+PACKAGES = ["anthropic", "httpx2", "pydantic", "jsonschema", "nbclient", "ipykernel"]
+# name -> (module, function, title, what it measures)
+BENCHMARKS = {
+    "loop": ("bench.loop", "bench_loop", "Loop: per-call overhead",
+             "The always_tool scenario (every response asks for one more search) run for N turns, N+1 model calls, "
+             "through the genuine SDK client. *ours*: `course.loop.Agent` on the local API (validation, policy, "
+             "usage, loop). *tool_runner*: the SDK's `client.beta.messages.tool_runner` with a `@beta_tool` and "
+             "`max_iterations=N+1` on the same local API (`thread=False`, so it re-sends the history as ours does). "
+             "*floor*: the same SDK client on an `httpx2.MockTransport` returning canned Message JSON (no validation, "
+             "no policy, no loop), sending exactly ours' request bodies. Each request re-sends the whole history, so "
+             "ms/call is the mean over a run and grows with N. Runs are interleaved (order rotated each repetition); "
+             "figures are medians, ratios are medians of ratios paired within a repetition."),
+    "grading": ("bench.grading", "bench_grading", "Grading: throughput and hostile submissions",
+                "20 submissions of lesson 03's `agent_loop` built from `solutions/03_the_first_loop.ipynb`: 8 correct, "
+                "4 partially wrong (from `tests/mistakes/`), 8 hostile. nbgrader and otter-grader run from their own "
+                "venvs under `build/bench-envs/` with the same checks as ours, one test cell (otter: test case) per "
+                "check, calling the course's in-kernel check runner; the last two are hidden tests. The correct "
+                "grade is what the submission's honest part (the function without the hostile lines; the stub for "
+                "cheats) earns from the course's checks. Every tool is run as a command, in turn, on the same "
+                "machine."),
+    "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: re-run and re-render",
+                 "The loop explorer per scenario, without a front end: moving the max_turns slider re-runs the "
+                 "scenario and redraws; moving the step slider redraws a stored frame. Target: 100 ms per change."),
+}
+
+
+def available() -> dict:
+    """The benchmarks whose module exists (bench/explorer.py is optional)."""
+    found = {}
+    for name, (module, *_rest) in BENCHMARKS.items():
+        try:
+            found[name] = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+    return found
+
+
+def version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine() -> list[str]:
+    envs = ROOT / "build" / "bench-envs"
+    tools = [(envs / t / ".installed").read_text() for t in ("nbgrader", "otter") if (envs / t / ".installed").exists()]
+    return [f"- CPU cores: {os.cpu_count()} ({platform.machine()}, {platform.system()} {platform.release()})",
+            f"- Python {platform.python_version()}; " + ", ".join(f"{p} {version(p)}" for p in PACKAGES),
+            f"- grading tools (own venvs): {', '.join(tools) or 'none installed'}"]
+
+
+def render(figures: dict, modules: dict, started: datetime.datetime, seconds: float, load: tuple) -> str:
+    lines = ["# Benchmarks", "",
+             "Written by `make bench` (`.venv/bin/python -m bench`), which runs every benchmark and rewrites this "
+             "file; do not edit it by hand. The machine is shared: figures are ratios measured side by side in one "
+             "run, and absolute times are only indicative.", "",
+             f"Run of {started:%Y-%m-%d %H:%M} UTC, {seconds / 60:.1f} minutes; "
+             f"load average {load[0]:.1f} at the start, {load[1]:.1f} at the end.", "", *machine(), ""]
+    for name, result in figures.items():
+        _module, _fn, title, what = BENCHMARKS[name]
+        lines += [f"## {title}", "", what, "", modules[name].table(result), ""]
+        for target, met in result.get("targets", {}).items():
+            lines.append(f"- {'met' if met else '**not met**'}: {target}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str]) -> int:
+    modules = available()
+    chosen = argv or list(modules)
+    unknown = [n for n in chosen if n not in modules]
+    if unknown:
+        print(f"unknown or missing benchmark {', '.join(unknown)}; available: {', '.join(modules)}", file=sys.stderr)
+        return 2
+    started, clock, load = datetime.datetime.now(datetime.timezone.utc), time.monotonic(), os.getloadavg()[0]
+    figures = {}
+    for name in chosen:
+        print(f"running {name}...", file=sys.stderr, flush=True)
+        figures[name] = getattr(modules[name], BENCHMARKS[name][1])()
+        print(modules[name].table(figures[name]), flush=True)
+    if not argv:
+        FIGURES.parent.mkdir(exist_ok=True)
+        FIGURES.write_text(json.dumps(figures, indent=1))
+        DOC.parent.mkdir(exist_ok=True)
+        DOC.write_text(render(figures, modules, started, time.monotonic() - clock, (load, os.getloadavg()[0])))
+        print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

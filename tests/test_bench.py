@@ -1,0 +1,81 @@
+"""Smoke tests of the benchmarks: each runs with tiny sizes and returns well-formed figures (no timing asserted)."""
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+
+from bench import __main__ as runner
+from bench import grading, loop
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "solutions" / f"{grading.NOTEBOOK}.ipynb"
+needs_solution = pytest.mark.skipif(not SOLUTION.exists(), reason=f"{SOLUTION.name} not written yet")
+
+
+@pytest.fixture(scope="module")
+def loop_figures():
+    return loop.bench_loop(turns=(2, 3), repeats={2: 2, 3: 1})
+
+
+def test_loop_figures_are_well_formed(loop_figures):
+    rows = loop_figures["rows"]
+    assert [r["turns"] for r in rows] == [2, 3] and [r["calls"] for r in rows] == [3, 4]
+    for r in rows:
+        assert set(r["ms_per_call"]) == {"ours", "tool_runner", "floor"}
+        assert all(ms > 0 for ms in r["ms_per_call"].values())
+        assert r["ours_vs_floor"] > 0 and r["ours_vs_tool_runner"] > 0
+        assert r["request_bytes"]["ours"] == r["request_bytes"]["floor"] > 0  # the floor sends ours' bytes
+    assert len(loop_figures["targets"]) == 2 and all(isinstance(v, bool) for v in loop_figures["targets"].values())
+    assert "| 2 | 3 |" in loop.table(loop_figures)
+
+
+def test_profile_shares_add_up():
+    shares = loop.profile(turns=1, runs=1)
+    assert abs(sum(s for _, s in shares) - 1) < 1e-9
+    assert any(area == "local API (course/api)" for area, _ in shares)
+
+
+def test_runner_writes_machine_date_and_command(loop_figures):
+    started = datetime.datetime(2026, 1, 2, 3, 4, tzinfo=datetime.timezone.utc)
+    doc = runner.render({"loop": loop_figures}, {"loop": loop}, started, 60.0, (1.0, 2.0))
+    assert "make bench" in doc and "2026-01-02 03:04 UTC" in doc and "CPU cores:" in doc and "anthropic " in doc
+    assert "## Loop: per-call overhead" in doc
+
+
+@needs_solution
+def test_submissions_mix_and_correct_grades():
+    subs = grading.submissions(SOLUTION)
+    assert len(subs) == 20 and len({s.student for s in subs}) == 20
+    assert {s.kind for s in subs} == {"correct", "partial", "hostile"}
+    assert {s.case for s in subs if s.kind == "hostile"} == set(grading.HOSTILE)
+    picked = [next(s for s in subs if s.kind == "correct"), next(s for s in subs if s.case == "set_custom_exc")]
+    correct, maximum = grading.correct_grades(picked)
+    assert correct[picked[0].student] == maximum and correct[picked[1].student] == 0  # the solution, the stub
+
+
+@needs_solution
+@pytest.mark.slow
+def test_grading_bench_runs_our_grader(tmp_path):
+    figures = grading.bench_grading(SOLUTION, tools=("ours",), limit=1, base=tmp_path)
+    ours = figures["tools"]["ours"]
+    assert figures["benign"] == 2 and ours["per_minute"] > 0
+    assert set(ours["hostile"]) == {"while_true"}
+    assert "while_true" in grading.table(figures)
+
+
+def test_outcome_names_each_kind_of_result():
+    outcome = grading.outcome
+    assert outcome(grading.Graded(1, None, "timeout"), 9, 9).startswith("hangs")
+    assert outcome(grading.Graded(1, 9, "graded"), 9, 9).startswith("correct grade")
+    assert outcome(grading.Graded(1, 9, "graded"), 0, 9).startswith("full marks wrongly")
+    assert outcome(grading.Graded(1, 0, "graded"), 9, 9).startswith("0")
+
+
+def test_explorer_bench_if_present():
+    modules = runner.available()
+    if "explorer" not in modules:
+        pytest.skip("bench/explorer.py not written yet")
+    figures = modules["explorer"].bench_explorer(repeats=1)
+    assert figures["scenarios"] and "|" in modules["explorer"].table(figures)
