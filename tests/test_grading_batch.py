@@ -79,12 +79,11 @@ def test_usage_errors_exit_2_and_graded_submissions_exit_0(tmp_path):
 SPY = '''def spy():
     import importlib.util, os, sys, anthropic
     open("left_behind.txt", "w").write("x")
-    try:
-        seen_course_grading = importlib.util.find_spec("course.grading") is not None
-    except ImportError:
-        seen_course_grading = False
+    import course.grading
+    seen_checks = importlib.util.find_spec("course.grading.checks") is not None
+    course.grading.check("spy", spy)  # a student's own check() call is harmless
     return {"cwd": os.getcwd(), "env": dict(os.environ), "argv": open("/proc/self/cmdline").read(),
-            "path": sys.path, "grading": seen_course_grading, "stdin": sys.stdin.read(),
+            "path": sys.path, "checks": seen_checks, "grading": os.listdir(course.grading.__path__[0]), "stdin": sys.stdin.read(),
             "sdk": anthropic.__name__}
 '''
 
@@ -103,7 +102,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
                 log=lambda line: None)
     facts = seen[0]
     assert facts["sdk"] == "anthropic" and facts["stdin"] == ""
-    assert facts["grading"] is False
+    assert facts["checks"] is False and facts["grading"] == ["__init__.py"]
     everything = json.dumps(facts)
     assert str(CHECKS) not in everything and str(out) not in everything and str(tmp_path) not in everything
     assert Path(facts["cwd"]).is_relative_to(tempfile.gettempdir())

@@ -1,8 +1,9 @@
 """Processes for student code: a fork server that has imported the SDK once, and one worker per exercise.
 
 The fork server is `child.py` copied into a private temp folder and run as `python -I -S -B` with a
-scrubbed environment and a sys.path of links to the installed packages, where `course` has no
-`grading` (the checks and any hidden tests are not importable, and no path to them is passed).
+scrubbed environment and a sys.path of links to the installed packages, where `course.grading` is a
+stand-in whose `check()` does nothing (the checks and any hidden tests are not importable, and no
+path to them is passed).
 Each worker gets its own process group, temp folder, memory and file-size limits, and, when the
 grader runs as root with world-readable packages (Gradescope), the uid of `nobody`.
 """
@@ -36,10 +37,21 @@ class Gone(Exception):
         self.timed_out = timed_out
 
 
+# course.grading as a worker sees it: `from course.grading import check` works, and no check is there
+GRADING_STAND_IN = '''"""Stand-in for course.grading in a grading worker: the grader runs the checks, not this process."""
+
+
+def check(grade_id, fn, **options):
+    """Does nothing here: the grader calls the function itself."""
+'''
+
+
 def site_view(root: Path) -> list[str]:
-    """A folder of links to the installed packages, without `course.grading` and without .pth hooks."""
+    """A folder of links to the installed packages, where course.grading is a stand-in without checks,
+    and no .pth hooks run."""
     view = root / "site"
-    (view / "course").mkdir(parents=True)
+    (view / "course" / "grading").mkdir(parents=True)
+    (view / "course" / "grading" / "__init__.py").write_text(GRADING_STAND_IN)
     for site_dir in site.getsitepackages():
         for entry in Path(site_dir).iterdir():
             name = entry.name
