@@ -36,7 +36,13 @@ BENCHMARKS = {
                 "check, calling the course's in-kernel check runner; the last two are hidden tests. The correct "
                 "grade is what the submission's honest part (the function without the hostile lines; the stub for "
                 "cheats) earns from the course's checks. Every tool is run as a command, in turn, on the same "
-                "machine."),
+                "machine. The solution notebook's own test cell, `check(\"agent_loop\", agent_loop)`, prints a "
+                "report and never raises, so as an nbgrader test cell it would score every submission full; hence "
+                "one asserting cell per check for nbgrader and otter. Hostile cases: `while_true`, `os_exit`, "
+                "`sys_exit` and `input` follow a correct function in the graded cell; `set_custom_exc` (swallow "
+                "every exception), `patch_test_runner` (make `course.grading.runner.run_check` pass everything) and "
+                "`rewrite_hidden_tests` (overwrite otter-format test files found near the notebook) follow the "
+                "unimplemented stub; `eq_always_true` returns a `str` subclass whose `__eq__` is always True."),
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: re-run and re-render",
                  "The loop explorer per scenario, without a front end: moving the max_turns slider re-runs the "
                  "scenario and redraws; moving the step slider redraws a stored frame. Target: 100 ms per change."),
