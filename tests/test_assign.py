@@ -1,0 +1,89 @@
+"""exercises/ is generated from solutions/ (the single source), and the solutions are nbgrader source notebooks."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.grading.assign import exercise_notebook, generate, stub
+
+ROOT = Path(__file__).resolve().parent.parent
+NBGRADER_VENV = ROOT / "build" / "nbgrader-venv"  # nbgrader's pins stay out of the course's environment
+
+
+def test_a_solution_block_becomes_a_stub_naming_its_task_at_its_indentation():
+    source = "def f(x):\n    ### BEGIN SOLUTION\n    return x + 1\n    ### END SOLUTION\n\nprint(1)\n"
+    assert stub(source, "f_id", 'Add "one"', code=True) == (
+        'def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError("Exercise f_id: Add \\"one\\"")\n\nprint(1)\n')
+    assert stub("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION", "q", "", code=False) == "Why?\nYOUR ANSWER HERE"
+
+
+def test_the_exercise_notebook_drops_solutions_hidden_tests_and_outputs():
+    meta = {"nbgrader": {"schema_version": 3, "grade": False, "solution": True, "locked": False, "grade_id": "top"}}
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("### BEGIN SOLUTION\nanswer = 42\n### END SOLUTION", metadata=meta,
+                                  outputs=[nbformat.v4.new_output("stream", text="42")], execution_count=3),
+        nbformat.v4.new_code_cell("assert answer\n### BEGIN HIDDEN TESTS\nassert answer == 42\n### END HIDDEN TESTS\n")])
+    out = exercise_notebook(nb, "01_x", {"top": "The answer"})
+    assert out.metadata["course"] == {"assignment": "01_x"}
+    assert out.cells[0].source == '# YOUR CODE HERE\nraise NotImplementedError("Exercise top: The answer")'
+    assert out.cells[0].metadata["tags"] == ["raises-exception"]  # a top-level stub raises when run
+    assert out.cells[0].outputs == [] and out.cells[0].execution_count is None
+    assert out.cells[1].source == "assert answer\n"
+    assert nb.cells[0].source.startswith("### BEGIN SOLUTION")  # the solution notebook is unchanged
+
+
+def comparable(path: Path) -> dict:
+    """What the generator decides: every cell's type, source and metadata, and the notebook's course stamp."""
+    nb = nbformat.read(path, as_version=4)
+    return {"course": nb.metadata.get("course"),
+            "cells": [(c.cell_type, c.source, dict(c.metadata)) for c in nb.cells]}
+
+
+def test_the_committed_exercises_are_what_the_generator_makes_of_the_solutions(tmp_path):
+    solutions = sorted((ROOT / "solutions").glob("*.ipynb"))
+    assert solutions, "no solutions/*.ipynb"
+    made = generate(ROOT / "solutions", tmp_path)
+    committed = sorted((ROOT / "exercises").glob("*.ipynb"))
+    assert [p.name for p in committed] == [p.name for p in made], "run `make exercises` (python -m course assign)"
+    for mine, theirs in zip(made, committed):
+        assert comparable(theirs) == comparable(mine), f"{theirs.name} is stale: run `make exercises`"
+
+
+@pytest.fixture(scope="module")
+def nbgrader() -> Path:
+    """nbgrader in its own venv under build/, installed once from PyPI and reused."""
+    exe = NBGRADER_VENV / "bin" / "nbgrader"
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(NBGRADER_VENV)], check=True)
+        pip = subprocess.run([str(NBGRADER_VENV / "bin" / "pip"), "install", "-q", "nbgrader"], capture_output=True,
+                             text=True)
+        if pip.returncode:
+            pytest.skip(f"PyPI unreachable, nbgrader could not be installed: {pip.stderr.strip()[-300:]}")
+    return exe
+
+
+@pytest.mark.slow
+def test_nbgrader_generates_the_assignment_from_the_solutions_and_strips_them(nbgrader, tmp_path):
+    lesson = tmp_path / "source" / "lesson"
+    lesson.mkdir(parents=True)
+    for p in (ROOT / "solutions").glob("*.ipynb"):
+        (lesson / p.name).write_bytes(p.read_bytes())
+    done = subprocess.run([str(nbgrader), "generate_assignment", "lesson", f"--CourseDirectory.root={tmp_path}",
+                           "--no-db", "--force"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "HOME": str(tmp_path)}, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    released = sorted((tmp_path / "release" / "lesson").glob("*.ipynb"))
+    assert [p.name for p in released] == sorted(p.name for p in lesson.glob("*.ipynb"))
+    for path in released:
+        text = path.read_text()
+        blocks = (lesson / path.name).read_text().count("### BEGIN SOLUTION")
+        assert blocks and "### BEGIN SOLUTION" not in text
+        cells = json.loads(text)["cells"]
+        stubs = sum("".join(c["source"]).count("raise NotImplementedError()") for c in cells)
+        assert stubs == blocks, path.name
