@@ -180,7 +180,7 @@ class LocalAPI:
             raise APIError(400, "invalid_request_error", f"prompt is too long: {n_in} tokens > {self.context_window} maximum")
         turn = self._ask_policy(body)
         call = Conversation(body).calls_so_far + 1
-        content = [_with_id(b, call, j) for j, b in enumerate(turn.content)]
+        content = obey_tool_choice([_with_id(b, call, j) for j, b in enumerate(turn.content)], body.get("tool_choice"))
         stop = turn.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
         content, stop, sequence = cut(content, stop, body.get("stop_sequences") or [],
                                       body["max_tokens"], self.context_window - n_in)
@@ -245,6 +245,19 @@ def _with_id(block: dict, call: int, j: int) -> dict:
     if block.get("type") == "tool_use" and not block.get("id"):
         return {**block, "id": f"toolu_local_{call:03d}_{j}"}
     return dict(block)
+
+
+def obey_tool_choice(content: list[dict], choice: dict | None) -> list[dict]:
+    """What tool_choice allows: "none" removes tool calls, disable_parallel_tool_use keeps only the first.
+
+    ("any" and "tool" are up to the policy: the handler cannot invent a call the policy did not make.)
+    """
+    if choice and choice["type"] == "none":
+        return [b for b in content if b["type"] != "tool_use"]
+    if choice and choice.get("disable_parallel_tool_use"):
+        first = next((i for i, b in enumerate(content) if b["type"] == "tool_use"), None)
+        return [b for i, b in enumerate(content) if b["type"] != "tool_use" or i == first]
+    return content
 
 
 def cut(content: list[dict], stop: str, stop_sequences: list[str], max_tokens: int, room: int):

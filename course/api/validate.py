@@ -34,6 +34,7 @@ def validate_request(body, *, count_only: bool = False) -> None:
             raise invalid("max_tokens: Input should be a positive integer")
     _validate_system(body.get("system"))
     _validate_tools(body.get("tools"))
+    _validate_tool_choice(body.get("tool_choice"), body.get("tools"))
     _validate_stop_sequences(body.get("stop_sequences"))
     _validate_thread(body.get("thread"))
     _validate_messages(body.get("messages"))
@@ -52,6 +53,21 @@ def _validate_stop_sequences(seqs) -> None:
         return
     if not isinstance(seqs, list) or any(not isinstance(s, str) or not s.strip() for s in seqs):
         raise invalid("stop_sequences: each stop sequence must be a non-empty string that is not only whitespace")
+
+
+def _validate_tool_choice(choice, tools) -> None:
+    """auto, any, tool (with a name) or none; disable_parallel_tool_use lives inside it, except for none."""
+    if choice is None:
+        return
+    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
+        raise invalid("tool_choice: Input tag found using 'type' does not match any of the expected tags: "
+                      "'auto', 'any', 'tool', 'none'")
+    if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
+        raise invalid("tool_choice.tool.name: Field required")
+    if choice["type"] == "none" and "disable_parallel_tool_use" in choice:
+        raise invalid("tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted")
+    if choice["type"] != "none" and not tools:
+        raise invalid("tool_choice may only be specified while providing tools.")
 
 
 def _validate_thread(thread) -> None:
