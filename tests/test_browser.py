@@ -31,7 +31,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDGETS_EXTENSION = Path(sys.prefix, "share", "jupyter", "labextensions", "@jupyter-widgets", "jupyterlab-manager")
-START_S, RUN_S = 120, 180  # generous: the machine may be busy
+START_S, RUN_S, CHANGE_S = 120, 180, 60  # generous: the machine may be busy
 NO_NEWS = {"fetchNews": "false", "checkForUpdates": False}
 
 if not Path(CHROMIUM).exists():
@@ -134,8 +134,8 @@ def test_explorer_outcome_follows_the_max_turns_slider(lab):
             handle.press("Home")  # max_turns 0
             handle.press("ArrowRight")  # max_turns 1
             expect(slider.locator(".widget-readout")).to_have_text("1")
-            expect(outcome).to_have_text("error_max_turns")
-            expect(explorer.locator(".course-frame")).to_contain_text("model calls: 2 / 2 (T+1)")
+            expect(outcome).to_have_text("error_max_turns", timeout=CHANGE_S * 1000)
+            expect(explorer.locator(".course-frame")).to_contain_text("model calls: 2 / 2 (T+1)", timeout=CHANGE_S * 1000)
 
             SHOT.parent.mkdir(parents=True, exist_ok=True)
             explorer.screenshot(path=str(SHOT))
