@@ -242,7 +242,10 @@ def test_an_interrupt_during_a_tool_leaves_a_valid_history():
     def hang(q=""):
         raise KeyboardInterrupt
 
-    r = agent([always("x"), always("y")], tools=echo_tools("look", fn=lambda q="": "ok" if q == "x" else hang())).run("q")
+    try:
+        r = agent([always("x"), always("y")], tools=echo_tools("look", fn=lambda q="": "ok" if q == "x" else hang())).run("q")
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped the loop without a Result")
     assert r.subtype == DURING_EXECUTION and "interrupted" in r.detail
     assert len(r.messages) == 3 and valid(r)
 
