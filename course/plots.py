@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from .context import window_bound
 from .events import ToolEnd
-from .viz.style import ERROR, MUTED, OK, PALETTE
+from .viz.style import ERROR, OK, PALETTE
 
 
 def new_figure(height: float) -> Figure:
@@ -95,9 +95,9 @@ def tool_timeline(runs: dict[str, list], *, title: str = "When each tool call ra
         span = max((e.ended for e in ends), default=0) - min((e.started for e in ends), default=0)
         ax.set_yticks(range(len(ends)), [f"#{row + 1}" for row in range(len(ends))], fontsize=8)
         ax.invert_yaxis()
-        ax.set_xlim(left=0)
-        ax.set_ylabel(label, color=MUTED)
         ax.set_title(f"{label}: {len(ends)} calls over {span:.2f} s", fontsize=9, loc="left")
+    last = max((e.ended for events in runs.values() for e in events if isinstance(e, ToolEnd)), default=0)
+    axes[-1].set_xlim(0, 1.4 * last or 1)  # the axes share x: room for every run's bars and their labels
     axes[-1].set_xlabel("seconds since the run started")
     fig.suptitle(title)
     return fig
