@@ -123,3 +123,12 @@ def test_every_scenario_steps_through_valid_histories(name):
     assert e.frames[-1].outcome is not None and e.frames[-1].calls <= 2  # T+1
     e.set(step=1)
     assert "step 1 / " in e.view.value and e.step.value == 1
+
+
+def test_the_benchmark_measures_re_runs_and_steps(runs):
+    from bench.explorer import bench_scenario
+
+    figures = bench_scenario("one_shot", repeats=1)
+    assert set(figures) == {"rerun_median_ms", "rerun_max_ms", "step_median_ms", "step_max_ms"}
+    assert all(v > 0 for v in figures.values())
+    assert len(runs) == 1 + 2 * 4  # the explorer's first run, then every setting of both repetitions re-run
