@@ -93,6 +93,7 @@ class LocalAPI:
         return self
 
     def handle(self, method: str, path: str, headers: dict, body: bytes) -> Reply:
+        """One HTTP request in, one HTTP reply out: the whole API, whichever mount carried it."""
         with self._lock:
             self._count += 1
             request_id = f"req_local_{self._count:04d}"
@@ -120,6 +121,7 @@ class LocalAPI:
             return self._done(path, parsed, e.status, request_id, e.body(request_id), e.headers)
 
     def _parse(self, method: str, path: str, headers: dict, body: bytes) -> dict:
+        """The JSON body, after the checks that come before validation: 404, 401, 413, unparsable JSON."""
         lower = {k.lower(): v for k, v in headers.items()}
         if path not in ("/v1/messages", "/v1/messages/count_tokens") or method != "POST":
             raise APIError(404, "not_found_error", f"Not found: {method} {path}")
@@ -156,6 +158,7 @@ class LocalAPI:
                 {"role": "assistant", "content": message["content"]}]}
 
     def _fail(self, fault: Fault | None) -> None:
+        """Apply this request's injected fault, if any: wait, then answer with its error."""
         if fault is None:
             return
         time.sleep(fault.seconds)
