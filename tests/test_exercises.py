@@ -63,3 +63,14 @@ def test_every_exercise_has_a_notebook_cell_and_unique_id():
     ids = [e.grade_id for e in checks.EXERCISES]
     assert len(ids) == len(set(ids))
     assert set(ids) <= set(SOLUTIONS)
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError("the exercise's stub")
+
+
+@pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
+def test_a_stub_fails_every_check(exercise):
+    results = grade(exercise.grade_id, stub)
+    assert [r.name for r in results if r.passed] == []
+    assert all(r.reason.startswith("not implemented yet") for r in results)
