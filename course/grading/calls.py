@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import TYPE_CHECKING
 
-from ..scenarios import Scenario
 from .core import CLIENT, RUN_TOOL, Outcome
+
+if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
+    from ..scenarios import Scenario
 
 MESSAGES = "/v1/messages"  # count_tokens requests are recorded by the API but are not turns
 

@@ -20,6 +20,7 @@ import sys
 import urllib.request
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
+TLS = None  # one TLS context, made once by the fork server: building one costs ~0.2 s per client
 MAGIC = re.compile(r"^(\s*)([%!].*)$", re.MULTILINE)  # IPython magics and shell escapes
 
 
@@ -177,14 +178,36 @@ def worker(sock: socket.socket) -> None:
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors})
     while callable(fn) and (call := channel.receive()) is not None:
-        client = None
-        if call.get("base_url"):
-            import anthropic  # preloaded by the fork server
-
-            client = anthropic.Anthropic(api_key="grader", base_url=call["base_url"], max_retries=0,
-                                         timeout=call["timeout"])
+        client = sdk_client(call["base_url"], call["timeout"]) if call.get("base_url") else None
         args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(call["tool_url"]))
         channel.send(invoke(fn, args, kwargs))
+
+
+def sdk_client(base_url: str, timeout: float):
+    """The genuine SDK client on the grader's loopback API (no retries: every request is the student's)."""
+    import anthropic
+
+    return anthropic.Anthropic(api_key="grader", base_url=base_url, max_retries=0, timeout=timeout,
+                               http_client=anthropic.DefaultHttpxClient(verify=TLS or True))
+
+
+def preload() -> None:
+    """Import the SDK and build one client, so that every forked worker starts warm."""
+    global TLS
+    try:
+        import ssl
+
+        import anthropic  # noqa: F401
+    except ImportError:  # no SDK installed: workers still grade functions that do not use CLIENT
+        return
+    TLS = ssl.create_default_context()
+    sdk_client("http://127.0.0.1:9", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    try:  # what notebooks import first (course.grading here is the grader's stand-in)
+        import course.client  # noqa: F401
+        import course.loop  # noqa: F401
+        import course.scenarios  # noqa: F401
+    except ImportError:
+        pass
 
 
 def fork_server(control: socket.socket) -> None:
@@ -212,10 +235,7 @@ def fork_server(control: socket.socket) -> None:
 
 def main(argv: list[str]) -> None:
     sys.path.extend(argv[1:])
-    try:
-        import anthropic  # noqa: F401 - imported once here, shared by every forked worker
-    except ImportError:
-        pass
+    preload()
     fork_server(socket.socket(fileno=int(argv[0])))
 
 

@@ -107,7 +107,7 @@ class Isolated:
 class Grader:
     """The trusted side of a batch: the registry, the wire, the sandbox and the limits."""
 
-    def __init__(self, registry: Registry, limits: Limits | None = None):
+    def __init__(self, registry: Registry | None = None, limits: Limits | None = None):
         self.registry, self.limits = registry, limits or Limits()
 
     def __enter__(self) -> "Grader":
@@ -154,12 +154,14 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, limi
     stems = [p.stem for p in paths]
     if len(set(stems)) != len(stems):
         raise ValueError(f"two submissions share a file name: {sorted({s for s in stems if stems.count(s) > 1})}")
-    registry, out = load(tests_dir, registry), Path(out_dir)
+    out = Path(out_dir)
     reports = {p.stem: r for p in paths if (r := is_current(out / f"{p.stem}.json", p))}
     todo = [p for p in paths if p.stem not in reports]
     log(f"{len(paths)} submissions: {len(reports)} already graded, {len(todo)} to grade")
     if todo:
-        with Grader(registry, limits) as grader, ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+        with Grader(None, limits) as grader, ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+            # the checks import the SDK here while the fork server, already started, imports it too
+            grader.registry = registry = load(tests_dir, registry)
             plan, results, seconds, futures = {}, {}, {}, {}  # results[p][i]: the i-th exercise's Results
 
             def timed(sub, e):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import scenarios
-from ..scenarios import Scenario
 from .core import Exercise
+
+if TYPE_CHECKING:  # imported when first needed: it imports the SDK
+    from ..scenarios import Scenario
 
 
 @dataclasses.dataclass
@@ -22,9 +24,11 @@ class Registry:
         return self.exercises[grade_id]
 
     def scenario(self, scenario: Scenario | str | None) -> Scenario | None:
-        if scenario is None or isinstance(scenario, Scenario):
+        from ..scenarios import get
+
+        if scenario is None or not isinstance(scenario, str):
             return scenario
-        return self.scenarios[scenario] if scenario in self.scenarios else scenarios.get(scenario)
+        return self.scenarios[scenario] if scenario in self.scenarios else get(scenario)
 
     def assignments(self) -> dict[str, list[Exercise]]:
         """Exercises grouped by the notebook that holds them (its stem, e.g. '03_the_first_loop')."""
