@@ -65,10 +65,29 @@ def generate(solutions: Path, exercises: Path) -> list[Path]:
     return written
 
 
+def tag_raising_cells(path: Path) -> None:
+    """Tag every executed cell that raised (it calls a stub) as expected to raise, for nbval."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if any(o.output_type == "error" for o in cell.get("outputs", [])) and RAISES not in tags:
+            cell.metadata["tags"] = tags + [RAISES]
+    nbformat.write(nb, path)
+
+
 def assign(solutions: Path, exercises: Path, *, execute: bool = True) -> list[tuple[Path, str]]:
     """generate(), then execute each exercise notebook in place; (path, error or "") for each."""
-    from ..notebook import execute_all
+    from nbclient.exceptions import CellExecutionError
 
-    written = generate(solutions, exercises)
-    failed = dict(execute_all([str(p) for p in written])) if execute else {}
-    return [(p, failed.get(str(p), "")) for p in written]
+    from ..notebook import execute as run
+
+    done = []
+    for path in generate(solutions, exercises):
+        try:
+            if execute:
+                run(path, allow_errors=True)
+                tag_raising_cells(path)
+            done.append((path, ""))
+        except (CellExecutionError, TimeoutError, RuntimeError) as e:
+            done.append((path, f"{type(e).__name__}: {e}"))
+    return done

@@ -5,6 +5,23 @@ data that crossed a process boundary (the JSON of the return value, the
 requests the local API recorded, the tool calls the grader executed). The same
 checks run in a notebook (`check(...)`, in-process, for feedback) and in the
 grader (student code in a child process, the API on loopback in the grader).
+
+Notebook cells (nbgrader schema 3, so solutions/ are nbgrader source notebooks):
+- solution cell: {"grade": false, "solution": true, "locked": false, "grade_id": <Exercise.grade_id>},
+  with `### BEGIN SOLUTION` / `### END SOLUTION`; `python -m course assign` turns each block into
+  `raise NotImplementedError("Exercise <grade_id>: <title>")`.
+- check cell: {"grade": true, "solution": false, "locked": true, "grade_id": "<grade_id>_check",
+  "points": <Exercise.points>}, holding `check("<grade_id>", <function>)`. The grader never runs
+  check cells: it runs the code cells up to and including the solution cell, then calls the function.
+
+Calls (`Context.call`, the same in check() and in the grader):
+- `scenario` is a Scenario or a name (course.scenarios, or a checks module's SCENARIOS); every call
+  gets a fresh LocalAPI and fresh tools for it.
+- CLIENT is the genuine SDK client with max_retries=0 (every request is the student's own).
+- RUN_TOOL(name, input) returns the tool's text; an error result (unknown tool, bad input, the tool
+  raised) raises RuntimeError(content), which the student's loop must turn into is_error.
+- Outcome.requests/statuses/replies cover POST /v1/messages only (count_tokens is not a turn).
+- A call that hangs is stopped after a time limit; Outcome.error then says so.
 """
 from __future__ import annotations
 
@@ -13,7 +30,7 @@ from typing import Any, Callable, Protocol
 
 # Markers a check passes as arguments; the runner replaces them in the student's process.
 CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
-RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str that executes the scenario's tool in the grader
+RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str that executes the scenario's tool in the grader (raises on an error result)
 
 
 @dataclass
