@@ -1,8 +1,9 @@
 """The loop explorer in a real browser: JupyterLab, headless Debian chromium, Playwright.
 
 Starts JupyterLab on a free loopback port with a token and throw-away settings,
-opens a copy of notebooks/04_termination.ipynb, runs all cells, checks that the
-explorer widget renders, moves its max_turns slider from 10 to 1 with the
+opens a copy of notebooks/04_termination.ipynb, checks that its committed output
+shows the explorer's static snapshot, runs all cells, checks that the explorer
+widget renders, moves its max_turns slider from 10 to 1 with the
 keyboard, and waits for the outcome to turn from success to error_max_turns.
 A screenshot goes to build/browser/explorer.png.
 """
@@ -120,6 +121,8 @@ def test_explorer_outcome_follows_the_max_turns_slider(lab):
                         widgets: window.jupyterapp.isPluginActivated('@jupyter-widgets/jupyterlab-manager:plugin')};
             }""")
             assert state["widgets"], f"the jupyterlab_widgets extension is not active in JupyterLab: {state}"
+            # before running: the committed output shows the explorer's static snapshot (untrusted: no widget)
+            expect(page.locator(".jp-OutputArea-output", has_text="Loop explorer · scenario aurora_run")).to_be_visible()
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
             explorer = page.locator(".course-explorer")
