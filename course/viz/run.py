@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..events import Finished, LimitHit, ModelCall, ModelResponse, SUCCESS
+from ..events import SUCCESS, Finished, ModelCall, ModelResponse
 from ..loop import Limits
 from ..messages import tool_uses
 from .message_list import MessageList
@@ -38,7 +38,11 @@ def describe(message: dict, stop_reason: str | None) -> str:
 
 
 def frames(events) -> list[Frame]:
-    """One frame per model call sent, one per response, and the final one."""
+    """One frame per model call sent, one per response, and the final one.
+
+    ToolStart, ToolEnd and LimitHit add no frame: the results show in the next call's
+    history, the limit in the final frame.
+    """
     out: list[Frame] = []
     calls = turns = 0
     spent = 0.0
@@ -54,8 +58,6 @@ def frames(events) -> list[Frame]:
             calls, spent, pending = e.call, spent + e.cost_usd, e.message
             out.append(Frame(f"call {e.call} returned ({describe(e.message, e.stop_reason)})",
                              out[-1].messages, pending, calls, turns, spent))
-        elif isinstance(e, LimitHit):
-            continue  # its subtype and detail arrive again in Finished
         elif isinstance(e, Finished):
             r = e.result
             dropped = pending if pending is not None and pending not in r.messages else None
