@@ -76,20 +76,32 @@ def machine() -> list[str]:
             f"- grading tools (own venvs): {', '.join(tools) or 'none installed'}"]
 
 
-def render(figures: dict, modules: dict, started: datetime.datetime, seconds: float, load: tuple) -> str:
+def render(records: dict, modules: dict) -> str:
+    """The document: how it is made, the machine, then each benchmark's run, method, tables and targets."""
     lines = ["# Benchmarks", "",
              "Written by `make bench` (`.venv/bin/python -m bench`), which runs every benchmark and rewrites this "
-             "file; do not edit it by hand. The machine is shared: figures are ratios measured side by side in one "
-             "run, and absolute times are only indicative.", "",
-             f"Run of {started:%Y-%m-%d %H:%M} UTC, {seconds / 60:.1f} minutes; "
-             f"load average {load[0]:.1f} at the start, {load[1]:.1f} at the end.", "", *machine(), ""]
-    for name, result in figures.items():
+             "file; `python -m bench NAME...` re-runs only those sections. Do not edit it by hand. The machine is "
+             "shared: figures are ratios measured side by side in one run, and absolute times are only indicative.",
+             "", *machine(), ""]
+    for name, record in records.items():
         _module, _fn, title, what = BENCHMARKS[name]
-        lines += [f"## {title}", "", what, "", modules[name].table(result), ""]
+        result = record["figures"]
+        lines += [f"## {title}", "",
+                  f"Run of {record['started']} UTC, {record['minutes']:.1f} minutes; load average "
+                  f"{record['load'][0]:.1f} at the start, {record['load'][1]:.1f} at the end.", "",
+                  what, "", modules[name].table(result), ""]
         for target, met in result.get("targets", {}).items():
             lines.append(f"- {'met' if met else '**not met**'}: {target}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def measure(name: str, module) -> dict:
+    """Run one benchmark: its figures, when it started, how long it took, the load average around it."""
+    started, clock, load = datetime.datetime.now(datetime.timezone.utc), time.monotonic(), os.getloadavg()[0]
+    figures = getattr(module, BENCHMARKS[name][1])()
+    return {"figures": figures, "started": f"{started:%Y-%m-%d %H:%M}", "minutes": (time.monotonic() - clock) / 60,
+            "load": [load, os.getloadavg()[0]]}
 
 
 def main(argv: list[str]) -> int:
@@ -99,17 +111,19 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown or missing benchmark {', '.join(unknown)}; available: {', '.join(modules)}", file=sys.stderr)
         return 2
-    started, clock, load = datetime.datetime.now(datetime.timezone.utc), time.monotonic(), os.getloadavg()[0]
-    figures = {}
+    if not argv:
+        FIGURES.unlink(missing_ok=True)
     for name in chosen:
         print(f"running {name}...", file=sys.stderr, flush=True)
-        figures[name] = getattr(modules[name], BENCHMARKS[name][1])()
-        print(modules[name].table(figures[name]), flush=True)
-    if not argv:
+        record = measure(name, modules[name])
+        print(modules[name].table(record["figures"]), flush=True)
+        # merged into the file after each benchmark: a later failure loses nothing
+        records = {**(json.loads(FIGURES.read_text()) if FIGURES.exists() else {}), name: record}
         FIGURES.parent.mkdir(exist_ok=True)
-        FIGURES.write_text(json.dumps(figures, indent=1))
+        FIGURES.write_text(json.dumps(records, indent=1))
+    if all(name in records for name in modules):
         DOC.parent.mkdir(exist_ok=True)
-        DOC.write_text(render(figures, modules, started, time.monotonic() - clock, (load, os.getloadavg()[0])))
+        DOC.write_text(render({name: records[name] for name in modules}, modules))
         print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
     return 0
 

@@ -1,7 +1,6 @@
 """Smoke tests of the benchmarks: each runs with tiny sizes and returns well-formed figures (no timing asserted)."""
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
 
 import pytest
@@ -38,8 +37,8 @@ def test_profile_shares_add_up():
 
 
 def test_runner_writes_machine_date_and_command(loop_figures):
-    started = datetime.datetime(2026, 1, 2, 3, 4, tzinfo=datetime.timezone.utc)
-    doc = runner.render({"loop": loop_figures}, {"loop": loop}, started, 60.0, (1.0, 2.0))
+    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0, "load": [1.0, 2.0]}
+    doc = runner.render({"loop": record}, {"loop": loop})
     assert "make bench" in doc and "2026-01-02 03:04 UTC" in doc and "CPU cores:" in doc and "anthropic " in doc
     assert "## Loop: per-call overhead" in doc
 
