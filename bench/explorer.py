@@ -5,6 +5,7 @@ For every scenario in SCENARIOS, without a front end:
 - re-run: move the max_turns slider to a setting not run before (the stored runs
   are dropped first), which runs the scenario through `Agent.events()` on the
   in-process local API and redraws the last frame;
+- revisit: move max_turns back to a setting already run, which only redraws;
 - step: move the step slider, which only redraws a stored frame.
 
 Times are medians and maxima over repetitions (the first, which warms caches,
@@ -33,7 +34,7 @@ def timed(change) -> float:
 
 def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
     explorer = Explorer(name, max_turns=MAX_TURNS[-1])
-    rerun, step = [], []
+    rerun, revisit, step = [], [], []
     for rep in range(repeats + 1):
         gc.collect()  # once per repetition: a full collection takes longer than a change
         for turns in MAX_TURNS:
@@ -44,9 +45,14 @@ def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
             if rep:  # the first repetition warms caches
                 rerun.append(ms)
                 step.extend(steps)
+        if rep:
+            for turns in MAX_TURNS:
+                explorer.set(max_turns=turns)  # every setting run once more, and kept
+            revisit += [timed(lambda: explorer.set(max_turns=turns)) for turns in MAX_TURNS[-2::-1] + MAX_TURNS[-1:]]
     return {
         "rerun_median_ms": statistics.median(rerun),
         "rerun_max_ms": max(rerun),
+        "revisit_median_ms": statistics.median(revisit),
         "step_median_ms": statistics.median(step),
         "step_max_ms": max(step),
     }
@@ -72,10 +78,10 @@ def bench_explorer(repeats: int = REPEATS) -> dict:
 
 def table(figures: dict) -> str:
     """The figures as a Markdown table."""
-    lines = ["| scenario | re-run median ms | re-run max ms | step median ms | step max ms |",
-             "|---|---:|---:|---:|---:|"]
+    lines = ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
+             "|---|---:|---:|---:|---:|---:|"]
     for name, r in figures["scenarios"].items():
-        lines.append(f"| {name} | {r['rerun_median_ms']:.1f} | {r['rerun_max_ms']:.1f} | "
+        lines.append(f"| {name} | {r['rerun_median_ms']:.1f} | {r['rerun_max_ms']:.1f} | {r['revisit_median_ms']:.2f} | "
                      f"{r['step_median_ms']:.2f} | {r['step_max_ms']:.2f} |")
     return "\n".join(lines)
 

@@ -129,6 +129,6 @@ def test_the_benchmark_measures_re_runs_and_steps(runs):
     from bench.explorer import bench_scenario
 
     figures = bench_scenario("one_shot", repeats=1)
-    assert set(figures) == {"rerun_median_ms", "rerun_max_ms", "step_median_ms", "step_max_ms"}
+    assert set(figures) == {"rerun_median_ms", "rerun_max_ms", "revisit_median_ms", "step_median_ms", "step_max_ms"}
     assert all(v > 0 for v in figures.values())
-    assert len(runs) == 1 + 2 * 4  # the explorer's first run, then every setting of both repetitions re-run
+    assert len(runs) == 1 + 2 * 4 + 3  # the first run, every setting of both repetitions, 3 kept for revisits
