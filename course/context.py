@@ -136,9 +136,6 @@ class EditedClient:
     def create(self, **request):
         return self.client.messages.create(**self.edit(request))
 
-    def count_tokens(self, **request):
-        return self.client.messages.count_tokens(**self.edit(request))
-
 
 def editing_messages(editor: Callable[[list], list]) -> Callable[[dict], dict]:
     """A request edit that applies a message editor (clear_tool_results, compact) to `messages`."""

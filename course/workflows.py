@@ -33,7 +33,6 @@ class Node:
     prompt: Callable[[dict], str] | None = None  # outputs so far ({"input": ..., step name: its text}) -> the prompt
     code: Callable[[dict], str] | None = None  # or: code run instead of a model call (tests, file writes, checks)
     next: Callable[[dict], str | None] | str | None = FOLLOWING  # a step name, None to finish, or a router
-    system: str | None = None
 
 
 @dataclass
@@ -74,10 +73,8 @@ class Workflow:
             if node.code is not None:
                 run.outputs[name] = node.code(run.outputs)
             else:
-                request = {"model": model, "max_tokens": self.max_tokens, "messages": [user(node.prompt(run.outputs))]}
-                if node.system:
-                    request["system"] = node.system
-                response = client.messages.create(**request)
+                response = client.messages.create(model=model, max_tokens=self.max_tokens,
+                                                  messages=[user(node.prompt(run.outputs))])
                 run.outputs[name] = text_of(response)
                 run.usages.append(as_dict(response.usage))
                 run.cost_usd += cost_usd(model, response.usage)

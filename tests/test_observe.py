@@ -14,7 +14,7 @@ def ticking():
 def test_one_record_per_call_with_tools_and_tokens():
     scenario = get("aurora_run")
     observer = Observer(clock=ticking())
-    result = observer.run(scenario.agent(), scenario.prompt)
+    result = observer.run(scenario.agent(clock=ticking()), scenario.prompt)
     assert [r.index for r in observer.records] == [1, 2, 3] and result.calls == 3
     assert [r.stop_reason for r in observer.records] == ["tool_use", "tool_use", "end_turn"]
     assert [[t.input["query"] for t in r.tools] for r in observer.records] == [["Aurora Run"], ["Mara Voss"], []]
@@ -24,6 +24,7 @@ def test_one_record_per_call_with_tools_and_tokens():
     assert all(r.seconds > 0 for r in observer.records)
     assert observer.records[-1].total_seconds == sum(r.seconds for r in observer.records)
     assert observer.records[0].tools[0].preview.startswith("Aurora Run: Aurora Run is a 1998 novel")
+    assert all(t.latency_s >= 1 for r in observer.records for t in r.tools)  # the agent's clock ticks during a call
 
 
 def test_log_lines_name_errors_and_limits_without_timings():
