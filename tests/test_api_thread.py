@@ -20,7 +20,7 @@ def create(client, messages, thread, **fields):
 def test_continue_sends_only_new_messages_and_the_policy_sees_them_all():
     api = LocalAPI(AURORA.policy)
     client = make_client(api)
-    reply = create(client, [user(AURORA.prompt)], {"type": "create"}, tools=AURORA.make_tools().definitions())
+    reply = create(client, [user(AURORA.prompt)], {"type": "create"}, tools=AURORA.tools().definitions())
     while reply.stop_reason == "tool_use":
         use = reply.content[-1]
         reply = create(client, [user(tool_result(use.id, search(use.input["query"])))],

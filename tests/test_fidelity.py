@@ -9,9 +9,10 @@ import anthropic
 import pytest
 from anthropic import beta_tool
 
-from course.api import LocalAPI, Server
+from course.api import Server
 from course.client import MODEL, make_client
-from course.messages import text, tool_use, user
+from course.loop import Agent
+from course.messages import tool_use, user
 from course.scenarios import SCENARIOS, get
 from course.scenarios.search import search
 
@@ -20,7 +21,7 @@ AURORA = get("aurora_run")
 
 def first_request(tools: bool = True) -> dict:
     body = {"model": MODEL, "max_tokens": 256, "messages": [user(AURORA.prompt)]}
-    return {**body, "tools": AURORA.make_tools().definitions()} if tools else body
+    return {**body, "tools": AURORA.tools().definitions()} if tools else body
 
 
 def test_create_gives_a_genuine_message(mount):
@@ -58,10 +59,7 @@ def test_error_classes_over_both_mounts(mount):
 
 
 def test_reference_loop_over_both_mounts(mount):
-    api = AURORA.api()
-    agent = AURORA.agent(api=api)
-    agent.client = mount(api)
-    result = agent.run(AURORA.prompt)
+    result = Agent(mount(AURORA.api()), MODEL, AURORA.tools(), system=AURORA.system).run(AURORA.prompt)
     assert (result.text, result.calls) == ("1974", 3)
 
 
