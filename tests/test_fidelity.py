@@ -63,7 +63,8 @@ def test_reference_loop_over_both_mounts(mount):
     assert (result.text, result.calls) == ("1974", 3)
 
 
-def test_the_sdks_tool_runner_completes_aurora_run_over_loopback():
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_sdks_tool_runner_completes_aurora_run_over_loopback(stream):
     searched = []
 
     @beta_tool
@@ -81,10 +82,11 @@ def test_the_sdks_tool_runner_completes_aurora_run_over_loopback():
     with Server(api) as server:
         client = make_client(base_url=server.base_url)
         runner = client.beta.messages.tool_runner(model=MODEL, max_tokens=1024, tools=[search_pages],
-                                                  messages=[user(AURORA.prompt)], max_iterations=5)
+                                                  messages=[user(AURORA.prompt)], max_iterations=5, stream=stream)
         final = runner.until_done()
     assert [b.text for b in final.content if b.type == "text"] == ["1974"]
     assert searched == ["Aurora Run", "Mara Voss"] and len(api.requests) == 3
+    assert [r.body.get("stream", False) for r in api.requests] == [stream] * 3
 
 
 def test_serve_prints_its_url_and_answers_until_stopped():
