@@ -1,4 +1,6 @@
 """The reference loop: the material's simulation table (9.1), stop reasons, gate, hooks, limits, concurrency."""
+import os
+import signal
 import threading
 
 import pytest
@@ -281,3 +283,34 @@ def test_a_history_can_be_continued():
     first = agent([say("one")]).run("q")
     more = agent([say("one"), say("two")]).run(first.messages + [{"role": "user", "content": "again"}])
     assert more.text == "two" and len(more.messages) == 4
+
+
+def test_exercise_10_1_T_0_is_a_single_call_without_tools():
+    r, _ = run_9_1("always_tool", 0)
+    assert (r.subtype, r.calls, r.turns, len(r.messages)) == (MAX_TURNS, 1, 0, 1)
+    r = get("one_shot").run(limits=Limits(max_turns=0))
+    assert (r.subtype, r.calls, len(r.messages)) == (SUCCESS, 1, 2)
+
+
+def test_an_interrupt_during_concurrent_reads_does_not_wait_for_a_hanging_one():
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def read(q=""):
+        if q == "hang":
+            started.set()
+            release.wait(30)  # hangs until the test ends
+            finished.set()
+        else:  # a human presses Ctrl-C while the other read hangs
+            started.wait(10)
+            os.kill(os.getpid(), signal.SIGINT)
+        return q
+
+    try:
+        r = agent([say(call("look", q="hang"), call("look", q="stop"))], tools=echo_tools("look", fn=read)).run("q")
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped the loop without a Result")
+    else:
+        assert not finished.is_set()  # the run ended while the other read still hung
+    finally:
+        release.set()
+    assert r.subtype == DURING_EXECUTION and len(r.messages) == 1 and valid(r)
