@@ -4,3 +4,9 @@ The package the notebooks import: the local Messages API (`course.api`), the
 client (`course.client`), the reference loop (`course.loop`), tools, the gate,
 scenarios, views and grading.
 """
+
+import sys
+
+# jsonschema imports rfc3987_syntax, when installed, only to check the "iri" format, and
+# building its grammar costs seconds at import; the course never checks formats.
+sys.modules.setdefault("rfc3987_syntax", None)
