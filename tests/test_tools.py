@@ -2,16 +2,18 @@
 import os
 import signal
 import threading
+import typing
 from pathlib import Path
 
 import pytest
 
 from course.outbox import Outbox
 from course.tools import OutsideWorkspace, Tool, Toolbox, Workspace, from_dict, tool
+from course.tools.toolbox import json_type
 
 
 @tool
-def add(a: int, b: int = 0, tags: list = None) -> int:
+def add(a: int, b: int | None = 0, tags: list[str] = None) -> int:
     """Add two numbers."""
     return a + b
 
@@ -21,6 +23,7 @@ def test_the_decorator_builds_the_schema_from_hints_and_docstring():
         "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "tags": {"type": "array"}},
         "required": ["a"]}}
     assert tool(name="plus", read_only=True)(lambda a: a).name == "plus"
+    assert json_type(typing.Optional[float]) == "number" and json_type(dict[str, int]) == "object"
 
 
 def test_from_dict_keeps_the_definition():

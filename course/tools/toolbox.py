@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -32,6 +33,13 @@ class Tool:
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
 
 
+def json_type(hint: Any) -> str:
+    """The JSON Schema type of a type hint: list[str] -> array, int | None -> integer, no hint -> string."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    return PY_TO_JSON.get(typing.get_origin(hint) or hint, "string")
+
+
 def tool(fn: Callable | None = None, *, name: str | None = None, read_only: bool = False):
     """Decorator: a Tool from a function; the schema comes from its type hints, the description from its docstring."""
 
@@ -39,8 +47,7 @@ def tool(fn: Callable | None = None, *, name: str | None = None, read_only: bool
         hints = typing.get_type_hints(f)
         props, required = {}, []
         for pname, param in inspect.signature(f).parameters.items():
-            kind = PY_TO_JSON.get(typing.get_origin(hints.get(pname)) or hints.get(pname), "string")
-            props[pname] = {"type": kind}
+            props[pname] = {"type": json_type(hints.get(pname))}
             if param.default is inspect.Parameter.empty:
                 required.append(pname)
         schema = {"type": "object", "properties": props, "required": required}
