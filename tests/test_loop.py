@@ -10,7 +10,7 @@ from course.client import MODEL, make_client
 from course.events import (CONTEXT_WINDOW, DURING_EXECUTION, ESCALATED, MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL,
                            REPEATED, SUCCESS, TIMEOUT, TOKEN_BUDGET)
 from course.gate import Gate
-from course.loop import Agent, Finished, Hooks, LimitHit, Limits, ModelCall, ModelResponse, ToolEnd, ToolStart
+from course.loop import Agent, Finished, Hooks, LimitHit, Limits, ModelCall, ToolEnd
 from course.messages import tool_uses, violations
 from course.pricing import cost_usd
 from course.scenarios import call, get, say
