@@ -1,8 +1,9 @@
 """What the checks share: failing with a hint, and reading what crossed the wire."""
 from __future__ import annotations
 
+from ...api import Conversation, Turn
 from ...client import MODEL
-from ...scenarios import Scenario
+from ...scenarios import Scenario, say
 from ..core import CLIENT, RUN_TOOL, CheckFailed, Outcome
 
 
@@ -45,6 +46,11 @@ def content(message: dict) -> list[dict]:
     return [{"type": "text", "text": c}] if isinstance(c, str) else list(c)
 
 
+def text_of(message: dict) -> str:
+    """The text blocks of a message (or of a reply: anything with `content`), joined."""
+    return "".join(b.get("text", "") for b in content(message) if b.get("type") == "text")
+
+
 def essential(block: dict) -> dict:
     """The fields of a block that carry its meaning (SDK dumps add others, e.g. citations)."""
     keep = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input"),
@@ -60,3 +66,12 @@ def essential(block: dict) -> dict:
 def same_message(a: dict, b: dict) -> bool:
     """Two messages with the same role and the same blocks."""
     return a.get("role") == b.get("role") and [essential(x) for x in content(a)] == [essential(x) for x in content(b)]
+
+
+def no_model(c: Conversation) -> Turn:
+    return say("This scenario only runs tools.")
+
+
+def tools_only(name: str, title: str, make_tools) -> Scenario:
+    """A scenario for functions that run tools themselves and never call the model."""
+    return Scenario(name, title, "", no_model, make_tools)

@@ -9,7 +9,7 @@ from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, say
 from ..core import CLIENT, Check, Exercise
-from .common import accepted, content, expect, returned, same_message
+from .common import accepted, expect, returned, same_message, text_of
 
 STATELESS = "sending only the new question: the API remembers nothing, every request carries the whole conversation"
 NO_REPLY = "leaving out the model's first answer: the history is question, answer, question"
@@ -48,7 +48,7 @@ def answer(ctx) -> None:
     out = ctx.call(CLIENT, MODEL, FIRST, SECOND, scenario=FOLLOW_UP)
     accepted(out)
     returned(out)
-    final = "".join(b.get("text", "") for b in content({"content": out.replies[-1]["content"]})) if out.replies else ""
+    final = text_of(out.replies[-1]) if out.replies else ""
     expect(out.value == final, f"returned {out.value!r}; expected the second answer's text {final!r}")
     alone = len(out.requests) > 1 and len(out.requests[1]["messages"]) < 2
     expect(out.value == "Mara Voss was born in 1974.", f"the model could not tell who 'she' is: {out.value!r}",

@@ -9,15 +9,14 @@ answer_calls(tool_uses, run_tool, deny) -> dict
 """
 from __future__ import annotations
 
-from ...api import APIError, Conversation, Turn
+from ...api import APIError
 from ...api.validate import validate_request
 from ...client import MODEL
 from ...messages import tool_use
-from ...scenarios import Scenario, say
 from ...scenarios.search import search
 from ...tools import Tool, Toolbox
 from ..core import RUN_TOOL, Check, CheckFailed, Exercise
-from .common import content, expect, returned
+from .common import content, expect, returned, tools_only
 from .l03_the_first_loop import ONLY_ONE_RESULT, diagnose
 
 TOOL_PREFIX = "matching tool names by prefix: `search` is not `search_web`"
@@ -59,11 +58,7 @@ def pages_tools() -> Toolbox:
                     Tool("delete_page", "Delete a page of the encyclopedia.", d, delete_page)])
 
 
-def no_model(c: Conversation) -> Turn:
-    return say("This scenario only runs tools.")
-
-
-PAGES = Scenario("grading_pages", "Searching and deleting pages", "", no_model, pages_tools)
+PAGES = tools_only("grading_pages", "Searching and deleting pages", pages_tools)
 SCENARIOS = [PAGES]
 
 

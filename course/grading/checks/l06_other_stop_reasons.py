@@ -12,7 +12,7 @@ from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, get, say
 from ..core import CLIENT, Check, Exercise
-from .common import accepted, content, expect, returned, same_message
+from .common import accepted, expect, returned, same_message, text_of
 
 SWITCH = {"tool_use": "run_tools", "end_turn": "answer", "stop_sequence": "answer", "max_tokens": "stop",
           "refusal": "stop", "model_context_window_exceeded": "stop", "pause_turn": "continue"}
@@ -51,10 +51,6 @@ def ask(ctx, scenario, **options):
     return out
 
 
-def text_of_reply(reply: dict) -> str:
-    return "".join(b.get("text", "") for b in content({"content": reply["content"]}) if b.get("type") == "text")
-
-
 def paused(ctx) -> None:
     out = ask(ctx, "pause_turn")
     expect(len(out.requests) >= 2, f"{len(out.requests)} request for a turn that paused; expected 2", PAUSE_FINAL)
@@ -64,7 +60,7 @@ def paused(ctx) -> None:
            f"the continuation sent {[m.get('role') for m in sent]}; expected the prompt and the paused reply, nothing more",
            SEND_AS_IS)
     expect(len(out.requests) == 2, f"{len(out.requests)} requests for a turn paused once; expected 2")
-    expect(out.value == text_of_reply(out.replies[1]), f"returned {out.value!r}; expected the final reply's text")
+    expect(out.value == text_of(out.replies[1]), f"returned {out.value!r}; expected the final reply's text")
 
 
 def not_answers(ctx) -> None:

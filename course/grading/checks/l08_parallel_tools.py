@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import threading
 
-from ...api import Conversation, Turn
 from ...messages import tool_use
-from ...scenarios import Scenario, say
 from ...tools import Tool, Toolbox
 from ..core import RUN_TOOL, Check, Exercise
-from .common import expect, returned
+from .common import expect, returned, tools_only
 
 SEQUENTIAL = "running the calls one after another: read-only calls can run at the same time"
 COMPLETION_ORDER = "returning results in the order the calls finished: keep the order of the tool_uses"
@@ -45,11 +43,7 @@ def barrier_tools() -> Toolbox:
     return Toolbox([Tool("read_page", "Read one page of a slow book. Read-only.", schema, read_page, read_only=True)])
 
 
-def no_model(c: Conversation) -> Turn:
-    return say("This scenario only runs tools.")
-
-
-BARRIER = Scenario("grading_barrier_reads", "Reads that only finish together", "", no_model, barrier_tools)
+BARRIER = tools_only("grading_barrier_reads", "Reads that only finish together", barrier_tools)
 SCENARIOS = [BARRIER]
 
 

@@ -12,7 +12,7 @@ from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, say
 from ..core import CLIENT, Check, Exercise
-from .common import accepted, content, expect, returned
+from .common import accepted, expect, returned, text_of
 
 NODES = "a prompt chain has a fixed number of nodes: exactly two calls, whatever the model says"
 CHAIN = "not chaining: the second call works on the first call's output"
@@ -34,11 +34,7 @@ SCENARIOS = [ECHO]
 
 
 def user_text(body: dict) -> str:
-    return "".join(b.get("text", "") for m in body["messages"] if m.get("role") == "user" for b in content(m))
-
-
-def reply_text(reply: dict) -> str:
-    return "".join(b.get("text", "") for b in reply["content"] if b.get("type") == "text")
+    return "".join(text_of(m) for m in body["messages"] if m.get("role") == "user")
 
 
 def chain(ctx) -> None:
@@ -49,9 +45,9 @@ def chain(ctx) -> None:
     expect(not any(r.get("tools") for r in out.requests), "a request offered tools", TOOLS)
     expect(all(len(r["messages"]) == 1 for r in out.requests), "a node sent more than its own one message", FRESH)
     expect(TEXT in user_text(out.requests[0]), "the first call does not carry the text to summarise", CHAIN)
-    expect(reply_text(out.replies[0]) in user_text(out.requests[1]), "the second call does not carry the first call's output",
+    expect(text_of(out.replies[0]) in user_text(out.requests[1]), "the second call does not carry the first call's output",
            CHAIN)
-    expect(out.value == reply_text(out.replies[1]), f"returned {out.value!r}; expected the second call's text")
+    expect(out.value == text_of(out.replies[1]), f"returned {out.value!r}; expected the second call's text")
 
 
 EXERCISES = [

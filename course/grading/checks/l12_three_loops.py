@@ -13,12 +13,13 @@ send_notices(run_tool, recipients, subject, body, *, attempts=3) -> int | None
 from __future__ import annotations
 
 from ...api import Conversation, Turn
+from ...client import MODEL
 from ...outbox import Outbox
 from ...scenarios import Scenario, get, say
 from ...scenarios.coding import one_fix_policy
 from ...tools import Tool, Toolbox, Workspace
 from ..core import CLIENT, RUN_TOOL, Check, Exercise
-from .common import accepted, content, expect, returned
+from .common import accepted, content, expect, returned, text_of, tools_only
 
 STOPS_EARLY = "ending when the inner loop ends: the goal loop asks the evaluator and goes on while it says not yet"
 NEW_CONVERSATION = "starting a new conversation each round: the goal loop keeps one conversation and appends the feedback"
@@ -54,7 +55,7 @@ IDLE = Scenario("grading_idle", "A model that only talks", BROKEN.prompt, talker
 
 def goal_args(scenario: Scenario) -> list:
     offered = [d for d in scenario.make_tools().definitions() if d["name"] != "check_goal"]
-    return [CLIENT, "claude-haiku-4-5", offered, RUN_TOOL, scenario.prompt]
+    return [CLIENT, MODEL, offered, RUN_TOOL, scenario.prompt]
 
 
 def run(ctx, scenario, **options):
@@ -75,7 +76,7 @@ def achieved(ctx) -> None:
            NEW_CONVERSATION)
     feedback = [m for m in out.requests[-1]["messages"][1:] if m["role"] == "user"
                 and not any(b.get("type") == "tool_result" for b in content(m))]
-    expect(len(feedback) == 3 and all("NG" in "".join(b.get("text", "") for b in content(m)) for m in feedback),
+    expect(len(feedback) == 3 and all("NG" in text_of(m) for m in feedback),
            f"the conversation holds {len(feedback)} feedback messages; expected 3, each with the evaluator's NG line",
            NO_FEEDBACK)
     expect((status, rounds) == ("achieved", 4), f"returned ({status!r}, {rounds!r}); expected ('achieved', 4)")
@@ -113,11 +114,7 @@ def flaky_outbox() -> Toolbox:
     return Toolbox([Tool("send_email", "Send an e-mail; a key already seen sends nothing.", schema, send_email)])
 
 
-def no_model(c: Conversation) -> Turn:
-    return say("This scenario only runs tools.")
-
-
-OUTBOX = Scenario("grading_flaky_outbox", "A mail server whose connection drops once", "", no_model, flaky_outbox)
+OUTBOX = tools_only("grading_flaky_outbox", "A mail server whose connection drops once", flaky_outbox)
 SCENARIOS = [GOAL, IDLE, OUTBOX]
 
 

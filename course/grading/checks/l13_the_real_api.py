@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...client import MODEL
 from ..core import CLIENT, Check, Exercise
-from .common import accepted, expect, returned
+from .common import accepted, expect, returned, text_of
 from .l03_the_first_loop import LONG_ANSWER
 
 NOT_ASKED = "going live just because a key exists: the learner asks for it with COURSE_LIVE=1"
@@ -44,7 +44,7 @@ def streamed(ctx) -> None:
     returned(out)
     expect(len(out.requests) == 1 and out.requests[0].get("stream") is True, "the request did not ask for a stream",
            NOT_STREAMED)
-    text = "".join(b.get("text", "") for b in out.replies[0]["content"] if b.get("type") == "text")
+    text = text_of(out.replies[0])
     expect(out.value == text, f"returned {str(out.value)[:60]!r}...; expected the streamed text")
     expect(out.stdout.strip() == text.strip(), "the printed output is not the streamed text", NOT_PRINTED)
 
