@@ -2,6 +2,7 @@
 loses marks on a check whose hint names its mistake."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import nbformat
@@ -74,3 +75,23 @@ def test_a_stub_fails_every_check(exercise):
     results = grade(exercise.grade_id, stub)
     assert [r.name for r in results if r.passed] == []
     assert all(r.reason.startswith("not implemented yet") for r in results)
+
+
+def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_path):
+    from course.grading.grader import grade_batch
+
+    solution = ROOT / "solutions" / "03_the_first_loop.ipynb"
+    wrong = nbformat.read(solution, as_version=4)
+    mistake = ROOT / "tests" / "mistakes" / "l03_one_message_each.py"
+    source = mistake.read_text()
+    function = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+    for cell in wrong.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "agent_loop":
+            cell.source = ast.get_source_segment(source, function)  # the student's cell: the function alone
+    nbformat.write(wrong, tmp_path / "wrong.ipynb")
+    right, bad = grade_batch([solution, tmp_path / "wrong.ipynb"], tmp_path / "out", log=lambda line: None)
+    assert right["score"] == checks.exercise("agent_loop").points
+    meta: dict = {}
+    exec(compile(source, str(mistake), "exec"), meta)
+    failed = [t["output"] for t in bad["tests"] if t["status"] == "failed"]
+    assert failed and all(meta["MISTAKE"] in output for output in failed)
