@@ -12,8 +12,9 @@ def _lessons() -> list:
     return [importlib.import_module(f"{__name__}.{name}") for name in names]
 
 
-EXERCISES: list[Exercise] = [e for module in _lessons() for e in module.EXERCISES]
-SCENARIOS = {s.name: s for module in _lessons() for s in getattr(module, "SCENARIOS", [])}  # grading-only policies
+LESSONS = _lessons()
+EXERCISES: list[Exercise] = [e for module in LESSONS for e in module.EXERCISES]
+SCENARIOS = {s.name: s for module in LESSONS for s in getattr(module, "SCENARIOS", [])}  # grading-only policies
 
 
 def exercise(grade_id: str) -> Exercise:
