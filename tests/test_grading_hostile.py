@@ -27,6 +27,8 @@ CASES = {
     "input": (dict(ask="def ask(client, prompt):\n    return input('the answer? ')\n"), 0, "EOFError"),
     "huge_output": (dict(ask=ASK.replace("    return", "    for _ in range(50):\n        print('x' * 10**6)\n    return")),
                     2, ""),
+    "huge_value": (dict(ask=f"def ask(client, prompt):\n    {CREATE}\n    return 'Paris' * (4 << 20)\n"), 1,
+                   "larger than 8 MB"),
     "memory_bomb": (dict(ask="def ask(client, prompt):\n    hog = bytearray(512 << 20)\n    return 'Paris'\n"), 0,
                     "MemoryError"),
     "custom_exc": (dict(before="get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)",
