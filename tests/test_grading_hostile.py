@@ -9,7 +9,7 @@ from hostile.notebooks import ASK, CHECKS, notebook, write
 
 from course.api import LocalAPI
 from course.grading.grader import Limits, grade_batch
-from course.grading.registry import Registry, load
+from course.grading.registry import Registry
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow

@@ -30,7 +30,6 @@ class Call:
     """The API and tools one call of the student's function talks to, and what they recorded."""
 
     def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict):
-        self.scenario = scenario
         self.api = scenario.api() if scenario else None
         self.tools = scenario.make_tools() if scenario else None
         self.args = [tag(a) for a in args]

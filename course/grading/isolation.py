@@ -163,7 +163,7 @@ class Sandbox:
             try:
                 pid, sock = self._fork()
             except (OSError, ValueError):
-                self._stop()
+                self.close()
                 self._start()
                 pid, sock = self._fork()
         folder.mkdir(mode=0o700)
@@ -175,10 +175,7 @@ class Sandbox:
         """The first message to a worker: where it lives and its limits."""
         return {"dir": str(folder), "memory": self.memory, "cpu": self.cpu, "uid": self.uid}
 
-    def _stop(self) -> None:
+    def close(self) -> None:
         self.control.close()
         self.process.kill()
         self.process.wait()
-
-    def close(self) -> None:
-        self._stop()
