@@ -8,6 +8,11 @@ guarded_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_repeat
   the loop of lesson 03 with two more guards, checked before the tools run: the same call max_repeats
   times in a row ("error_repeated_call") and clock() - start >= timeout_s, also checked before each
   call ("error_timeout"); otherwise "success" or "error_max_turns".
+turn_log(client, model, tools, run_tool, prompt, *, max_turns=10) -> list[dict]
+  the loop of lesson 03, returning one record per model call: {"call": k (1-based), "stop_reason",
+  "tool_uses": [{"id", "name", "input"}], "results": [{"tool_use_id", "is_error", "preview"}] (the
+  first 80 characters of each result's content; [] when no tools ran), "input_tokens", "output_tokens"}
+  (that call's usage, not running totals).
 """
 from __future__ import annotations
 
@@ -15,8 +20,8 @@ from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get
 from ...scenarios.search import search_tools
 from ..core import Check, Exercise
-from .common import accepted, expect, loop_args, returned
-from .l03_the_first_loop import ENDLESS
+from .common import accepted, content, expect, loop_args, returned
+from .l03_the_first_loop import ENDLESS, RAISES
 
 IN_A_ROW = "counting repeats anywhere in the history: only identical calls in a row are a loop"
 SAME_INPUT = "comparing inputs by their text: {'a': 1, 'b': 2} and {'b': 2, 'a': 1} are the same input"
@@ -83,6 +88,40 @@ def deadline(ctx) -> None:
            f"timeout_s=0: {len(out.requests)} calls ending {subtype!r}; expected none and 'error_timeout'", DEADLINE)
 
 
+TOKENS_TOTAL = "logging running token totals: each record holds its own call's usage"
+RESULTS_MISSING = "not logging the results with their ids and is_error: the tool_result stream shows whether the environment cooperated"
+USES_MISSING = "not logging every tool_use with its id, name and input"
+
+
+def records(ctx, scenario) -> tuple:
+    out = ctx.call(*loop_args(scenario), scenario=scenario)
+    accepted(out)
+    returned(out)
+    log = out.value if isinstance(out.value, list) else []
+    expect(len(log) == len(out.requests), f"{len(log)} records for {len(out.requests)} model calls; expected one per call")
+    return out, log
+
+
+def logged(ctx) -> None:
+    for scenario in (get("aurora_run"), RAISES):
+        out, log = records(ctx, scenario)
+        for k, (record, reply) in enumerate(zip(log, out.replies)):
+            where = f"{scenario.name}, record {k + 1}"
+            expect(isinstance(record, dict) and record.get("call") == k + 1, f"{where}: call is not {k + 1}")
+            expect(record.get("stop_reason") == reply["stop_reason"], f"{where}: stop_reason {record.get('stop_reason')!r}, "
+                   f"the API answered {reply['stop_reason']!r}")
+            usage = reply["usage"]
+            expect((record.get("input_tokens"), record.get("output_tokens")) == (usage["input_tokens"], usage["output_tokens"]),
+                   f"{where}: tokens {record.get('input_tokens')}/{record.get('output_tokens')}, the call's usage was "
+                   f"{usage['input_tokens']}/{usage['output_tokens']}", TOKENS_TOTAL)
+            uses = [{"id": b["id"], "name": b["name"], "input": b["input"]} for b in reply["content"] if b["type"] == "tool_use"]
+            expect(record.get("tool_uses") == uses, f"{where}: tool_uses {record.get('tool_uses')}, expected {uses}", USES_MISSING)
+            sent = content(out.requests[k + 1]["messages"][-1]) if k + 1 < len(out.requests) else []
+            want = [{"tool_use_id": b["tool_use_id"], "is_error": bool(b.get("is_error")), "preview": str(b["content"])[:80]}
+                    for b in sent if b.get("type") == "tool_result"]
+            expect(record.get("results") == want, f"{where}: results {record.get('results')}, expected {want}", RESULTS_MISSING)
+
+
 EXERCISES = [
     Exercise("repeated_call", "repeated_call", "Detecting a repeated identical call", [
         Check("identical calls in a row, inputs compared as values", repeats),
@@ -91,5 +130,8 @@ EXERCISES = [
         Check("a model stuck on one call is stopped before the repeat runs", stuck),
         Check("different calls are progress; a far deadline changes nothing", progress),
         Check("a deadline already passed stops before the first call", deadline),
+    ], notebook="solutions/09_guards_and_observability.ipynb"),
+    Exercise("turn_log", "turn_log", "What to log each turn", [
+        Check("one record per call: stop_reason, tool_uses, results, that call's tokens", logged),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
 ]
