@@ -382,9 +382,24 @@ def bench_grading(solution: Path | None = None, *, tools: tuple[str, ...] = ("ou
     if "ours" in results:
         for name, res in results.items():
             res["ours_speedup"] = res["benign_seconds"] and results["ours"]["per_minute"] / res["per_minute"]
-    return {"submissions": [{"student": s.student, "kind": s.kind, "case": s.case, "correct": correct[s.student]}
-                            for s in subs],
-            "benign": len(benign), "max_score": maximum, "timeout_s": timeout, "tools": results}
+    figures = {"submissions": [{"student": s.student, "kind": s.kind, "case": s.case, "correct": correct[s.student]}
+                               for s in subs],
+               "benign": len(benign), "max_score": maximum, "timeout_s": timeout, "tools": results}
+    return {**figures, "targets": targets(figures)}
+
+
+def targets(figures: dict) -> dict[str, bool]:
+    """At least 3x nbgrader's throughput; the correct grade wherever another tool hangs, fails or gives 0."""
+    tools = figures["tools"]
+    if "ours" not in tools:
+        return {}
+    failing = ("hangs", "no grade", "0 ")
+    beaten = [case for case, o in tools["ours"]["hostile"].items()
+              if any(tools[t]["hostile"][case]["outcome"].startswith(failing) for t in tools if t != "ours")]
+    met = {"ours >= 3x nbgrader's throughput": tools.get("nbgrader", {}).get("ours_speedup", 0) >= 3}
+    met[f"ours grades correctly where another tool hangs, fails or gives 0 ({', '.join(beaten) or 'no such case'})"] = \
+        all(tools["ours"]["hostile"][case]["outcome"].startswith("correct") for case in beaten)
+    return met
 
 
 def table(figures: dict) -> str:
