@@ -31,7 +31,7 @@ class Call:
 
     def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict):
         self.api = scenario.api() if scenario else None
-        self.tools = scenario.make_tools() if scenario else None
+        self.tools = scenario.tools() if scenario else None
         self.args = [tag(a) for a in args]
         self.kwargs = {k: tag(v) for k, v in kwargs.items()}
         self.tool_calls: list[tuple[str, dict]] = []
