@@ -35,6 +35,7 @@ def test_tool_use_cut_midway_has_no_input_and_stops_at_max_tokens():
     assert reply.stop_reason == "max_tokens"
     assert [b.type for b in reply.content] == ["text", "tool_use"]
     assert reply.content[1].input == {}  # its input JSON never closed
+    assert reply.usage.output_tokens == 30  # generation ran to the limit
 
 
 def test_tool_use_that_fits_stops_with_tool_use():

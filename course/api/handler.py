@@ -197,7 +197,7 @@ class LocalAPI:
             "content": content,
             "stop_reason": stop,
             "stop_sequence": sequence,
-            "usage": {"input_tokens": n_in - n_written - read, "output_tokens": tokens.output_tokens(content),
+            "usage": {"input_tokens": n_in - n_written - read, "output_tokens": generated(content, stop, body["max_tokens"], self.context_window - n_in),
                       "cache_creation_input_tokens": n_written, "cache_read_input_tokens": read,
                       "cache_creation": {"ephemeral_5m_input_tokens": written["5m"],
                                          "ephemeral_1h_input_tokens": written["1h"]}},
@@ -242,6 +242,15 @@ class LocalAPI:
                     done = n
                 self._cached[key] = now + CACHE_TTL[ttl]  # a write, or a read refreshing the TTL
         return written, read
+
+
+def generated(content: list[dict], stop: str, max_tokens: int, room: int) -> int:
+    """Output tokens: a turn cut at a limit generated up to that limit, as the real API reports."""
+    if stop == "max_tokens":
+        return max_tokens
+    if stop == "model_context_window_exceeded":
+        return room
+    return tokens.output_tokens(content)
 
 
 def _with_id(block: dict, call: int, j: int) -> dict:

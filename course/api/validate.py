@@ -228,9 +228,8 @@ def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
     missing = [u for u in ids if u not in seen]
     if missing:
         raise invalid(missing_msg.format(ids=", ".join(missing)))
-    for j, b in enumerate(content):
-        if b["type"] == "tool_result":
-            continue
-        if j < len(ids):
-            raise invalid(f"messages.{i + 1}.content.{j}: `tool_result` blocks must come first in the user message "
-                          f"content, before any other block. Found a `{b['type']}` block before the last `tool_result`.")
+    leading = next((j for j, b in enumerate(content) if b["type"] != "tool_result"), len(content))
+    if leading < len(ids):
+        raise invalid(f"messages.{i + 1}: Did not find {len(ids) - leading} `tool_result` block(s) at the beginning "
+                      "of this message. Messages following `tool_use` blocks must begin with a matching number of "
+                      "`tool_result` blocks.")
