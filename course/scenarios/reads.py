@@ -8,7 +8,7 @@ from ..api import Conversation, Turn
 from ..tools import Tool, Toolbox, Workspace
 from .base import Scenario, call, last_turn, say
 
-READ_DELAY_S = 0.2  # each read sleeps this long, so concurrent reads show in ToolStart / ToolEnd times
+READ_DELAY_S = 0.05  # each read sleeps this long, so concurrent reads show in ToolStart / ToolEnd times
 DOCS = {
     "docs/intro.md": "# Intro\nThe loop calls the model, runs tools, and calls again.\n",
     "docs/limits.md": "# Limits\nmax_turns T bounds the calls by T+1.\n",
