@@ -15,8 +15,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Jupyter refuses to run as root unless told to (containers, CI machines)
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 # notebooks are compared cell by cell with their committed outputs (strict nbval);
 # folders that do not exist yet (exercises/ before `make exercises`) are skipped;
