@@ -50,6 +50,19 @@ CASES = {
     "renamed_function": (dict(ask=ASK.replace("def ask(", "def ask_model(")), 0, "does not define ask()"),
 }
 
+# name -> (cells of the notebook, the note every check of both exercises shows): each cell is skipped, nothing lost
+SKIPPED = {
+    "loop_in_a_cell": (dict(before="while True:\n    pass"), "cell 1 ran past 2 s and was skipped"),
+    "loop_catching_the_interruption": (dict(before="while True:\n    try:\n        while True:\n            pass\n"
+                                                   "    except BaseException:\n        pass"),
+                                       "cell 1 ran past 2 s at line 1 and ignored the interruption"),
+    "os_exit_in_a_cell": (dict(before="import os\nos._exit(1)"), "cell 1 ended the process at line 2"),
+    "sys_exit_in_a_cell": (dict(before="import sys\nsys.exit(3)"), "cell 1 called sys.exit()/exit() (code 3) and was skipped"),
+    "exit_in_a_cell": (dict(before="exit()"), "cell 1 called sys.exit()/exit() (code None) and was skipped"),
+    "os_exit_after_the_function": (dict(ask=ASK + "\nimport os\nos._exit(1)\n"), "cell 2 ended the process at line 7"),
+    "loop_after_the_function": (dict(ask=ASK + "\nwhile True:\n    pass\n"), "cell 2 ran past 2 s and was skipped"),
+}
+
 
 def api_message(messages) -> str:
     """What the local API itself answers to a conversation (the expected 400 wording)."""
@@ -63,14 +76,14 @@ def api_message(messages) -> str:
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("submissions")
     paths = [write(folder / f"{name}.ipynb", **cells) for name, (cells, _, _) in CASES.items()]
+    paths += [write(folder / f"{name}.ipynb", **cells) for name, (cells, _) in SKIPPED.items()]
     missing = notebook()
     del missing.cells[2].metadata["nbgrader"]  # the ask solution cell lost its metadata
     paths.append(write(folder / "missing_cell.ipynb", missing))
     (folder / "broken_json.ipynb").write_text('{"cells": [')
     paths.append(folder / "broken_json.ipynb")
-    paths.append(write(folder / "hangs_in_a_cell.ipynb", before="while True:\n    pass"))
     out = folder / "out"
-    limits = Limits(call=3, setup=5, exercise=60, memory=256 << 20)
+    limits = Limits(call=3, cell=2, exercise=60, memory=256 << 20)
     reports = grade_batch(paths, out, CHECKS, jobs=2, limits=limits, registry=Registry({}, {}), log=lambda line: None)
     return {p.stem: r for p, r in zip(paths, reports)}, out
 
@@ -109,10 +122,13 @@ def test_unreadable_notebook_scores_zero_out_of_everything_with_the_reason(grade
     assert all("not valid JSON" in t["output"] for t in report["tests"])
 
 
-def test_a_cell_that_hangs_costs_its_exercises_with_the_reason(graded):
-    report = graded[0]["hangs_in_a_cell"]
-    assert report["score"] == 0
-    assert all("running the notebook's cells took more than 5 s" in t["output"] for t in report["tests"])
+@pytest.mark.parametrize("name", SKIPPED)
+def test_a_cell_that_hangs_or_ends_the_process_is_skipped_with_a_note_and_costs_nothing(graded, name):
+    report = graded[0][name]
+    note = SKIPPED[name][1]
+    assert scores(report) == {"ask": 2, "lookup": 3}
+    assert all(t["status"] == "passed" and f"\nNote: {note}" in t["output"] for t in report["tests"])
+    assert f"ask: {note}" in report["output"] and f"lookup: {note}" in report["output"]
 
 
 def test_summary_has_one_row_per_submission(graded):

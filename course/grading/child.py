@@ -3,12 +3,15 @@
 The grader copies this file into a temp folder and runs it as `python -I -S -B child.py FD SITE...`:
 a fork server that imports the SDK once, then forks one worker per exercise on request (the
 request carries the worker's socket). A worker applies its limits, executes the submission's
-cells as plain Python (no IPython: `get_ipython()` is a stub), then answers calls of the
-student's function, one JSON line in, one JSON line out. The notebook's in-process `check()`
-imports `decode` and `invoke` from here, so both sides build arguments and values the same way.
+cells as plain Python (no IPython: `get_ipython()` is a stub) one top-level statement at a time,
+announcing each (so the grader knows where a process that died or hung was) and interrupting a
+cell that runs past its time limit, then answers calls of the student's function, one JSON line
+in, one JSON line out. The notebook's in-process `check()` imports `decode` and `invoke` from
+here, so both sides build arguments and values the same way.
 """
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
@@ -121,15 +124,46 @@ def python_source(source: str) -> str:
     return MAGIC.sub(lambda m: f"{m.group(1)}pass  # {m.group(2)}", source)
 
 
-def execute(cells: list[str]) -> tuple[dict, list[str]]:
-    """Run the cells in one namespace, as a script would; the namespace and each failing cell's error."""
+class Interrupted(BaseException):
+    """Raised inside a cell by the timer when the cell runs past its time limit."""
+
+
+def interrupt(signum, frame):
+    raise Interrupted
+
+
+def statements(source: str, i: int) -> list[tuple[int, object]]:
+    """A cell's top-level statements, each compiled alone: (its first line, its code)."""
+    tree = ast.parse(python_source(source), f"<cell {i}>")
+    return [(s.lineno, compile(ast.Module([s], []), f"<cell {i}>", "exec")) for s in tree.body]
+
+
+def execute(cells: list[str], seconds: float, stops: dict, progress) -> tuple[dict, list[str], list[dict]]:
+    """Run the cells in one namespace, as a script would, each cell interrupted after `seconds` and cell i stopped
+    before its statement stops[i]; progress(i, j, line) before each statement. The namespace, each failing cell's
+    error, and the cells cut short ({"cell", "why"}: ran past the limit, or called sys.exit())."""
     namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit, "quit": sys.exit}
-    errors = []
+    errors, cut = [], []
+    signal.signal(signal.SIGALRM, interrupt)
+
+    def run(i: int, source: str) -> None:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            for j, (line, code) in enumerate(statements(source, i)[:stops.get(i)]):
+                progress(i, j, line)
+                exec(code, namespace)
+        except Interrupted:
+            cut.append({"cell": i, "why": f"ran past {seconds:g} s and was skipped"})
+        except SystemExit as e:
+            cut.append({"cell": i, "why": f"called sys.exit()/exit() (code {e.code!r}) and was skipped"})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
     for i, source in enumerate(cells, 1):
-        result = invoke(lambda: exec(compile(python_source(source), f"<cell {i}>", "exec"), namespace), [], {})
+        result = invoke(run, [i, source], {})
         if result["error"]:
             errors.append(f"cell {i}: {result['error']}")
-    return namespace, errors
+    return namespace, errors, cut
 
 
 class Channel:
@@ -145,6 +179,14 @@ class Channel:
     def send(self, obj) -> None:
         self.writer.write(json.dumps(obj).encode() + b"\n")
         self.writer.flush()
+
+    def progress(self, i: int, j: int, line: int) -> None:
+        """Where the cells are, sent whole: the cell's timer waits until the line is written."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            self.send({"at": [i, j, line]})
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
 
 
 def address_space() -> int:
@@ -168,15 +210,16 @@ def limit(memory: int, cpu: int, uid: int | None) -> None:
 
 
 def worker(sock: socket.socket) -> None:
-    """Set up from the first message, run the cells, then answer calls until the grader hangs up."""
+    """Set up from the first message (the cells, their time limit, where to stop cells that killed or hung an
+    earlier worker), run the cells, then answer calls until the grader hangs up."""
     channel = Channel(sock)
     setup = channel.receive()
     os.chdir(setup["dir"])
     os.environ["HOME"] = setup["dir"]
     limit(setup["memory"], setup["cpu"], setup.get("uid"))
-    namespace, errors = execute(setup["cells"])
+    namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
     fn = namespace.get(setup["function"])
-    channel.send({"ready": callable(fn), "errors": errors})
+    channel.send({"ready": callable(fn), "errors": errors, "cut": cut})
     while callable(fn) and (call := channel.receive()) is not None:
         client = sdk_client(call["base_url"], call["timeout"]) if call.get("base_url") else None
         args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(call["tool_url"]))

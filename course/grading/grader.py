@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .calls import Call
@@ -26,10 +26,14 @@ from .runner import Result, run_exercise
 from .wire import Wire
 
 
+GRACE = 2.0  # seconds past its limit a cell may take to stop before the grader kills the worker
+RETRIES = 3  # fresh workers an exercise gets after cells that killed or hung one (each such cell is then skipped)
+
+
 @dataclass
 class Limits:
     call: float = 15.0  # seconds one call of the student's function may take
-    setup: float = 30.0  # seconds to run the notebook's cells up to the solution cell
+    cell: float = 10.0  # seconds one notebook cell may run before it is interrupted and skipped
     exercise: float = 120.0  # seconds for all the checks of one exercise
     memory: int = 1 << 30  # bytes of address space a worker may add to what the SDK needs
 
@@ -49,28 +53,47 @@ class Isolated:
         self.deadline = time.monotonic() + grader.limits.exercise
         self.worker = None
         self.folders: list[Path] = []
+        self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
+        self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
 
     def _ready(self):
-        """The worker with the notebook's cells run, started on first use and after a call killed it."""
-        if self.problem or self.worker:
-            return self.worker
+        """The worker with the notebook's cells run, started on first use and after a call killed it;
+        a cell that ended or hung a worker is skipped from where it was in the next one, up to RETRIES times."""
+        while not (self.problem or self.worker):
+            self._start()
+        return self.worker
+
+    def _start(self) -> None:
+        """One worker running the cells: self.worker when it defines the function, else a new skip or self.problem."""
         sandbox, limits = self.grader.sandbox, self.grader.limits
         worker, folder = sandbox.spawn()
         self.folders.append(folder)
+        message = {**sandbox.setup(folder), "cells": self.cells, "function": self.function, "cell": limits.cell,
+                   "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()]}
+        at, until = None, self.deadline
         try:
-            answer = worker.request({**sandbox.setup(folder), "cells": self.cells, "function": self.function},
-                                    min(limits.setup, max(self.deadline - time.monotonic(), 0.1)))
+            while "at" in (answer := worker.request(message, max(until - time.monotonic(), 0.01))):
+                if at is None or answer["at"][0] != at[0]:  # a new cell: its own time limit, capped by the budget
+                    until = min(time.monotonic() + limits.cell + GRACE, self.deadline)
+                at, message = answer["at"], None
         except Gone as e:
-            self.problem = (f"running the notebook's cells took more than {limits.setup:g} s" if e.timed_out
-                            else f"running the notebook's cells: {e}")
-            return None
+            if time.monotonic() >= self.deadline:
+                self.problem = f"the exercise's time budget ({limits.exercise:g} s) ran out running the notebook's cells"
+            elif at is None or len(self.skips) >= RETRIES:
+                self.problem = f"running the notebook's cells: {e}" + (f" (in cell {at[0]})" if at else "")
+            else:
+                self.skips[at[0]] = (at[1], f"ran past {limits.cell:g} s at line {at[2]} and ignored the interruption, so "
+                                     "it was skipped from there" if e.timed_out else f"ended the process at line {at[2]} "
+                                     "(os._exit()? a crash? the memory limit?) and was skipped from there")
+            return
+        cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []] + [(c, why) for c, (_, why) in self.skips.items()]
+        self.notes = [f"cell {cell} {why}" for cell, why in sorted(cut)]
         if not answer.get("ready"):
             worker.kill()
             errors = [str(x)[:500] for x in answer.get("errors") or []]
             self.problem = f"the notebook does not define {self.function}()" + (f" ({errors[0]})" if errors else "")
-            return None
+            return
         self.worker = worker
-        return worker
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.grader.registry.scenario(scenario), args, kwargs)
@@ -127,7 +150,7 @@ class Grader:
         cells, problem = program(sub, exercise)
         ctx = Isolated(self, cells, problem, exercise.function)
         try:
-            return run_exercise(exercise, ctx)
+            return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
         except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
             return [Result(f"{exercise.grade_id}: {c.name}", 0.0, c.points, f"internal grader error: {e!r}",
                            hidden=c.hidden) for c in exercise.checks]
@@ -139,7 +162,8 @@ def summary_line(sub: Submission, exercises: list[Exercise], results: list[Resul
     score, total = sum(r.score for r in results), sum(r.max_score for r in results)
     groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
     line = f"{sub.path.name}: {score:g}/{total:g} points ({', '.join(groups) or 'no exercises'})"
-    return f"{line}\n{sub.problem}" if sub.problem else line
+    notes = dict.fromkeys(f"{r.name.split(':')[0]}: {r.note}" for r in results if r.note)  # once per exercise
+    return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
 
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, limits: Limits | None = None,

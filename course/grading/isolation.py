@@ -85,11 +85,13 @@ class Worker:
         self.pid, self.sock = pid, sock
         self.reader = sock.makefile("rb")
 
-    def request(self, message: dict, timeout: float) -> dict:
-        """Send a message and wait for the answer; raises Gone (after killing the worker) on a failure."""
+    def request(self, message: dict | None, timeout: float) -> dict:
+        """Send a message (None: nothing) and wait for the worker's next one; raises Gone (after killing the
+        worker) on a failure."""
         try:
             self.sock.settimeout(timeout)
-            self.sock.sendall(json.dumps(message).encode() + b"\n")
+            if message is not None:
+                self.sock.sendall(json.dumps(message).encode() + b"\n")
             line = self.reader.readline(MAX_REPLY)
         except TimeoutError:
             self.kill()

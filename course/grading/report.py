@@ -36,7 +36,8 @@ def text_report(exercise: Exercise, results: list[Result]) -> str:
 
 def test_entry(r: Result) -> dict:
     """One Gradescope test."""
-    output = "passed" if r.passed else f"{r.reason}" + (f"\nHint: {r.hint}" if r.hint else "")
+    output = ("passed" if r.passed else f"{r.reason}" + (f"\nHint: {r.hint}" if r.hint else "")) + \
+        (f"\nNote: {r.note}" if r.note else "")
     return {"name": r.name, "score": r.score, "max_score": r.max_score,
             "status": "passed" if r.passed else "failed", "output": output,
             "visibility": HIDDEN if r.hidden else "visible"}

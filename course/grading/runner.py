@@ -19,6 +19,7 @@ class Result:
     reason: str = ""  # why it failed; empty when it passed
     hint: str = ""
     hidden: bool = False
+    note: str = ""  # what the grader skipped to grade it (notebook cells that hung or ended the process)
 
     @property
     def passed(self) -> bool:
