@@ -134,6 +134,7 @@ class _Run:
         self.messages: list = [{"role": "user", "content": [text(prompt)]}] if isinstance(prompt, str) else list(prompt)
         self.turns = self.calls = 0
         self.usages: list[dict] = []
+        self.tokens = 0  # total_tokens over usages, kept as they come
         self.spent = 0.0
         self.started = agent.clock()
         self.streak: tuple[str, int] = ("", 0)  # the last call's signature and how often in a row
@@ -191,6 +192,7 @@ class _Run:
         usage = as_dict(response.usage)
         cost = ag.cost(ag.model, response.usage)
         self.usages.append(usage)
+        self.tokens += total_tokens(usage)
         self.spent += cost
         self.stop_reason = response.stop_reason
         self.stop_details = as_dict(getattr(response, "stop_details", None))
@@ -203,9 +205,8 @@ class _Run:
         lim = self.agent.limits
         if lim.max_budget_usd is not None and self.spent >= lim.max_budget_usd:
             raise Stop(MAX_BUDGET, f"spent ${self.spent:.6f} >= max_budget_usd ${lim.max_budget_usd:g}")
-        total = sum(total_tokens(u) for u in self.usages)
-        if lim.max_total_tokens is not None and total >= lim.max_total_tokens:
-            raise Stop(TOKEN_BUDGET, f"{total} tokens >= max_total_tokens {lim.max_total_tokens}")
+        if lim.max_total_tokens is not None and self.tokens >= lim.max_total_tokens:
+            raise Stop(TOKEN_BUDGET, f"{self.tokens} tokens >= max_total_tokens {lim.max_total_tokens}")
         if lim.timeout_s is not None and self.elapsed() >= lim.timeout_s:
             raise Stop(TIMEOUT, f"wall clock {self.elapsed():.2f} s reached timeout_s={lim.timeout_s:g}")
         if lim.max_turns is not None and self.turns >= lim.max_turns:

@@ -19,7 +19,7 @@ from typing import Callable
 from . import tokens
 from .errors import APIError, internal, overloaded, rate_limited, retry_headers
 from .policy import CHOSEN_STOP_REASONS, Conversation, Policy, Turn
-from .validate import validate_request
+from .validate import cache_marks, validate_request
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # the real API's limit for /v1/messages
 MIN_CACHEABLE_TOKENS = 1024  # shorter prompts are silently not cached
@@ -181,8 +181,9 @@ class LocalAPI:
         n_in = tokens.input_tokens(body)
         if n_in > self.context_window:
             raise APIError(400, "invalid_request_error", f"prompt is too long: {n_in} tokens > {self.context_window} maximum")
-        turn = self._ask_policy(body)
-        call = Conversation(body).calls_so_far + 1
+        conversation = Conversation(body)
+        turn = self._ask_policy(conversation)
+        call = conversation.calls_so_far + 1
         content = obey_tool_choice([_with_id(b, call, j) for j, b in enumerate(turn.content)], body.get("tool_choice"))
         stop = turn.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
         content, stop, sequence = cut(content, stop, body.get("stop_sequences") or [],
@@ -206,10 +207,10 @@ class LocalAPI:
             message["stop_details"] = turn.stop_details
         return message
 
-    def _ask_policy(self, body: dict) -> Turn:
+    def _ask_policy(self, conversation: Conversation) -> Turn:
         """The policy's next turn. A policy that fails or answers wrongly is a 500 naming why, not retried."""
         try:
-            turn = self.policy(Conversation(body))
+            turn = self.policy(conversation)
             if not isinstance(turn, Turn):
                 raise TypeError(f"a policy must return a Turn, not {type(turn).__name__}")
             if turn.stop_reason is not None and turn.stop_reason not in CHOSEN_STOP_REASONS:
@@ -228,6 +229,8 @@ class LocalAPI:
         long enough writes the tokens between the previous one and itself.
         """
         written = {"5m": 0, "1h": 0}
+        if not body.get("cache_control") and not cache_marks(body):
+            return written, 0  # no breakpoint: nothing is read or written
         with self._lock:
             now = self.clock()
             live = {key for key, expires in self._cached.items() if expires > now}

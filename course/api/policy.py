@@ -5,6 +5,7 @@ conversation) and decides the next assistant turn from it.
 """
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,8 +36,8 @@ class Conversation:
 
     def __init__(self, body: dict):
         self.body = body
-        self.messages: list[dict] = [
-            {**m, "content": [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]}
+        self.messages: list[dict] = [  # a string content becomes one text block; the rest are kept as they are
+            {**m, "content": [{"type": "text", "text": m["content"]}]} if isinstance(m["content"], str) else m
             for m in body["messages"]
         ]
 
@@ -44,7 +45,7 @@ class Conversation:
     def tool_names(self) -> list[str]:
         return [t["name"] for t in self.body.get("tools") or []]
 
-    @property
+    @functools.cached_property  # counted once: the policy and the handler both ask
     def calls_so_far(self) -> int:
         """How many assistant turns the conversation already holds (the 0-based index of this call)."""
         return sum(1 for m in self.messages if m["role"] == "assistant")

@@ -26,8 +26,11 @@ def text_tokens(s: str) -> int:
     return math.ceil(len(s) / 4) if s else 0
 
 
+COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, sort_keys=True)  # built once, used per block
+
+
 def json_tokens(value) -> int:
-    return text_tokens(json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True))
+    return text_tokens(COMPACT_JSON.encode(value))
 
 
 def block_tokens(block) -> int:

@@ -124,12 +124,17 @@ def _valid_schema(schema_json: str) -> bool:
     return True
 
 
-def _validate_cache_control(body: dict) -> None:
-    """At most 4 cache breakpoints, counting tools, system blocks and message blocks."""
+def cache_marks(body: dict) -> int:
+    """How many tools, system blocks and message blocks carry a cache_control mark (in a valid body)."""
     system = body.get("system")
     marked = [*(body.get("tools") or []), *(system if isinstance(system, list) else []),
               *(b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"])]
-    found = sum(1 for item in marked if item.get("cache_control"))
+    return sum(1 for item in marked if item.get("cache_control"))
+
+
+def _validate_cache_control(body: dict) -> None:
+    """At most 4 cache breakpoints, counting tools, system blocks and message blocks."""
+    found = cache_marks(body)
     if found > MAX_CACHE_BREAKPOINTS:
         raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}.")
 
@@ -151,24 +156,24 @@ def _blocks(message: dict, i: int) -> list:
         if not isinstance(block, dict) or "type" not in block:
             raise invalid(f"{where}: Input should be a valid content block with a 'type'")
         kind = block["type"]
-        if kind not in BLOCK_TYPES:
-            raise invalid(f"{where}.type: Input tag '{kind}' found using 'type' does not match any of the expected tags")
-        if kind == "text" and not isinstance(block.get("text"), str):
-            raise invalid(f"{where}.text: Field required")
-        if kind == "text" and not block["text"]:
-            raise invalid(f"{where}.text: text content blocks must be non-empty")
-        if kind == "tool_use":
+        if kind == "text":
+            if not isinstance(block.get("text"), str):
+                raise invalid(f"{where}.text: Field required")
+            if not block["text"]:
+                raise invalid(f"{where}.text: text content blocks must be non-empty")
+        elif kind == "tool_use":
             for field in ("id", "name", "input"):
                 if field not in block:
                     raise invalid(f"{where}.tool_use.{field}: Field required")
             if not isinstance(block["input"], dict):
                 raise invalid(f"{where}.tool_use.input: Input should be a valid dictionary")
-        if kind == "tool_result":
+        elif kind == "tool_result":
             if "tool_use_id" not in block:
                 raise invalid(f"{where}.tool_result.tool_use_id: Field required")
-            c = block.get("content", "")
-            if not isinstance(c, (str, list)):
+            if not isinstance(block.get("content", ""), (str, list)):
                 raise invalid(f"{where}.tool_result.content: Input should be a valid string or a list of blocks")
+        elif kind not in BLOCK_TYPES:
+            raise invalid(f"{where}.type: Input tag '{kind}' found using 'type' does not match any of the expected tags")
     return content
 
 
@@ -190,6 +195,7 @@ def _validate_messages(messages) -> None:
         contents.append(_blocks(m, i))
     if messages[0]["role"] != "user":
         raise invalid('messages: first message must use the "user" role')
+    prev_ids: set = set()  # the tool_use ids of the previous message when it is the assistant's
     for i, (m, content) in enumerate(zip(messages, contents)):
         if m["role"] == "assistant":
             ids = [b["id"] for b in content if b["type"] == "tool_use"]
@@ -199,15 +205,14 @@ def _validate_messages(messages) -> None:
                 raise invalid(f"messages.{i}: `tool_result` blocks can only be in user messages")
             if ids:
                 _validate_answer(i, ids, messages, contents)
+            prev_ids = set(ids)
         else:
-            prev_ids = set()
-            if i > 0 and messages[i - 1]["role"] == "assistant":
-                prev_ids = {b["id"] for b in contents[i - 1] if b["type"] == "tool_use"}
             for j, b in enumerate(content):
                 if b["type"] == "tool_result" and b["tool_use_id"] not in prev_ids:
                     raise invalid(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
                                   f"{b['tool_use_id']}. Each `tool_result` block must have a corresponding `tool_use` "
                                   "block in the previous message.")
+            prev_ids = set()
 
 
 def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
