@@ -211,10 +211,12 @@ class _Run:
             raise Stop(TIMEOUT, f"wall clock {self.elapsed():.2f} s reached timeout_s={lim.timeout_s:g}")
         if lim.max_turns is not None and self.turns >= lim.max_turns:
             raise Stop(MAX_TURNS, f"the response after turn {self.turns} still asks to continue; max_turns={lim.max_turns}")
+        if lim.max_repeats is None:
+            return  # repeats are tracked only when they are limited
         for u in uses:
             sig = f"{u['name']}:{json.dumps(u['input'], sort_keys=True)}"
             self.streak = (sig, self.streak[1] + 1 if sig == self.streak[0] else 1)
-            if lim.max_repeats is not None and self.streak[1] >= lim.max_repeats:
+            if self.streak[1] >= lim.max_repeats:
                 self.guidance.append(self.hand_over(REPEATED, f"{u['name']} called with the same input {self.streak[1]} times in a row"))
                 self.streak = ("", 0)
 

@@ -43,7 +43,7 @@ def block_tokens(block) -> int:
         body = text_tokens(block.get("name", "")) + json_tokens(block.get("input", {}))
     elif kind == "tool_result":
         content = block.get("content", "")
-        body = text_tokens(content) if isinstance(content, str) else sum(block_tokens(b) for b in content)
+        body = text_tokens(content) if isinstance(content, str) else sum(map(block_tokens, content))
     else:  # images, documents, thinking...: counted by their JSON
         body = json_tokens({k: v for k, v in block.items() if k != "cache_control"})
     return BLOCK_OVERHEAD + body
@@ -53,7 +53,7 @@ def message_tokens(message: dict) -> int:
     content = message.get("content", [])
     if isinstance(content, str):
         content = [content]
-    return MESSAGE_OVERHEAD + sum(block_tokens(b) for b in content)
+    return MESSAGE_OVERHEAD + sum(map(block_tokens, content))
 
 
 def fixed_tokens(body: dict) -> int:
@@ -65,7 +65,7 @@ def fixed_tokens(body: dict) -> int:
 
 def input_tokens(body: dict) -> int:
     """n_k: what one request costs in input tokens."""
-    return REQUEST_OVERHEAD + fixed_tokens(body) + sum(message_tokens(m) for m in body.get("messages", []))
+    return REQUEST_OVERHEAD + fixed_tokens(body) + sum(map(message_tokens, body.get("messages", [])))
 
 
 def output_tokens(content: list[dict]) -> int:

@@ -217,10 +217,8 @@ def _validate_messages(messages) -> None:
 
 def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
     """The message after an assistant tool_use must start with one tool_result per id (P2, P3)."""
-    missing_msg = (f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                   "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
     if i + 1 >= len(messages) or messages[i + 1]["role"] != "user":
-        raise invalid(missing_msg.format(ids=", ".join(ids)))
+        raise _unanswered(i, ids)
     content = contents[i + 1]
     seen: list[str] = []
     for j, b in enumerate(content):
@@ -232,9 +230,15 @@ def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
         seen.append(b["tool_use_id"])
     missing = [u for u in ids if u not in seen]
     if missing:
-        raise invalid(missing_msg.format(ids=", ".join(missing)))
+        raise _unanswered(i, missing)
     leading = next((j for j, b in enumerate(content) if b["type"] != "tool_result"), len(content))
     if leading < len(ids):
         raise invalid(f"messages.{i + 1}: Did not find {len(ids) - leading} `tool_result` block(s) at the beginning "
                       "of this message. Messages following `tool_use` blocks must begin with a matching number of "
                       "`tool_result` blocks.")
+
+
+def _unanswered(i: int, ids: list) -> APIError:
+    return invalid(f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                   f"{', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` block in the "
+                   "next message.")
