@@ -201,7 +201,7 @@ def _validate_messages(messages) -> None:
             ids = [b["id"] for b in content if b["type"] == "tool_use"]
             if len(set(ids)) != len(ids):
                 raise invalid(f"messages.{i}: `tool_use` ids must be unique")
-            if any(b["type"] == "tool_result" for b in content):
+            if "tool_result" in [b["type"] for b in content]:
                 raise invalid(f"messages.{i}: `tool_result` blocks can only be in user messages")
             if ids:
                 _validate_answer(i, ids, messages, contents)
