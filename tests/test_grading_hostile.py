@@ -6,9 +6,10 @@ import json
 
 import pytest
 from hostile.notebooks import ASK, CHECKS, notebook, write
+from nbformat.v4 import new_code_cell
 
 from course.api import LocalAPI
-from course.grading.grader import Limits, grade_batch
+from course.grading.grader import RETRIES, Limits, grade_batch
 from course.grading.registry import Registry
 from course.scenarios import get
 
@@ -80,6 +81,9 @@ def graded(tmp_path_factory):
     missing = notebook()
     del missing.cells[2].metadata["nbgrader"]  # the ask solution cell lost its metadata
     paths.append(write(folder / "missing_cell.ipynb", missing))
+    exits = notebook()
+    exits.cells[1:1] = [new_code_cell("import os\nos._exit(1)") for _ in range(RETRIES + 1)]
+    paths.append(write(folder / "exits_in_every_cell.ipynb", exits))
     (folder / "broken_json.ipynb").write_text('{"cells": [')
     paths.append(folder / "broken_json.ipynb")
     out = folder / "out"
@@ -129,6 +133,14 @@ def test_a_cell_that_hangs_or_ends_the_process_is_skipped_with_a_note_and_costs_
     assert scores(report) == {"ask": 2, "lookup": 3}
     assert all(t["status"] == "passed" and f"\nNote: {note}" in t["output"] for t in report["tests"])
     assert f"ask: {note}" in report["output"] and f"lookup: {note}" in report["output"]
+
+
+def test_cells_that_keep_ending_the_process_are_skipped_a_bounded_number_of_times(graded):
+    report = graded[0]["exits_in_every_cell"]
+    assert report["score"] == 0
+    given_up = f"cell {RETRIES + 1} ended the process at line 2 (os._exit()? a crash? the memory limit?), after " \
+               f"{RETRIES} cells were skipped for the same: given up"
+    assert all(given_up in t["output"] for t in report["tests"])
 
 
 def test_summary_has_one_row_per_submission(graded):

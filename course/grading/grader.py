@@ -79,12 +79,15 @@ class Isolated:
         except Gone as e:
             if time.monotonic() >= self.deadline:
                 self.problem = f"the exercise's time budget ({limits.exercise:g} s) ran out running the notebook's cells"
-            elif at is None or len(self.skips) >= RETRIES:
-                self.problem = f"running the notebook's cells: {e}" + (f" (in cell {at[0]})" if at else "")
+            elif at is None:
+                self.problem = f"running the notebook's cells: {e}"
             else:
-                self.skips[at[0]] = (at[1], f"ran past {limits.cell:g} s at line {at[2]} and ignored the interruption, so "
-                                     "it was skipped from there" if e.timed_out else f"ended the process at line {at[2]} "
-                                     "(os._exit()? a crash? the memory limit?) and was skipped from there")
+                why = (f"ran past {limits.cell:g} s at line {at[2]} and ignored the interruption" if e.timed_out
+                       else f"ended the process at line {at[2]} (os._exit()? a crash? the memory limit?)")
+                if len(self.skips) < RETRIES:
+                    self.skips[at[0]] = (at[1], f"{why}, so it was skipped from there")
+                else:
+                    self.problem = f"cell {at[0]} {why}, after {RETRIES} cells were skipped for the same: given up"
             return
         cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []] + [(c, why) for c, (_, why) in self.skips.items()]
         self.notes = [f"cell {cell} {why}" for cell, why in sorted(cut)]
