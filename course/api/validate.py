@@ -92,23 +92,23 @@ def _validate_tools(tools) -> None:
             raise invalid(f"tools.{i}: Input should be a valid dictionary")
         name = tool.get("name")
         if name is None:
-            raise invalid(f"{where}.name: Field required")
+            raise invalid(f"messages.{i}.content.{j}.name: Field required")
         if not isinstance(name, str) or not TOOL_NAME.match(name):
-            raise invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+            raise invalid(f"messages.{i}.content.{j}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
         if name in seen:
             raise invalid("tools: Tool names must be unique.")
         seen.add(name)
         if "description" in tool and not isinstance(tool["description"], str):
-            raise invalid(f"{where}.description: Input should be a valid string")
+            raise invalid(f"messages.{i}.content.{j}.description: Input should be a valid string")
         schema = tool.get("input_schema")
         if schema is None:
-            raise invalid(f"{where}.input_schema: Field required")
+            raise invalid(f"messages.{i}.content.{j}.input_schema: Field required")
         if not isinstance(schema, dict):
-            raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
+            raise invalid(f"messages.{i}.content.{j}.input_schema: Input should be a valid dictionary")
         if schema.get("type") != "object":
-            raise invalid(f"{where}.input_schema.type: Input should be 'object'")
+            raise invalid(f"messages.{i}.content.{j}.input_schema.type: Input should be 'object'")
         if not _valid_schema(json.dumps(schema)):
-            raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+            raise invalid(f"messages.{i}.content.{j}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
                           "(https://json-schema.org/draft/2020-12).")
 
 
@@ -151,29 +151,30 @@ def _blocks(message: dict, i: int) -> list:
         raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
     if not content and not (message.get("role") == "assistant"):
         raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
-    for j, block in enumerate(content):
-        where = f"messages.{i}.content.{j}"
+    for j, block in enumerate(content):  # the path in an error is built only when it is raised
         if not isinstance(block, dict) or "type" not in block:
-            raise invalid(f"{where}: Input should be a valid content block with a 'type'")
+            raise invalid(f"messages.{i}.content.{j}: Input should be a valid content block with a 'type'")
         kind = block["type"]
         if kind == "text":
             if not isinstance(block.get("text"), str):
-                raise invalid(f"{where}.text: Field required")
+                raise invalid(f"messages.{i}.content.{j}.text: Field required")
             if not block["text"]:
-                raise invalid(f"{where}.text: text content blocks must be non-empty")
+                raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
         elif kind == "tool_use":
             for field in ("id", "name", "input"):
                 if field not in block:
-                    raise invalid(f"{where}.tool_use.{field}: Field required")
+                    raise invalid(f"messages.{i}.content.{j}.tool_use.{field}: Field required")
             if not isinstance(block["input"], dict):
-                raise invalid(f"{where}.tool_use.input: Input should be a valid dictionary")
+                raise invalid(f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
         elif kind == "tool_result":
             if "tool_use_id" not in block:
-                raise invalid(f"{where}.tool_result.tool_use_id: Field required")
+                raise invalid(f"messages.{i}.content.{j}.tool_result.tool_use_id: Field required")
             if not isinstance(block.get("content", ""), (str, list)):
-                raise invalid(f"{where}.tool_result.content: Input should be a valid string or a list of blocks")
+                raise invalid(f"messages.{i}.content.{j}.tool_result.content: Input should be a valid string or a "
+                              "list of blocks")
         elif kind not in BLOCK_TYPES:
-            raise invalid(f"{where}.type: Input tag '{kind}' found using 'type' does not match any of the expected tags")
+            raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match any "
+                          "of the expected tags")
     return content
 
 
