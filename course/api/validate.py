@@ -92,23 +92,23 @@ def _validate_tools(tools) -> None:
             raise invalid(f"tools.{i}: Input should be a valid dictionary")
         name = tool.get("name")
         if name is None:
-            raise invalid(f"messages.{i}.content.{j}.name: Field required")
+            raise invalid(f"{where}.name: Field required")
         if not isinstance(name, str) or not TOOL_NAME.match(name):
-            raise invalid(f"messages.{i}.content.{j}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+            raise invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
         if name in seen:
             raise invalid("tools: Tool names must be unique.")
         seen.add(name)
         if "description" in tool and not isinstance(tool["description"], str):
-            raise invalid(f"messages.{i}.content.{j}.description: Input should be a valid string")
+            raise invalid(f"{where}.description: Input should be a valid string")
         schema = tool.get("input_schema")
         if schema is None:
-            raise invalid(f"messages.{i}.content.{j}.input_schema: Field required")
+            raise invalid(f"{where}.input_schema: Field required")
         if not isinstance(schema, dict):
-            raise invalid(f"messages.{i}.content.{j}.input_schema: Input should be a valid dictionary")
+            raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
         if schema.get("type") != "object":
-            raise invalid(f"messages.{i}.content.{j}.input_schema.type: Input should be 'object'")
+            raise invalid(f"{where}.input_schema.type: Input should be 'object'")
         if not _valid_schema(json.dumps(schema)):
-            raise invalid(f"messages.{i}.content.{j}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+            raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
                           "(https://json-schema.org/draft/2020-12).")
 
 
