@@ -17,6 +17,7 @@ from nbclient.exceptions import CellExecutionError
 
 OFFLINE_UNSET = ("ANTHROPIC_API_KEY", "COURSE_LIVE")  # executed outputs always come from the local API
 VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled")  # timings and UI state, not content
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # names a model of the kernel session: a random id
 
 
 def kernel_env() -> dict[str, str]:
@@ -39,14 +40,16 @@ def coalesce(outputs: list) -> list:
 
 
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop what changes between runs without changing the lesson: timings, UI state, widget state,
-    and the chunking of printed text."""
+    """Drop what changes between runs without changing the lesson: timings, UI state, widget state and
+    views (a widget's static HTML snapshot stays), and the chunking of printed text."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         for key in VOLATILE_CELL_METADATA:
             cell.metadata.pop(key, None)
         if cell.cell_type == "code":
             cell.outputs = coalesce(cell.outputs)
+            for out in cell.outputs:
+                out.get("data", {}).pop(WIDGET_VIEW, None)
     return nb
 
 
