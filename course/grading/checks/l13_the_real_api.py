@@ -18,7 +18,7 @@ LEAK = "printing the key: it must never appear in output or notebooks"
 NOT_STREAMED = "calling messages.create without streaming: use client.messages.stream"
 NOT_PRINTED = "not printing the pieces as they arrive: streaming is for showing text early"
 
-KEY = "sk-ant-api03-not-a-real-key-0123456789"
+KEY = "placeholder-key-for-the-check-0123456789"  # any unique value: the check looks for it in the output
 ENVS = [  # (environment, backend, the mistake that gets it wrong)
     ({}, "local", NO_KEY),
     ({"ANTHROPIC_API_KEY": KEY}, "local", NOT_ASKED),
