@@ -1,5 +1,5 @@
-"""The graded exercises: every solution gets full marks; every wrong implementation in tests/mistakes/
-loses marks on a check whose hint names its mistake."""
+"""The graded exercises: every solution gets full marks; every wrong implementation in tests/mistakes/ (the
+feedback corpus) loses marks, shows the hint that names its mistake, and no hint that names another one."""
 from __future__ import annotations
 
 import ast
@@ -48,16 +48,24 @@ def test_solution_gets_full_marks(exercise):
     assert [(r.name, r.reason) for r in results if not r.passed] == []
 
 
+def load_mistake(path: Path) -> dict:
+    """A wrong solution of tests/mistakes/: GRADE_ID, the function, MISTAKE (the hint it must show, or None when
+    no cause can be named for certain) and ALSO (other hints it may show: other mistakes the same code makes)."""
+    meta: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), meta)
+    return meta
+
+
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
-def test_mistake_loses_marks_and_is_named(path):
-    source = path.read_text()
-    meta = {}
-    exec(compile(source, str(path), "exec"), meta)
+def test_mistake_loses_marks_and_every_hint_names_it(path):
+    meta = load_mistake(path)
     exercise = checks.exercise(meta["GRADE_ID"])
     results = grade(exercise.grade_id, meta[exercise.function])
     assert sum(r.score for r in results) < exercise.points, f"{path.name} got full marks"
-    hints = [r.hint for r in results if not r.passed]
-    assert meta["MISTAKE"] in hints, f"{path.name}: expected the hint {meta['MISTAKE']!r}, got {hints}"
+    hints = [r.hint for r in results if not r.passed and r.hint]
+    allowed = {meta["MISTAKE"], *meta.get("ALSO", ())} - {None}
+    assert meta["MISTAKE"] is None or meta["MISTAKE"] in hints, f"{path.name}: expected the hint {meta['MISTAKE']!r}"
+    assert [h for h in hints if h not in allowed] == [], f"{path.name}: a hint names another mistake"
 
 
 def test_every_exercise_has_a_notebook_cell_and_unique_id():
@@ -91,7 +99,6 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
     nbformat.write(wrong, tmp_path / "wrong.ipynb")
     right, bad = grade_batch([solution, tmp_path / "wrong.ipynb"], tmp_path / "out", log=lambda line: None)
     assert right["score"] == checks.exercise("agent_loop").points
-    meta: dict = {}
-    exec(compile(source, str(mistake), "exec"), meta)
+    meta = load_mistake(mistake)
     failed = [t["output"] for t in bad["tests"] if t["status"] == "failed"]
     assert failed and all(meta["MISTAKE"] in output for output in failed)

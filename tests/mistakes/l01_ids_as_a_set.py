@@ -1,7 +1,9 @@
 """Compares the result ids with the tool_use ids as sets, so results in the wrong order pass."""
 from course.grading.checks.l01_messages_and_blocks import ORDER as MISTAKE
+from course.grading.checks.l01_messages_and_blocks import STRAY
 
 GRADE_ID = "first_violation"
+ALSO = (STRAY,)  # the same code makes this mistake too
 
 
 def first_violation(messages):

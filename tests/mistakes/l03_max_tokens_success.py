@@ -1,5 +1,5 @@
 """`if stop_reason != "tool_use": return the text`: a reply cut at max_tokens becomes the answer."""
-from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_UNFINISHED as MISTAKE
+from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT as MISTAKE
 
 GRADE_ID = "agent_loop"
 

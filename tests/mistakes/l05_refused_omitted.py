@@ -2,8 +2,10 @@
 import fnmatch
 
 from course.grading.checks.l05_errors_and_the_gate import REFUSED_OMITTED as MISTAKE
+from course.grading.checks.l05_errors_and_the_gate import REFUSED_RUN
 
 GRADE_ID = "answer_calls"
+ALSO = (REFUSED_RUN,)  # matching the name against the whole rule, it never refuses delete_page(Aurora*)
 
 
 def answer_calls(tool_uses, run_tool, deny):

@@ -4,7 +4,7 @@ from course.grading.checks.l12_three_loops import STOPS_EARLY as MISTAKE
 GRADE_ID = "goal_loop"
 
 
-def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2):
+def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2, max_turns=10):
     messages = [{"role": "user", "content": prompt}]
     while True:
         r = client.messages.create(model=model, max_tokens=1024, tools=tools, messages=messages)

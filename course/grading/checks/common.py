@@ -75,3 +75,88 @@ def no_model(c: Conversation) -> Turn:
 def tools_only(name: str, title: str, make_tools) -> Scenario:
     """A scenario for functions that run tools themselves and never call the model."""
     return Scenario(name, title, "", no_model, make_tools)
+
+
+# What differs between two message lists, one dimension at a time. A hint names a cause only when the
+# comparison makes it certain; otherwise the reason shows the first difference and no cause is named.
+ADDED = "adding messages: your list holds a message that the expected list does not (the why shows which)"
+DROPPED = "dropping messages: your list lacks a message that the expected list keeps (the why shows which)"
+REORDERED = "reordering messages: your list holds the expected messages, in another order"
+ROLE = "a message with the wrong role: assistant replies and user messages must alternate as sent"
+IDS = "wrong tool_use ids: each tool_result carries the id of the tool_use it answers"
+IS_ERROR = "a wrong is_error flag: a failed or refused call has is_error: true, a successful one does not"
+
+
+def shown(value) -> str:
+    """A value as the student's function returned it: JSON turned tuples into lists, so show pairs as tuples."""
+    if isinstance(value, list) and not any(isinstance(v, dict) for v in value) and len(value) <= 3:
+        return repr(tuple(value))
+    return repr(value)
+
+
+def brief(message: dict) -> str:
+    """One message in a few words: its role and its blocks' types (and ids)."""
+    parts = []
+    for b in content(message):
+        ident = b.get("id") or b.get("tool_use_id")
+        text = (b.get("text") or "")[:30]
+        parts.append(b.get("type", "?") + (f" {ident}" if ident else f" {text!r}" if text else ""))
+    return f"{message.get('role')} [{', '.join(parts)}]"
+
+
+def _is_subsequence(short: list, long: list) -> list[int] | None:
+    """The indices of `long` left out when `short` is `long` with some items removed, or None."""
+    left, j = [], 0
+    for i, m in enumerate(long):
+        if j < len(short) and same_message(short[j], m):
+            j += 1
+        else:
+            left.append(i)
+    return left if j == len(short) else None
+
+
+def _field_difference(got: dict, want: dict) -> tuple[str, str]:
+    """The first field that differs between two messages at the same place, and a hint if the field alone is wrong."""
+    if got.get("role") != want.get("role"):
+        return f"role {got.get('role')!r}, expected {want.get('role')!r}", ROLE
+    g, w = [essential(b) for b in content(got)], [essential(b) for b in content(want)]
+    if len(g) != len(w):
+        return f"{len(g)} blocks ({brief(got)}), expected {len(w)} ({brief(want)})", ""
+    for j, (a, b) in enumerate(zip(g, w)):
+        fields = [k for k in dict.fromkeys([*b, *a]) if a.get(k) != b.get(k)]
+        if fields:
+            k = fields[0]
+            hint = {"tool_use_id": IDS, "is_error": IS_ERROR}.get(k, "") if len(fields) == 1 else ""
+            return f"block {j + 1} field {k!r} is {str(a.get(k))[:60]!r}, expected {str(b.get(k))[:60]!r}", hint
+    return "the same blocks", ""
+
+
+def difference(got: list, want: list) -> tuple[str, str] | None:
+    """None if the two message lists match; else (what differs, a hint naming the cause only if it is certain)."""
+    if len(got) == len(want) and all(same_message(a, b) for a, b in zip(got, want)):
+        return None
+    if len(got) > len(want) and (extra := _is_subsequence(want, got)) is not None:
+        return (f"{len(got)} messages, expected {len(want)}: yours adds "
+                + "; ".join(f"message {i + 1} ({brief(got[i])})" for i in extra)), ADDED
+    if len(got) < len(want) and (missing := _is_subsequence(got, want)) is not None:
+        return (f"{len(got)} messages, expected {len(want)}: yours lacks "
+                + "; ".join(f"message {i + 1} ({brief(want[i])})" for i in missing)), DROPPED
+    if len(got) == len(want) and sorted(map(brief, got)) == sorted(map(brief, want)) and \
+            all(any(same_message(a, b) for b in want) for a in got):
+        k = next(i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b))
+        return f"message {k + 1} is {brief(got[k])}, expected {brief(want[k])}", REORDERED
+    if len(got) != len(want):
+        return f"{len(got)} messages, expected {len(want)} (first difference at message " \
+               f"{next((i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b)), min(len(got), len(want))) + 1})", ""
+    k = next(i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b))
+    what, hint = _field_difference(got[k], want[k])
+    return f"message {k + 1}: {what}", hint
+
+
+def same_messages(got: list, want: list, what: str, readings: list | None = None, named: dict | None = None) -> None:
+    """Fail unless `got` is `want` (or one of the other accepted `readings`), saying what differs; `named` maps a
+    dimension's hint to the exercise's own words for it."""
+    if any(difference(got, w) is None for w in [want, *(readings or [])]):
+        return
+    diff, hint = difference(got, want)
+    raise CheckFailed(f"{what}: {diff}", (named or {}).get(hint, hint))

@@ -1,4 +1,4 @@
-"""Lesson 01, messages and blocks: a checker of the pairing invariant P1-P3 (Def. 3.3).
+"""Lesson 01, messages and blocks: a function that checks the pairing invariant P1-P3 (Def. 3.3).
 
 first_violation(messages) -> (rule, index) | None
   rule is "P1", "P2" or "P3"; index is the message where it breaks: for P1 the first or last message,
@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from ...messages import assistant, text, tool_result, tool_use, user
 from ..core import Check, Exercise
-from .common import expect, returned
+from .common import expect, returned, shown
 
 ORDER = "comparing the result ids as a set: P2 wants them in the order of the tool_uses"
 COUNT = "checking only that some results exist: P2 wants one result per tool_use"
 FIRST = "not looking at the first blocks: P2 wants the results before any text"
+FIRST_USER = "forgetting the first half of P1: a conversation starts with a user message"
 LAST = "forgetting the second half of P1: a request ends with a user message"
 STRAY = "accepting a tool_result that answers no tool_use right before it (P3)"
 EXTRA = "accepting a second result for the same call after the leading ones (P3)"
 NEXT = "not checking that the message after a tool_use is a user message (P2)"
+USER_ONLY = "looking for stray tool_results only in user messages: P3 holds for every message, the assistant's too"
 
 ASK = assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"}), tool_use("t2", "search", {"query": "Mara Voss"}))
 R1, R2 = tool_result("t1", "page 1"), tool_result("t2", "page 2")
@@ -31,7 +33,7 @@ VALID = [
                    user(tool_result("t3", "page 3"))]),
 ]
 BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses it makes)
-    ("the first message is from the assistant", [assistant("Hello."), user("q")], ("P1", 0), LAST),
+    ("the first message is from the assistant", [assistant("Hello."), user("q")], ("P1", 0), FIRST_USER),
     ("the list ends with the assistant", [user("q"), assistant("1974")], ("P1", 1), LAST),
     ("a result is missing", [user("q"), ASK, user(R1)], ("P2", 1), COUNT),
     ("results in the wrong order", [user("q"), ASK, user(R2, R1)], ("P2", 1), ORDER),
@@ -39,6 +41,8 @@ BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses 
     ("an assistant message right after the tool_use", [user("q"), ASK, assistant("Done."), user(R1, R2)], ("P2", 1), NEXT),
     ("a result with no tool_use before it", [user("q"), assistant("Hi."), user(tool_result("t7", "?"))], ("P3", 2), STRAY),
     ("a second result for a call after the leading ones", [user("q"), ASK, user(R1, R2, text("again"), R1)], ("P3", 2), EXTRA),
+    ("a tool_result inside an assistant message", [user("q"), assistant("Here is what I found.", tool_result("t5", "?")),
+                                                    user("Thanks.")], ("P3", 1), USER_ONLY),
 ]
 
 
@@ -46,7 +50,7 @@ def valid(ctx) -> None:
     for what, messages in VALID:
         out = ctx.call(messages)
         returned(out)
-        expect(out.value is None, f"{what}: keeps P1-P3, but the checker returned {out.value}")
+        expect(out.value is None, f"{what}: keeps P1-P3, but your function returned {shown(out.value)}")
 
 
 def broken(rules: tuple[str, ...]):
@@ -56,7 +60,8 @@ def broken(rules: tuple[str, ...]):
                 continue
             out = ctx.call(messages)
             returned(out)
-            expect(out.value == list(want), f"{what}: expected {want}, the checker returned {out.value}", mistake)
+            expect(out.value == list(want), f"{what}: expected {want}, your function returned {shown(out.value)}",
+                   mistake if out.value is None else "")
 
     return check
 

@@ -9,21 +9,30 @@ from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import always_tool_policy, search_tools
 from ...tools import Tool, Toolbox
 from ..core import Check, Exercise
-from .common import accepted, content, expect, loop_args, pair, returned, same_message
+from .common import IDS, accepted, content, expect, loop_args, pair, returned, same_message, same_messages
 
-# The mistakes the material lists; a failed check names one of them.
-TEXT_LOOKS_FINAL = "ending on text that looks final instead of reading stop_reason"
-NO_ASSISTANT = "not keeping the assistant message (or reordering history): the results must follow the message that asked"
-ONLY_ONE_RESULT = "answering only the first or the last tool_use: every tool_use needs its tool_result"
+# The mistakes the material lists. A check names one only when what the loop did shows it for certain;
+# otherwise the failure shows the difference (expected against got) and names no cause.
+TEXT_LOOKS_FINAL = "ending on a response whose stop_reason is tool_use (its text looked final): decide by stop_reason"
+NO_ASSISTANT = "tool_results that follow no assistant tool_use: keep the assistant message that asked, right before them"
+ONLY_ONE_RESULT = "answering only some of a response's tool_uses: every tool_use needs its tool_result"
 ONE_MESSAGE_EACH = "returning parallel results one message each: all results go in one user message"
 TEXT_BEFORE_RESULTS = "putting text before the tool_result blocks: results come first"
-WRONG_IDS = "wrong tool_use ids: each tool_result carries the id of the tool_use it answers"
-TOOLS_BEFORE_STOP_REASON = "acting on tool blocks before checking stop_reason"
+WRONG_IDS = IDS
+RESULTS_ORDER = "results in another order than the tool_uses: answer them in the order they were asked"
+ENDS_WITH_ASSISTANT = "sending a request that ends with an assistant message: the results go in a user message after it"
+TOOLS_BEFORE_STOP_REASON = "running the tool_use of a response cut at max_tokens: check stop_reason before tool blocks"
 NO_CAP = "no turn cap: a model that always asks for tools never stops the loop"
 OFF_BY_ONE = "an off-by-one cap: max_turns counts tool-use turns, so at most max_turns + 1 calls"
-ANSWER_WHEN_UNFINISHED = "returning an answer when the loop did not finish (max_turns, or max_tokens treated as success)"
+RAN_LAST_TOOLS = "running the tools of the response after the last allowed turn: at the cap they are not run"
+ANSWER_AT_CAP = "returning an answer when the turn cap stopped the loop: a capped run has no answer (None)"
+ANSWER_WHEN_CUT = "returning the text of a reply cut at max_tokens as the answer: a cut reply is not an answer (None)"
+NO_ANSWER = "returning None after an end_turn response: its text is the answer"
+CONTINUES_AFTER_CUT = "calling the model again after a reply cut at max_tokens: the loop ends there, with no answer"
+NOT_ALL_TOOLS = "running only some of a response's tool_uses: run every one, in order"
+NO_IS_ERROR = "answering a failed tool without is_error: true"
+NO_ERROR_TEXT = "an is_error result without the error: its content should say what failed"
 TOOL_EXCEPTION = "a tool exception crashing the loop: it must become an is_error tool_result"
-HISTORY = "dropping or reordering history: each request is the previous one plus the reply and its results"
 
 GIVE_UP_AT = 40  # the endless model ends its turn at this call, so a loop without a cap still ends
 
@@ -87,7 +96,7 @@ SCENARIOS = [PARALLEL, RAISES, LOOKS_FINAL, ENDLESS, LONG_ANSWER, CUT_TOOL]
 
 
 def diagnose(body: dict) -> str:
-    """The likely mistake behind a rejected request, read from its messages."""
+    """The mistake behind a rejected request, when its messages show it for certain; else no cause."""
     messages = body.get("messages") or []
     for i, m in enumerate(messages):
         results = [b for b in content(m) if b.get("type") == "tool_result"]
@@ -107,8 +116,8 @@ def diagnose(body: dict) -> str:
             split = any(b.get("type") == "tool_result" for b in content(later))
             return ONE_MESSAGE_EACH if split else ONLY_ONE_RESULT
         if got != ids:
-            return HISTORY
-    return HISTORY if messages and messages[-1].get("role") != "user" else ""
+            return RESULTS_ORDER
+    return ENDS_WITH_ASSISTANT if messages and messages[-1].get("role") != "user" else ""
 
 
 def run(ctx, scenario: Scenario | str, crash_hint: str = "", **options):
@@ -120,22 +129,40 @@ def run(ctx, scenario: Scenario | str, crash_hint: str = "", **options):
     return out
 
 
+
+
+def ending(out, answer, cap: int | None = None) -> str:
+    """The mistake behind a wrong answer, read from how the last response ended; "" when it is not certain."""
+    last = out.replies[-1] if out.replies else {}
+    reason = last.get("stop_reason")
+    if reason == "end_turn" and answer is None:
+        return NO_ANSWER
+    if answer is None or reason == "end_turn":
+        return ""
+    if reason == "max_tokens":
+        return ANSWER_WHEN_CUT
+    if reason == "tool_use":
+        return ANSWER_AT_CAP if cap is not None and len(out.requests) == cap + 1 else TEXT_LOOKS_FINAL
+    return ""
+
+
 def check_history(out, answer, messages) -> None:
-    """Each request is the previous one plus the reply and a user message; the result is the last request (+ final)."""
+    """Each request is the previous one plus the reply as received and one user message; the returned messages
+    are the last request's, plus the final reply when there is an answer. Without an answer, appending the
+    response that ended the loop (cut, refused, or still asking for tools) is the other accepted reading."""
     for k in range(1, len(out.requests)):
         before, now = out.requests[k - 1]["messages"], out.requests[k]["messages"]
-        expect(len(now) == len(before) + 2 and all(same_message(a, b) for a, b in zip(before, now)),
-               f"request {k + 1} is not request {k} plus two messages (it has {len(now)} messages, request {k} had {len(before)})",
-               HISTORY)
         reply = {"role": "assistant", "content": out.replies[k - 1]["content"]}
-        expect(same_message(now[len(before)], reply), f"request {k + 1} does not carry reply {k} exactly as received",
-               NO_ASSISTANT)
+        at = next((i for i, m in enumerate(now) if same_message(m, reply)), len(now) - 2)  # its results follow it
+        same_messages(now, before + [reply] + now[at + 1:at + 2], f"request {k + 1} is not request {k} plus reply {k} "
+                      "and one user message")
     last = out.requests[-1]["messages"] if out.requests else []
-    final = [{"role": "assistant", "content": out.replies[-1]["content"]}] if answer is not None else []
-    want = last + final
-    expect(len(messages) == len(want) and all(same_message(a, b) for a, b in zip(messages, want)),
-           f"the returned messages ({len(messages)}) are not the last request's messages"
-           + (" plus the final assistant message" if final else "") + f" ({len(want)})", HISTORY)
+    response = [{"role": "assistant", "content": out.replies[-1]["content"]}] if out.replies else []
+    if answer is not None:
+        same_messages(messages, last + response, "the returned messages are not the last request's plus the final reply")
+    else:
+        same_messages(messages, last, "with no answer, the returned messages are not the last request's "
+                      "(with or without the response that ended the loop)", readings=[last + response])
 
 
 def one_shot(ctx) -> None:
@@ -145,7 +172,8 @@ def one_shot(ctx) -> None:
     body = out.requests[0]
     expect(body.get("tools") == get("one_shot").make_tools().definitions(), "the request does not send the tool definitions given")
     expect(body.get("max_tokens") == 1024, f"max_tokens sent was {body.get('max_tokens')}, expected the default 1024")
-    expect(answer == "Paris", f"the answer was {answer!r}, expected 'Paris' (the text of the final response)")
+    expect(answer == "Paris", f"the answer was {answer!r}, expected 'Paris' (the text of the final response)",
+           ending(out, answer))
     check_history(out, answer, messages)
 
 
@@ -153,9 +181,9 @@ def aurora(ctx) -> None:
     out = run(ctx, "aurora_run")
     answer, messages = pair(out.value)
     expect(len(out.requests) == 3, f"{len(out.requests)} model calls; Aurora Run takes 2 tool-use turns, so 3 calls",
-           TEXT_LOOKS_FINAL if len(out.requests) < 3 else "")
+           ending(out, answer) if len(out.requests) < 3 else "")
     expect([name for name, _ in out.tool_calls] == ["search", "search"], f"tools run: {out.tool_calls}; expected two searches")
-    expect(answer == "1974", f"the answer was {answer!r}, expected '1974'", ANSWER_WHEN_UNFINISHED if answer else HISTORY)
+    expect(answer == "1974", f"the answer was {answer!r}, expected '1974'", ending(out, answer))
     check_history(out, answer, messages)
 
 
@@ -163,25 +191,31 @@ def parallel(ctx) -> None:
     out = run(ctx, PARALLEL)
     answer, messages = pair(out.value)
     expect(len(out.tool_calls) == 3, f"{len(out.tool_calls)} of the 3 requested tools were run",
-           ONLY_ONE_RESULT if out.tool_calls else TEXT_LOOKS_FINAL)
+           NOT_ALL_TOOLS if 0 < len(out.tool_calls) < 3 else ending(out, answer))
     results = content(out.requests[1]["messages"][-1])
     asked = [b["id"] for b in out.replies[0]["content"] if b["type"] == "tool_use"]
-    expect([b.get("tool_use_id") for b in results] == asked, "the results are not one per tool_use in the order asked",
-           HISTORY)
-    expect(answer is not None and "1974" in answer, f"the answer was {answer!r}", HISTORY)
+    got = [b.get("tool_use_id") for b in results]
+    expect(got == asked, f"the results answer {got}; expected one per tool_use in the order asked, {asked}",
+           RESULTS_ORDER if sorted(got) == sorted(asked) else "")
+    expect(answer is not None and "1974" in answer, f"the answer was {answer!r}", ending(out, answer))
     check_history(out, answer, messages)
 
 
 def tool_raises(ctx) -> None:
-    out = run(ctx, RAISES, TOOL_EXCEPTION)
+    sc = RAISES
+    out = ctx.call(*loop_args(sc), scenario=sc)
+    accepted(out, diagnose)
+    returned(out, TOOL_EXCEPTION if out.error and "the encyclopedia is offline" in out.error else "")
     answer, _ = pair(out.value)
-    expect(len(out.requests) == 2, f"{len(out.requests)} model calls; the failed tool's result should be sent back once",
-           TOOL_EXCEPTION)
+    expect(len(out.requests) == 2, f"{len(out.requests)} model calls; the failed tool's result should be sent back once")
     results = [b for b in content(out.requests[1]["messages"][-1]) if b.get("type") == "tool_result"]
-    expect(len(results) == 1 and results[0].get("is_error") is True and results[0].get("content"),
-           "the failed tool did not come back as a tool_result with is_error: true and the error as content",
-           TOOL_EXCEPTION)
-    expect(answer == "The search failed, so I cannot answer.", f"the answer was {answer!r}", TOOL_EXCEPTION)
+    expect(len(results) == 1, f"{len(results)} tool_results for the one tool_use")
+    expect(results[0].get("is_error") is True, f"the failed tool's result has is_error {results[0].get('is_error')!r}, "
+           "expected True", NO_IS_ERROR)
+    expect("the encyclopedia is offline" in str(results[0].get("content")),
+           f"the failed tool's result says {str(results[0].get('content'))[:80]!r}, not the error "
+           "('the encyclopedia is offline')", NO_ERROR_TEXT)
+    expect(answer == "The search failed, so I cannot answer.", f"the answer was {answer!r}", ending(out, answer))
 
 
 def looks_final(ctx) -> None:
@@ -190,9 +224,9 @@ def looks_final(ctx) -> None:
     expect(len(out.requests) == 2 and out.tool_calls == [("search", {"query": "Mara Voss"})],
            "the first response said 'Done! The answer is 1951.' with stop_reason tool_use, and the loop "
            f"ran {len(out.tool_calls)} tools in {len(out.requests)} calls instead of running the search and calling again",
-           TEXT_LOOKS_FINAL)
+           ending(out, answer) if len(out.requests) == 1 else "")
     expect(answer == "Correction: the director, Mara Voss, was born in 1974.", f"the answer was {answer!r}",
-           TEXT_LOOKS_FINAL)
+           ending(out, answer))
 
 
 def turn_cap(ctx) -> None:
@@ -200,44 +234,48 @@ def turn_cap(ctx) -> None:
         out = run(ctx, ENDLESS, max_turns=cap)
         answer, messages = pair(out.value)
         n = len(out.requests)
-        hint = NO_CAP if n >= GIVE_UP_AT else OFF_BY_ONE
+        hint = NO_CAP if n >= GIVE_UP_AT else OFF_BY_ONE if abs(n - (cap + 1)) == 1 else ""
         expect(n == cap + 1, f"max_turns={cap} with a model that always asks for a tool: {n} calls, expected {cap + 1}", hint)
         expect(len(out.tool_calls) == cap, f"max_turns={cap}: {len(out.tool_calls)} tools run, expected {cap} "
-               "(the last response's tools are not run)", OFF_BY_ONE)
-        expect(answer is None, f"max_turns={cap}: the answer was {answer!r}, expected None", ANSWER_WHEN_UNFINISHED)
+               "(the last response's tools are not run)", RAN_LAST_TOOLS if len(out.tool_calls) == cap + 1 else "")
+        expect(answer is None, f"max_turns={cap}: the answer was {answer!r}, expected None", ANSWER_AT_CAP)
         check_history(out, answer, messages)
 
 
 def cap_boundary(ctx) -> None:
     out = run(ctx, "aurora_run", max_turns=2)
     answer, _ = pair(out.value)
-    expect(answer == "1974", f"max_turns=2 allows Aurora Run's 2 turns: the answer was {answer!r}, expected '1974'",
-           OFF_BY_ONE if answer is None else TEXT_LOOKS_FINAL)
+    expect(answer == "1974", f"max_turns=2 allows Aurora Run's 2 turns: {len(out.requests)} calls, the answer was "
+           f"{answer!r}, expected '1974' after 3 calls",
+           OFF_BY_ONE if len(out.requests) == 2 and answer is None else ending(out, answer))
     out = run(ctx, "aurora_run", max_turns=1)
     answer, _ = pair(out.value)
-    expect(len(out.requests) == 2, f"max_turns=1: {len(out.requests)} calls, expected 2", OFF_BY_ONE)
-    expect(answer is None, f"max_turns=1 stops before the answer, but the answer was {answer!r}", ANSWER_WHEN_UNFINISHED)
+    expect(len(out.requests) == 2, f"max_turns=1: {len(out.requests)} calls, expected 2")
+    expect(answer is None, f"max_turns=1 stops before the answer, but the answer was {answer!r}", ending(out, answer, 1))
 
 
 def max_tokens(ctx) -> None:
     out = run(ctx, LONG_ANSWER, max_tokens=60)
     answer, messages = pair(out.value)
-    expect(out.requests[0].get("max_tokens") == 60, "max_tokens was not sent as given")
+    expect(out.requests[0].get("max_tokens") == 60, f"max_tokens sent was {out.requests[0].get('max_tokens')}, expected 60")
     expect(out.replies[0].get("stop_reason") == "max_tokens", "the reply was not cut (is max_tokens sent?)")
+    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1",
+           CONTINUES_AFTER_CUT)
     expect(answer is None, f"a reply cut at max_tokens was returned as the answer: {str(answer)[:60]!r}...",
-           ANSWER_WHEN_UNFINISHED)
-    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1", NO_CAP)
+           ANSWER_WHEN_CUT)
     check_history(out, answer, messages)
 
 
 def cut_tool_use(ctx) -> None:
     out = run(ctx, CUT_TOOL, max_tokens=12)
-    answer, _ = pair(out.value)
+    answer, messages = pair(out.value)
     expect(out.replies[0].get("stop_reason") == "max_tokens", "the reply was not cut (is max_tokens sent?)")
     expect(not out.tool_calls, f"the response stopped at max_tokens inside a tool_use, and the loop ran it: {out.tool_calls}",
            TOOLS_BEFORE_STOP_REASON)
-    expect(answer is None and len(out.requests) == 1, f"answer {answer!r} after {len(out.requests)} calls; expected None after 1",
-           ANSWER_WHEN_UNFINISHED)
+    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1",
+           CONTINUES_AFTER_CUT)
+    expect(answer is None, f"the answer was {answer!r} after a reply cut at max_tokens; expected None", ANSWER_WHEN_CUT)
+    check_history(out, answer, messages)
 
 
 EXERCISES = [
@@ -245,7 +283,7 @@ EXERCISES = [
         Check("one-shot question: one call, the answer is the final text", one_shot),
         Check("Aurora Run: two searches, three calls, answer 1974, history kept", aurora),
         Check("three tool_uses in one response: all answered, in one message, in order", parallel),
-        Check("a tool that raises becomes an is_error tool_result", tool_raises),
+        Check("a tool that raises becomes an is_error tool_result with the error", tool_raises),
         Check("text that looks final does not end the loop: stop_reason does", looks_final),
         Check("max_turns=T: exactly T+1 calls (T = 0, 1, 3), the last tools not run, answer None", turn_cap),
         Check("max_turns at the boundary: 2 is enough for Aurora Run, 1 is not", cap_boundary),

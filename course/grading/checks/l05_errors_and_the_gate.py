@@ -9,6 +9,8 @@ answer_calls(tool_uses, run_tool, deny) -> dict
 """
 from __future__ import annotations
 
+import fnmatch
+
 from ...api import APIError
 from ...api.validate import validate_request
 from ...client import MODEL
@@ -24,7 +26,13 @@ SUBSTRING = "matching the spec as a substring: `/etc/*` is a glob over the whole
 TOOL_IGNORED = "matching the spec without the tool: `write_file(/etc/*)` says nothing about read_file"
 NO_SPEC = "ignoring the spec: `run_python(test_*.py)` does not match every run_python call"
 REFUSED_OMITTED = "omitting a refused call: it still needs a tool_result with is_error (Prop. 3.5)"
-REFUSED_RUN = "running a call the gate refused"
+REFUSED_RUN = "running a call that a deny rule matches: a refused call is never run"
+REFUSED_NO_ERROR = "answering a refused call without is_error: true: the model must see it was refused"
+NO_REASON = "a refused call's result without content: say why it was refused"
+NAME_ONLY = "matching a deny rule by the tool name only: `delete_page(Aurora*)` refuses only the matching calls"
+ALLOWED_REFUSED = "refusing a call that no deny rule matches"
+NO_ERROR_TEXT = "answering an exception without its message: the is_error result carries the error, e.g. str(error)"
+FAILED_NO_ERROR = "answering a failed call without is_error: true"
 EXCEPTION = "letting a tool's exception escape: it becomes an is_error result the model can read"
 ORDER = "results out of order: one per tool_use, in the order they were asked"
 
@@ -62,6 +70,13 @@ PAGES = tools_only("grading_pages", "Searching and deleting pages", pages_tools)
 SCENARIOS = [PAGES]
 
 
+def matches(rule: str, use: dict) -> bool:
+    """The reference reading of a deny rule, to tell which calls a check refuses."""
+    tool, _, spec = rule.partition("(")
+    values = [v for v in use["input"].values() if isinstance(v, str)]
+    return tool == use["name"] and (not spec or any(fnmatch.fnmatchcase(v, spec.removesuffix(")")) for v in values))
+
+
 def uses(*calls: tuple[str, dict]) -> list[dict]:
     return [tool_use(f"toolu_{k}", name, input) for k, (name, input) in enumerate(calls, 1)]
 
@@ -69,7 +84,7 @@ def uses(*calls: tuple[str, dict]) -> list[dict]:
 def answer(ctx, calls: list[dict], deny: list[str]):
     """Call answer_calls; fail unless it returned a user message the API accepts right after `calls`."""
     out = ctx.call(calls, RUN_TOOL, deny, scenario=PAGES)
-    returned(out, EXCEPTION)
+    returned(out, EXCEPTION if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
     message = out.value if isinstance(out.value, dict) else {}
     body = {"model": MODEL, "max_tokens": 100, "messages": [
         {"role": "user", "content": "Go."}, {"role": "assistant", "content": calls}, message]}
@@ -77,8 +92,11 @@ def answer(ctx, calls: list[dict], deny: list[str]):
         validate_request(body)
     except APIError as e:
         hint = diagnose(body)
+        omitted = [u["id"] for u in calls if u["id"] not in {b.get("tool_use_id") for b in content(message)}]
+        refused_ids = [u["id"] for u in calls if any(matches(r, u) for r in deny)]
+        certain = hint == ONLY_ONE_RESULT and omitted and set(omitted) <= set(refused_ids)
         raise CheckFailed(f"the API rejects it as the next message: {e.message}",
-                          REFUSED_OMITTED if deny and hint == ONLY_ONE_RESULT else hint) from None
+                          REFUSED_OMITTED if certain else hint) from None
     expect(message.get("role") == "user", f"the answer is from {message.get('role')!r}, not 'user'")
     results = content(message)
     expect([b.get("tool_use_id") for b in results] == [u["id"] for u in calls], "the results are not one per call in order",
@@ -95,29 +113,52 @@ def all_allowed(ctx) -> None:
     expect(not any(r.get("is_error") for r in results), "a successful call was marked is_error")
 
 
+def refusal_hint(result: dict) -> str:
+    """Why a refused call's result is wrong, read from the result itself."""
+    if result.get("is_error") is not True:
+        return REFUSED_NO_ERROR
+    return "" if result.get("content") else NO_REASON
+
+
 def refused(ctx) -> None:
     calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}), ("search", {"query": "Mara Voss"}))
     out, results = answer(ctx, calls, ["delete_page"])
     expect(all(name != "delete_page" for name, _ in out.tool_calls), "the refused delete_page was run", REFUSED_RUN)
     expect(results[1].get("is_error") is True and results[1].get("content"),
-           "the refused call's result is not an is_error result saying why", REFUSED_OMITTED)
-    expect(not results[0].get("is_error") and not results[2].get("is_error"), "an allowed call was refused")
+           f"the refused call's result has is_error {results[1].get('is_error')!r} and content "
+           f"{str(results[1].get('content'))[:60]!r}; expected is_error True and why", refusal_hint(results[1]))
+    expect(not results[0].get("is_error") and not results[2].get("is_error"),
+           f"an allowed search has is_error: {[bool(r.get('is_error')) for r in results]}, expected [False, True, False]",
+           ALLOWED_REFUSED if out.tool_calls != [(u["name"], u["input"]) for u in (calls[0], calls[2])] else "")
 
 
 def refused_by_spec(ctx) -> None:
     calls = uses(("delete_page", {"title": "Aurora Run"}), ("delete_page", {"title": "Northern Lights"}))
     out, results = answer(ctx, calls, ["delete_page(Aurora*)"])
-    expect(out.tool_calls == [("delete_page", {"title": "Northern Lights"})],
-           f"with deny delete_page(Aurora*), the tools run were {out.tool_calls}; expected only Northern Lights", REFUSED_RUN)
-    expect(results[0].get("is_error") is True and not results[1].get("is_error"), "the wrong call was refused")
+    ran = [input.get("title") for _, input in out.tool_calls]
+    flags = [r.get("is_error") for r in results]
+    expect("Aurora Run" not in ran, f"with deny delete_page(Aurora*), the tools run were {out.tool_calls}; the Aurora Run "
+           "call is refused", REFUSED_RUN)
+    expect(ran == ["Northern Lights"] and not flags[1], f"with deny delete_page(Aurora*), the Northern Lights call was "
+           f"{'run' if 'Northern Lights' in ran else 'not run'} and its result has is_error {flags[1]!r}; it matches no "
+           "rule, so it runs and succeeds", NAME_ONLY if not ran and flags == [True, True] else "")
+    expect(flags[0] is True and results[0].get("content"), f"the refused Aurora Run call's result has is_error "
+           f"{flags[0]!r} and content {str(results[0].get('content'))[:60]!r}; expected is_error True and why",
+           refusal_hint(results[0]))
 
 
 def failures(ctx) -> None:
     calls = uses(("fly", {"to": "Oslo"}), ("search", {}), ("search", {"query": "Henrik Dahl"}))
     out, results = answer(ctx, calls, [])
-    expect([bool(r.get("is_error")) for r in results] == [True, True, False] and all(r.get("content") for r in results),
-           "an unknown tool and an invalid input should each give an is_error result with the error, the valid call its page",
-           EXCEPTION)
+    flags = [bool(r.get("is_error")) for r in results]
+    expect(flags == [True, True, False], f"is_error flags {flags}: an unknown tool and an invalid input should each give "
+           "an is_error result, the valid call its page", FAILED_NO_ERROR if flags[2] is False and not all(flags[:2]) else "")
+    tools = PAGES.make_tools()
+    for use, result in zip(calls[:2], results[:2]):
+        error = tools.run(use["name"], use["input"])[0]
+        expect(error in str(result.get("content")), f"the {use['name']} call's result says "
+               f"{str(result.get('content'))[:60]!r}; expected the error, {error[:60]!r}", NO_ERROR_TEXT)
+    expect(results[2].get("content") == search("Henrik Dahl"), "the valid search does not carry its page")
 
 
 EXERCISES = [

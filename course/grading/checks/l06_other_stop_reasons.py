@@ -12,23 +12,37 @@ from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, get, say
 from ..core import CLIENT, Check, Exercise
-from .common import accepted, expect, returned, same_message, text_of
+from .common import ADDED, DROPPED, accepted, expect, returned, same_messages, text_of
 
 SWITCH = {"tool_use": "run_tools", "end_turn": "answer", "stop_sequence": "answer", "max_tokens": "stop",
           "refusal": "stop", "model_context_window_exceeded": "stop", "pause_turn": "continue"}
-NOT_TOOL_USE = "treating every stop_reason other than tool_use as an answer"
+NOT_TOOL_USE = "treating a stop_reason that ends the turn without an answer as an answer"
+NOT_AN_ANSWER = "treating stop_sequence as no answer: the model stopped at a stop sequence you asked for, its text is the answer"
 PAUSE_FINAL = "treating pause_turn as the end: the turn is not finished, send it back"
+TOOLS_AS_OTHER = "not running tools on tool_use: it is the one stop_reason that continues with tools"
 SEND_AS_IS = "adding a message before sending a paused turn back: send h.a as it is"
+DROPS_PAUSED = "leaving paused replies out of the continuation: append each one, keep the earlier ones"
 UNKNOWN = "accepting an unknown stop_reason silently: raise, so a new value is noticed"
 NO_LIMIT = "continuing paused turns without a limit"
+
+
+def switch_hint(want: str, got) -> str:
+    """The mistake, named only from which action was expected and which one came back."""
+    if want == "continue" and got in ("answer", "stop"):
+        return PAUSE_FINAL
+    if want == "stop" and got == "answer":
+        return NOT_TOOL_USE
+    if want == "answer" and got == "stop":
+        return NOT_AN_ANSWER
+    return TOOLS_AS_OTHER if want == "run_tools" else ""
 
 
 def switch(ctx) -> None:
     for reason, action in SWITCH.items():
         out = ctx.call(reason)
         returned(out)
-        hint = {"pause_turn": PAUSE_FINAL}.get(reason, NOT_TOOL_USE)
-        expect(out.value == action, f"stop_action({reason!r}) returned {out.value!r}, expected {action!r}", hint)
+        expect(out.value == action, f"stop_action({reason!r}) returned {out.value!r}, expected {action!r}",
+               switch_hint(action, out.value))
     out = ctx.call("thinking_too_hard")
     expect(out.error is not None and out.error.startswith("ValueError"),
            f"stop_action('thinking_too_hard') returned {out.value!r} instead of raising ValueError", UNKNOWN)
@@ -51,14 +65,20 @@ def ask(ctx, scenario, **options):
     return out
 
 
+def resent(out, prompt: str) -> None:
+    """Each continuation sends the previous request plus the paused reply as received, nothing else."""
+    for k in range(1, len(out.requests)):
+        want = [{"role": "user", "content": prompt}] + [{"role": "assistant", "content": r["content"]}
+                                                          for r in out.replies[:k]]
+        same_messages(out.requests[k]["messages"], want, f"continuation {k} is not the prompt and the "
+                      f"{k} paused repl{'y' if k == 1 else 'ies'} so far",
+                      named={ADDED: SEND_AS_IS, DROPPED: DROPS_PAUSED})
+
+
 def paused(ctx) -> None:
     out = ask(ctx, "pause_turn")
     expect(len(out.requests) >= 2, f"{len(out.requests)} request for a turn that paused; expected 2", PAUSE_FINAL)
-    want = [{"role": "user", "content": get("pause_turn").prompt}, {"role": "assistant", "content": out.replies[0]["content"]}]
-    sent = out.requests[1]["messages"]
-    expect(len(sent) == 2 and all(same_message(a, b) for a, b in zip(sent, want)),
-           f"the continuation sent {[m.get('role') for m in sent]}; expected the prompt and the paused reply, nothing more",
-           SEND_AS_IS)
+    resent(out, get("pause_turn").prompt)
     expect(len(out.requests) == 2, f"{len(out.requests)} requests for a turn paused once; expected 2")
     expect(out.value == text_of(out.replies[1]), f"returned {out.value!r}; expected the final reply's text")
 
@@ -73,8 +93,10 @@ def not_answers(ctx) -> None:
 
 def limited(ctx) -> None:
     out = ask(ctx, ENDLESS_PAUSE, max_continuations=2)
-    expect(len(out.requests) == 3, f"max_continuations=2 with a turn that always pauses: {len(out.requests)} requests, "
-           "expected 3", NO_LIMIT if len(out.requests) > 3 else PAUSE_FINAL)
+    n = len(out.requests)
+    expect(n == 3, f"max_continuations=2 with a turn that always pauses: {n} requests, expected 3",
+           NO_LIMIT if n > 3 else PAUSE_FINAL if n == 1 else "")
+    resent(out, ENDLESS_PAUSE.prompt)
     expect(out.value is None, f"returned {out.value!r}; a turn still paused is not an answer", PAUSE_FINAL)
 
 
@@ -85,6 +107,6 @@ EXERCISES = [
     Exercise("finish_turn", "finish_turn", "Continuing a paused turn", [
         Check("pause_turn: the conversation goes back as it is, the final text is returned", paused),
         Check("end_turn is an answer, refusal is not", not_answers),
-        Check("continuations are limited", limited),
+        Check("continuations are limited, and each one appends the paused reply", limited),
     ], notebook="solutions/06_other_stop_reasons.ipynb"),
 ]

@@ -26,12 +26,25 @@ from .l03_the_first_loop import ENDLESS
 CHECK_BEFORE_TOOLS = "checking the budget before the next call instead of after each response: the tools of the response that crossed it ran"
 NO_BUDGET = "never stopping for the budget"
 LAST_COST = "leaving the last response's cost out of the spend: it is paid once the response arrives"
+FINAL_AS_BUDGET = "checking the budget before stop_reason: a response without tool use ends the run as success"
 SUBTYPE = "the wrong subtype: success, error_max_budget_usd or error_max_turns, as the Agent SDK names them"
 T_ZERO = "exercise 10.1: with max_turns=0 the loop makes exactly one call and runs no tools"
 LINEAR = "n_k = s + the sum of a_i + r_i over the turns before call k (Prop. 5.2)"
 FLOOR = "the window bound K <= (W - s)/c + 1 counts whole calls: round down"
 SPLIT = "each cost must be at most c_max: split B - delta into pieces no bigger than c_max"
 TEXT_FIRST = "exercise 10.2: text before the tool_result blocks breaks P2"
+
+
+SUBTYPES = ("success", "error_max_budget_usd", "error_max_turns")
+
+
+def subtype_hint(subtype) -> str:
+    return "" if subtype in SUBTYPES else SUBTYPE
+
+
+def spend_hint(spent, c: list[float]) -> str:
+    """LAST_COST when the reported spend is exactly the responses' cost without the last one."""
+    return LAST_COST if isinstance(spent, (int, float)) and len(c) > 1 and math.isclose(spent, sum(c[:-1]), rel_tol=1e-9) else ""
 
 
 def costs(out) -> list[float]:
@@ -48,10 +61,10 @@ def run(ctx, scenario, **options):
 
 def success(ctx) -> None:
     out, (subtype, spent, calls) = run(ctx, "aurora_run", max_budget_usd=1.0)
-    expect(subtype == "success", f"Aurora Run under a $1 budget ended {subtype!r}; expected 'success'", SUBTYPE)
+    expect(subtype == "success", f"Aurora Run under a $1 budget ended {subtype!r}; expected 'success'", subtype_hint(subtype))
     expect(calls == len(out.requests) == 3, f"reported {calls} calls, {len(out.requests)} were made; expected 3")
     expect(spent is not None and math.isclose(spent, sum(costs(out)), rel_tol=1e-9),
-           f"reported ${spent} spent; the three responses cost ${sum(costs(out)):.8f}", LAST_COST)
+           f"reported ${spent} spent; the three responses cost ${sum(costs(out)):.8f}", spend_hint(spent, costs(out)))
 
 
 def after_response(ctx) -> None:
@@ -62,12 +75,13 @@ def after_response(ctx) -> None:
     out, (subtype, spent, calls) = run(ctx, ENDLESS, max_budget_usd=budget, max_turns=10)
     expect(len(out.requests) >= 3, f"{len(out.requests)} calls; the budget is reached only by the third response")
     expect(len(out.requests) == 3, f"{len(out.requests)} calls with a budget reached by the third response; expected 3",
-           NO_BUDGET)
+           NO_BUDGET if len(out.requests) == 11 else "")
     expect(len(out.tool_calls) == 2, f"{len(out.tool_calls)} tools ran; the third response's tool must not run",
            CHECK_BEFORE_TOOLS)
-    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'", SUBTYPE)
+    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'", subtype_hint(subtype))
     expect(spent is not None and math.isclose(spent, sum(c[:3]), rel_tol=1e-9) and spent < budget + max(c),
-           f"reported ${spent}; expected the three responses' ${sum(c[:3]):.8f}, under B + c_max (Prop. 5.4)", LAST_COST)
+           f"reported ${spent}; expected the three responses' ${sum(c[:3]):.8f}, under B + c_max (Prop. 5.4)",
+           spend_hint(spent, c[:3]))
 
 
 def tiny_budget(ctx) -> None:
@@ -76,15 +90,30 @@ def tiny_budget(ctx) -> None:
     out, (subtype, spent, calls) = run(ctx, ENDLESS, max_budget_usd=budget)
     expect(len(out.requests) == 1 and not out.tool_calls,
            f"a budget below the first response's cost: {len(out.requests)} calls, {len(out.tool_calls)} tools; expected 1 and 0",
-           CHECK_BEFORE_TOOLS if out.tool_calls else NO_BUDGET)
-    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'", SUBTYPE)
+           CHECK_BEFORE_TOOLS if len(out.requests) == 1 else NO_BUDGET if len(out.requests) == 11 else "")
+    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'", subtype_hint(subtype))
+
+
+def final_response(ctx) -> None:
+    probe, _ = run(ctx, "aurora_run", max_budget_usd=1.0)
+    c = costs(probe)
+    expect(len(c) == 3, f"a calibration run of Aurora Run made {len(c)} calls; expected 3")
+    budget = c[0] + c[1] + c[2] / 2  # reached only by the third response, the answer
+    out, (subtype, spent, calls) = run(ctx, "aurora_run", max_budget_usd=budget)
+    expect(len(out.requests) == 3 and subtype == "success", f"a budget reached only by the final answer: {len(out.requests)} "
+           f"calls, ended {subtype!r}; expected 3 calls and 'success'",
+           FINAL_AS_BUDGET if subtype == "error_max_budget_usd" and len(out.requests) == 3 else "")
+    expect(calls == 3, f"reported {calls} calls; 3 were made")
+    expect(spent is not None and math.isclose(spent, sum(c), rel_tol=1e-9),
+           f"reported ${spent}; the three responses, the final one included, cost ${sum(c):.8f}",
+           spend_hint(spent, c))
 
 
 def t_zero(ctx) -> None:
     out, (subtype, _, calls) = run(ctx, ENDLESS, max_budget_usd=1.0, max_turns=0)
     expect(len(out.requests) == 1 and not out.tool_calls,
            f"max_turns=0: {len(out.requests)} calls and {len(out.tool_calls)} tools; expected 1 and 0", T_ZERO)
-    expect(subtype == "error_max_turns", f"max_turns=0 with a tool request ended {subtype!r}", SUBTYPE)
+    expect(subtype == "error_max_turns", f"max_turns=0 with a tool request ended {subtype!r}", subtype_hint(subtype))
     out, (subtype, _, _) = run(ctx, "one_shot", max_budget_usd=1.0, max_turns=0)
     expect(subtype == "success" and len(out.requests) == 1, f"max_turns=0 with an immediate answer ended {subtype!r}", T_ZERO)
 
@@ -154,6 +183,7 @@ EXERCISES = [
         Check("Aurora Run under a large budget: success, the spend is the three responses' cost", success),
         Check("the budget is checked after each response, before its tools (Prop. 5.4)", after_response),
         Check("a budget below one response's cost: one call, no tools", tiny_budget),
+        Check("a final answer that reaches the budget is still a success, its cost counted", final_response),
         Check("exercise 10.1: max_turns=0 is one call and no tools", t_zero),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
     Exercise("input_tokens", "input_tokens", "Input tokens per call (Prop. 5.2)", [

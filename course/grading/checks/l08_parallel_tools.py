@@ -53,11 +53,11 @@ def reads(*extra: dict) -> list[dict]:
 
 def results(ctx, uses: list[dict]) -> list[dict]:
     out = ctx.call(uses, RUN_TOOL, scenario=BARRIER)
-    returned(out, FAILURE)
+    returned(out, FAILURE if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
     got = out.value if isinstance(out.value, list) else []
-    expect([r.get("tool_use_id") for r in got if isinstance(r, dict)] == [u["id"] for u in uses],
-           f"result ids {[r.get('tool_use_id') for r in got if isinstance(r, dict)]}; expected {[u['id'] for u in uses]}",
-           COMPLETION_ORDER)
+    ids = [r.get("tool_use_id") for r in got if isinstance(r, dict)]
+    want = [u["id"] for u in uses]
+    expect(ids == want, f"result ids {ids}; expected {want}", COMPLETION_ORDER if sorted(ids) == sorted(want) else "")
     return got
 
 
@@ -71,8 +71,10 @@ def concurrent(ctx) -> None:
 
 def with_failure(ctx) -> None:
     got = results(ctx, reads(tool_use("toolu_x", "read_page", {"page": "seven"})))
-    expect([bool(r.get("is_error")) for r in got] == [False] * PAGES + [True],
-           "with an invalid call among the reads, only that call should be an is_error result", FAILURE)
+    flags = [bool(r.get("is_error")) for r in got]
+    waited = any("not running at the same time" in str(r.get("content")) for r in got)
+    expect(flags == [False] * PAGES + [True], f"with an invalid call among the reads, is_error flags {flags}; expected "
+           f"{[False] * PAGES + [True]}", SEQUENTIAL if waited else FAILURE if all(flags) else "")
 
 
 EXERCISES = [

@@ -1,10 +1,12 @@
-"""Lesson 12, three loops: a goal loop (an evaluator says "not yet" until it is done) and an outer loop
-whose side effects survive a crash (idempotency keys).
+"""Lesson 12, three loops: a goal loop (an evaluator that reads the conversation says "not yet", "achieved" or
+"impossible") and an outer loop whose side effects survive a crash (idempotency keys).
 
-goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2) -> (status, rounds)
-  rounds of the inner loop in ONE conversation; after each round the evaluator run_tool("check_goal", {})
-  prints "ALL OK" (status "achieved") or what is left, sent back as the next user message; stops as
-  "stalled" after stall_rounds rounds in a row without a tool call, as "max_rounds" after max_rounds.
+goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2, max_turns=10) -> (status, rounds)
+  rounds of the inner loop in ONE conversation, each round capped at max_turns tool-use turns (per round, not in
+  total; hitting the cap ends everything as "error_max_turns"); after each round the evaluator
+  run_tool("evaluate_goal", {"messages": conversation}) answers "achieved: ...", "impossible: ..." or "not yet: ...";
+  on "not yet" its reason goes back as the next user message; "stalled" after stall_rounds rounds in a row without
+  a tool call, "max_rounds" after max_rounds.
 send_notices(run_tool, recipients, subject, body, *, attempts=3) -> int | None
   send one e-mail per recipient with run_tool("send_email", {...}); when a send fails, start the whole
   batch again (at most `attempts` times), never sending anyone the same notice twice; the attempt that
@@ -14,34 +16,57 @@ from __future__ import annotations
 
 from ...api import Conversation, Turn
 from ...client import MODEL
+from ...loops import NOT_YET
 from ...outbox import Outbox
-from ...scenarios import Scenario, get, say
-from ...scenarios.coding import one_fix_policy
+from ...scenarios import Scenario, call, get, say
+from ...scenarios.coding import checker_verdict, one_fix_policy
 from ...tools import Tool, Toolbox, Workspace
 from ..core import CLIENT, RUN_TOOL, Check, Exercise
-from .common import accepted, content, expect, returned, text_of, tools_only
+from .common import accepted, content, expect, returned, same_messages, shown, text_of, tools_only
 
 STOPS_EARLY = "ending when the inner loop ends: the goal loop asks the evaluator and goes on while it says not yet"
 NEW_CONVERSATION = "starting a new conversation each round: the goal loop keeps one conversation and appends the feedback"
-NO_FEEDBACK = "not sending the evaluator's answer back: the next round needs to know what is left"
+NO_FEEDBACK = "not sending the evaluator's reason back: the next round needs to know what is left"
 NO_STALL = "no stall detection: rounds without any tool call are not progress"
+IMPOSSIBLE_IGNORED = "going on after the evaluator said impossible: that verdict ends the goal loop"
+CAP_IN_TOTAL = "counting max_turns over all rounds: the cap is per round, each round starts its own count"
 NO_KEY = "sending without an idempotency key: a retried batch sends the same e-mail again"
 UNSTABLE_KEY = "a key that changes between attempts (attempt number, time): the same e-mail needs the same key"
 GIVES_UP = "giving up after a failed send: the outer loop starts the batch again"
 
 BROKEN = get("broken_functions")
+EVALUATOR = "evaluate_goal"
+SPOKEN = {NOT_YET: "not yet"}  # the verdicts as the evaluator says them: "not yet", "achieved", "impossible"
+TURNS_PER_ROUND = 4  # one_fix_policy: run check.py, read funcs.py, edit it, run check.py again
+
+
+def evaluate_goal(messages: list) -> str:
+    """Lesson 12's evaluator: it reads only the conversation (the last check.py output in it)."""
+    verdict = checker_verdict(messages)
+    return f"{SPOKEN.get(verdict.status, verdict.status)}: {verdict.reason}"
+
+
+def evaluator() -> Tool:
+    schema = {"type": "object", "properties": {"messages": {"type": "array"}}, "required": ["messages"]}
+    return Tool(EVALUATOR, "The goal evaluator (run by the harness, never offered to the model).", schema,
+                evaluate_goal, read_only=True)
 
 
 def goal_tools() -> Toolbox:
-    """The broken_functions workspace tools, plus check_goal: the evaluator the harness runs."""
-    ws = Workspace(BROKEN.files)
-    tools = BROKEN.workspace_tools(ws)
+    """The broken_functions workspace tools, plus the evaluator the harness runs."""
+    tools = BROKEN.workspace_tools(Workspace(BROKEN.files))
+    tools.add(evaluator())
+    return tools
 
-    def check_goal() -> str:
-        return ws.run_python("check.py")[1]
 
-    tools.add(Tool("check_goal", "The goal evaluator (run by the harness, not offered to the model).",
-                   {"type": "object", "properties": {}}, check_goal, read_only=True))
+def locked_tools() -> Toolbox:
+    """A workspace whose checker cannot run: the evaluator says impossible."""
+    def run_python(path: str) -> str:
+        return f"python: can't open file '{path}': [Errno 13] Permission denied"
+
+    tools = Toolbox([Tool("run_python", "Run a Python file of the workspace.", {"type": "object", "properties": {
+        "path": {"type": "string"}}, "required": ["path"]}, run_python)])
+    tools.add(evaluator())
     return tools
 
 
@@ -49,12 +74,17 @@ def talker_policy(c: Conversation) -> Turn:
     return say("I believe the functions are fine now.")
 
 
+def locked_policy(c: Conversation) -> Turn:
+    return say("I cannot run the checker.") if c.calls_so_far else say(call("run_python", path="check.py"))
+
+
 GOAL = Scenario("grading_goal", "Four broken functions, one fix per round", BROKEN.prompt, one_fix_policy, goal_tools)
 IDLE = Scenario("grading_idle", "A model that only talks", BROKEN.prompt, talker_policy, goal_tools)
+LOCKED = Scenario("grading_locked", "A checker that cannot run", BROKEN.prompt, locked_policy, locked_tools)
 
 
 def goal_args(scenario: Scenario) -> list:
-    offered = [d for d in scenario.make_tools().definitions() if d["name"] != "check_goal"]
+    offered = [d for d in scenario.make_tools().definitions() if d["name"] != EVALUATOR]
     return [CLIENT, MODEL, offered, RUN_TOOL, scenario.prompt]
 
 
@@ -66,32 +96,63 @@ def run(ctx, scenario, **options):
     return out, value
 
 
+def evaluations(out) -> list[dict]:
+    return [input for name, input in out.tool_calls if name == EVALUATOR]
+
+
 def achieved(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL)
-    evaluations = [i for i in out.tool_calls if i[0] == "check_goal"]
-    expect(len(evaluations) >= 2, f"the evaluator ran {len(evaluations)} time(s); one fix per round needs 4 rounds",
-           STOPS_EARLY)
+    asked = evaluations(out)
+    expect(len(asked) >= 2, f"the evaluator ran {len(asked)} time(s); one fix per round needs 4 rounds",
+           STOPS_EARLY if not asked else "")
     first_prompt = [r for r in out.requests if len(r["messages"]) == 1]
     expect(len(first_prompt) == 1, f"{len(first_prompt)} requests started a new conversation; expected only the first",
            NEW_CONVERSATION)
+    ends = [k for k, r in enumerate(out.replies) if r.get("stop_reason") != "tool_use"]  # each round's last call
+    for n, (k, input) in enumerate(zip(ends, asked), 1):
+        conversation = out.requests[k]["messages"] + [{"role": "assistant", "content": out.replies[k]["content"]}]
+        same_messages(input.get("messages") or [], conversation, f"round {n}: the evaluator was not given the "
+                      "conversation (the last request and the model's final reply)")
     feedback = [m for m in out.requests[-1]["messages"][1:] if m["role"] == "user"
                 and not any(b.get("type") == "tool_result" for b in content(m))]
     expect(len(feedback) == 3 and all("NG" in text_of(m) for m in feedback),
-           f"the conversation holds {len(feedback)} feedback messages; expected 3, each with the evaluator's NG line",
-           NO_FEEDBACK)
-    expect((status, rounds) == ("achieved", 4), f"returned ({status!r}, {rounds!r}); expected ('achieved', 4)")
+           f"the conversation holds {len(feedback)} feedback messages; expected 3, each with the evaluator's reason "
+           "(it names what is still NG)", NO_FEEDBACK if not feedback and len(first_prompt) == 1 else "")
+    expect((status, rounds) == ("achieved", 4), f"returned {shown([status, rounds])}; expected ('achieved', 4)")
+
+
+def per_round_cap(ctx) -> None:
+    out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND)
+    expect((status, rounds) == ("achieved", 4), f"max_turns={TURNS_PER_ROUND} with rounds of {TURNS_PER_ROUND} tool-use "
+           f"turns each: returned {shown([status, rounds])}; expected ('achieved', 4)",
+           CAP_IN_TOTAL if status == "error_max_turns" and rounds and rounds > 1 else "")
+    out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND - 1)
+    expect((status, rounds) == ("error_max_turns", 1), f"max_turns={TURNS_PER_ROUND - 1} with rounds of "
+           f"{TURNS_PER_ROUND} tool-use turns: returned {shown([status, rounds])}; expected ('error_max_turns', 1)")
+    expect(len(out.requests) == TURNS_PER_ROUND, f"{len(out.requests)} calls; a cap of {TURNS_PER_ROUND - 1} turns "
+           f"allows {TURNS_PER_ROUND} calls")
 
 
 def capped(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL, max_rounds=2)
-    expect((status, rounds) == ("max_rounds", 2), f"max_rounds=2: returned ({status!r}, {rounds!r}); expected ('max_rounds', 2)")
+    expect((status, rounds) == ("max_rounds", 2), f"max_rounds=2: returned {shown([status, rounds])}; "
+           "expected ('max_rounds', 2)", STOPS_EARLY if not evaluations(out) else "")
 
 
 def stalled(ctx) -> None:
     out, (status, rounds) = run(ctx, IDLE, stall_rounds=2)
-    expect(len(out.requests) == 2 and (status, rounds) == ("stalled", 2),
-           f"a model that never uses a tool: {len(out.requests)} calls, returned ({status!r}, {rounds!r}); "
-           "expected 2 calls and ('stalled', 2)", NO_STALL)
+    n = len(out.requests)
+    expect(n == 2 and (status, rounds) == ("stalled", 2), f"a model that never uses a tool: {n} calls, returned "
+           f"{shown([status, rounds])}; expected 2 calls and ('stalled', 2)",
+           STOPS_EARLY if not evaluations(out) else NO_STALL if n > 2 else "")
+
+
+def impossible(ctx) -> None:
+    out, (status, rounds) = run(ctx, LOCKED)
+    asked = evaluations(out)
+    expect((status, rounds) == ("impossible", 1), f"the evaluator said impossible after round 1: {len(out.requests)} "
+           f"calls, returned {shown([status, rounds])}; expected ('impossible', 1)",
+           STOPS_EARLY if not asked else IMPOSSIBLE_IGNORED if len(out.requests) > 2 else "")
 
 
 RECIPIENTS = ["alice@example.com", "bob@example.com", "carol@example.com"]
@@ -115,7 +176,7 @@ def flaky_outbox() -> Toolbox:
 
 
 OUTBOX = tools_only("grading_flaky_outbox", "A mail server whose connection drops once", flaky_outbox)
-SCENARIOS = [GOAL, IDLE, OUTBOX]
+SCENARIOS = [GOAL, IDLE, LOCKED, OUTBOX]
 
 
 def no_duplicates(ctx) -> None:
@@ -130,16 +191,18 @@ def no_duplicates(ctx) -> None:
     got = {to: replay.received(to) for to in RECIPIENTS}
     unstable = any(len(k) > 1 for k in keys.values())
     expect(all(n <= 1 for n in got.values()), f"e-mails received: {got}", UNSTABLE_KEY if unstable and None not in
-           set().union(*keys.values()) else NO_KEY)
+           set().union(*keys.values()) else NO_KEY if None in set().union(*keys.values()) else "")
     expect(all(n == 1 for n in got.values()), f"e-mails received: {got}; everyone should get the notice", GIVES_UP)
     expect(out.value == 2, f"returned {out.value!r}; the batch failed once and finished on attempt 2", GIVES_UP)
 
 
 EXERCISES = [
     Exercise("goal_loop", "goal_loop", "A goal loop with an evaluator", [
-        Check("broken_functions: four rounds in one conversation, the evaluator's feedback sent back", achieved),
+        Check("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent back", achieved),
+        Check("max_turns caps each round, not the rounds together", per_round_cap),
         Check("rounds are capped", capped),
         Check("rounds without tool use stall the loop", stalled),
+        Check("the evaluator's impossible ends the loop", impossible),
     ], notebook="solutions/12_three_loops.ipynb"),
     Exercise("send_notices", "send_notices", "An outer loop that survives a dropped connection", [
         Check("every recipient gets exactly one notice after a retried batch", no_duplicates),
