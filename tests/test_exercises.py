@@ -65,7 +65,7 @@ def test_mistake_loses_marks_and_every_hint_names_it(path):
     hints = [r.hint for r in results if not r.passed and r.hint]
     allowed = {meta["MISTAKE"], *meta.get("ALSO", ())} - {None}
     assert meta["MISTAKE"] is None or meta["MISTAKE"] in hints, f"{path.name}: expected the hint {meta['MISTAKE']!r}"
-    assert [h for h in hints if h not in allowed] == [], f"{path.name}: a hint names another mistake"
+    assert [h for h in hints if h not in allowed] == [], f"{path.name}: a hint names another mistake: {hints}"
 
 
 def test_every_exercise_has_a_notebook_cell_and_unique_id():

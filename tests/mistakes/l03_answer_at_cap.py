@@ -1,9 +1,9 @@
 """When max_turns is reached, returns the last text it saw as if it were the answer."""
 from course.grading.checks.l03_the_first_loop import ANSWER_AT_CAP as MISTAKE
-from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT
+from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT, ANSWER_WHEN_REFUSED
 
 GRADE_ID = "agent_loop"
-ALSO = (ANSWER_WHEN_CUT,)  # the same code makes this mistake too
+ALSO = (ANSWER_WHEN_CUT, ANSWER_WHEN_REFUSED)  # the same code makes this mistake too
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

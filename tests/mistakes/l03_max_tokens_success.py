@@ -1,7 +1,9 @@
 """`if stop_reason != "tool_use": return the text`: a reply cut at max_tokens becomes the answer."""
 from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT as MISTAKE
+from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_REFUSED
 
 GRADE_ID = "agent_loop"
+ALSO = (ANSWER_WHEN_REFUSED,)  # the same code makes this mistake too
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

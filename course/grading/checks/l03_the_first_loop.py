@@ -27,6 +27,7 @@ OFF_BY_ONE = "an off-by-one cap: max_turns counts tool-use turns, so at most max
 RAN_LAST_TOOLS = "running the tools of the response after the last allowed turn: at the cap they are not run"
 ANSWER_AT_CAP = "returning an answer when the turn cap stopped the loop: a capped run has no answer (None)"
 ANSWER_WHEN_CUT = "returning the text of a reply cut at max_tokens as the answer: a cut reply is not an answer (None)"
+ANSWER_WHEN_REFUSED = "returning the text of a refused response as the answer: a refusal is not an answer"
 NO_ANSWER = "returning None after an end_turn response: its text is the answer"
 CONTINUES_AFTER_CUT = "calling the model again after a reply cut at max_tokens: the loop ends there, with no answer"
 NOT_ALL_TOOLS = "running only some of a response's tool_uses: run every one, in order"
@@ -278,6 +279,15 @@ def cut_tool_use(ctx) -> None:
     check_history(out, answer, messages)
 
 
+def other_stop(ctx) -> None:
+    out = run(ctx, "refusal")
+    answer, messages = pair(out.value)
+    expect(out.replies[0].get("stop_reason") == "refusal", "the scenario's model did not refuse")
+    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a refusal; expected 1")
+    expect(answer is None, f"a refusal was returned as the answer: {str(answer)[:60]!r}", ANSWER_WHEN_REFUSED)
+    check_history(out, answer, messages)
+
+
 EXERCISES = [
     Exercise("agent_loop", "agent_loop", "The agent loop", [
         Check("one-shot question: one call, the answer is the final text", one_shot),
@@ -289,5 +299,6 @@ EXERCISES = [
         Check("max_turns at the boundary: 2 is enough for Aurora Run, 1 is not", cap_boundary),
         Check("a reply cut at max_tokens is not an answer", max_tokens),
         Check("a tool_use cut at max_tokens is not run", cut_tool_use),
+        Check("another stop_reason (a refusal) ends the loop without an answer", other_stop),
     ], notebook="solutions/03_the_first_loop.ipynb"),
 ]
