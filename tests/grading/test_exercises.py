@@ -12,7 +12,7 @@ from course.grading import checks, registry
 from course.grading.inprocess import InProcess
 from course.grading.runner import run_exercise
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*.py"))
 REGISTRY = registry.shipped()
 
@@ -102,3 +102,55 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
     meta = load_mistake(mistake)
     failed = [t["output"] for t in bad["tests"] if t["status"] == "failed"]
     assert failed and all(meta["MISTAKE"] in output for output in failed)
+
+
+def test_every_graded_function_has_at_least_two_wrong_versions():
+    counts = {e.grade_id: 0 for e in checks.EXERCISES}
+    for path in MISTAKES:
+        counts[load_mistake(path)["GRADE_ID"]] += 1
+    assert {g: n for g, n in counts.items() if n < 2} == {}
+
+
+def test_the_colleagues_broken_loop_in_exercise_03_shows_its_four_mistakes_and_no_other():
+    from course.grading.checks import l03_the_first_loop as l03
+
+    results = grade("agent_loop", SOLUTIONS["agent_loop"]["colleague_loop"])
+    hints = {r.hint for r in results if not r.passed} - {""}
+    assert hints == {l03.ONLY_ONE_RESULT, l03.TOOL_EXCEPTION, l03.NO_CAP, l03.ANSWER_WHEN_CUT, l03.ANSWER_WHEN_REFUSED}
+
+
+def ending_appended(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
+    """The other reading of the contract: at a None exit, the response that ended the loop is appended."""
+    messages = [{"role": "user", "content": prompt}]
+    for turn in range(max_turns + 1):
+        r = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": r.content})
+        if r.stop_reason == "end_turn":
+            return "".join(b.text for b in r.content if b.type == "text"), messages
+        if r.stop_reason != "tool_use" or turn == max_turns:
+            return None, messages  # cut, refused or capped: appended, and no answer
+        results = []
+        for b in r.content:
+            if b.type == "tool_use":
+                try:
+                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
+                except Exception as e:
+                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": str(e), "is_error": True})
+        messages.append({"role": "user", "content": results})
+
+
+def test_a_loop_that_appends_the_cut_refused_or_capped_response_gets_full_marks():
+    results = grade("agent_loop", ending_appended)
+    assert [(r.name, r.reason) for r in results if not r.passed] == []
+
+
+def test_an_extra_message_at_a_max_tokens_exit_fails_both_max_tokens_checks_alike():
+    from course.grading.checks.common import ADDED
+
+    def appended_twice(*args, **kwargs):
+        answer, messages = ending_appended(*args, **kwargs)
+        return answer, messages + messages[-1:] if answer is None else messages
+
+    failed = {r.name.split(": ", 1)[1]: r for r in grade("agent_loop", appended_twice) if not r.passed}
+    cut = [failed.get("a reply cut at max_tokens is not an answer"), failed.get("a tool_use cut at max_tokens is not run")]
+    assert all(r is not None and r.hint == ADDED and "adds message" in r.reason for r in cut)
