@@ -17,16 +17,18 @@ turn_log(client, model, tools, run_tool, prompt, *, max_turns=10) -> list[dict]
 from __future__ import annotations
 
 from ...api import Conversation, Turn
-from ...scenarios import Scenario, call, get
+from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import search_tools
 from ..core import Check, Exercise
-from .common import accepted, content, expect, loop_args, returned
+from .common import accepted, content, expect, loop_args, returned, shown
 from .l03_the_first_loop import ENDLESS, RAISES
 
 IN_A_ROW = "counting repeats anywhere in the history: only identical calls in a row are a loop"
 SAME_INPUT = "comparing inputs by their text: {'a': 1, 'b': 2} and {'b': 2, 'a': 1} are the same input"
 NAME_ONLY = "comparing tool names only: the same tool with another input is progress"
-REPEAT_RUN = "running the repeated call before stopping: stop before its tool runs"
+REPEAT_RUN = "running the call that makes max_repeats in a row: it is answered with a warning instead"
+STOPS_AT_ONCE = "stopping at the first repeat, as lesson 09 does: the changed rule warns once and lets the model go on"
+WARNING_NOT_ERROR = "a warning without is_error: true: the repeated call was not run, so its result is an error"
 NO_REPEAT_GUARD = "no repeated-call guard: a stuck model only stops at max_turns"
 DEADLINE = "not checking the deadline before the first call"
 
@@ -53,9 +55,18 @@ def stuck_policy(c: Conversation) -> Turn:
     return Turn([call("search", query="Aurora Run")])
 
 
+def recovering_policy(c: Conversation) -> Turn:
+    """Repeats one search until a result warns it, then answers."""
+    if any(r.get("is_error") for r in c.results()):
+        return say("I was repeating myself. Mara Voss was born in 1974.")
+    return Turn([call("search", query="Aurora Run")])
+
+
+RECOVERS = Scenario("grading_recovers", "A model that stops repeating once warned",
+                    "When was the director of Aurora Run born?", recovering_policy, search_tools)
 STUCK = Scenario("grading_stuck", "A model stuck on one call", "When was the director of Aurora Run born?", stuck_policy,
                  search_tools)
-SCENARIOS = [STUCK]
+SCENARIOS = [STUCK, RECOVERS]
 
 
 def run(ctx, scenario, **options):
@@ -67,13 +78,33 @@ def run(ctx, scenario, **options):
     return out, value
 
 
+def warning(out) -> dict:
+    """The result that answered the third identical call (in request 4), or {}."""
+    sent = content(out.requests[3]["messages"][-1]) if len(out.requests) > 3 else []
+    return sent[0] if sent and sent[0].get("type") == "tool_result" else {}
+
+
+def warned(ctx, scenario, want: tuple) -> None:
+    """Calls 1 and 2 run, call 3 is answered with an is_error warning and not run, then `want`."""
+    out, (subtype, answer) = run(ctx, scenario, max_repeats=3, max_turns=10)
+    n, ran = len(out.requests), len(out.tool_calls)
+    expect(n >= 4, f"{n} calls, {ran} tools run, ended {shown([subtype, answer])}; expected the third identical call "
+           "answered with a warning and a fourth call", STOPS_AT_ONCE if n == 3 and subtype == "error_repeated_call" else "")
+    expect(ran == 2, f"{ran} tools ran; the third identical call must not run", REPEAT_RUN if ran == 3 else "")
+    result = warning(out)
+    expect(result.get("is_error") is True and result.get("content"), f"the third identical call was answered with "
+           f"is_error {result.get('is_error')!r} and content {str(result.get('content'))[:60]!r}; expected an is_error "
+           "warning", WARNING_NOT_ERROR if result.get("content") and not result.get("is_error") else "")
+    expect(n == 4 and (subtype, answer) == want, f"{n} calls, ended {shown([subtype, answer])}; expected 4 calls and "
+           f"{want}", NO_REPEAT_GUARD if n == 11 else "")
+
+
 def stuck(ctx) -> None:
-    out, (subtype, answer) = run(ctx, STUCK, max_repeats=3, max_turns=10)
-    n = len(out.requests)
-    expect(n <= 3, f"{n} calls with a model repeating one call; expected 3", NO_REPEAT_GUARD if n == 11 else "")
-    expect(len(out.tool_calls) == 2, f"{len(out.tool_calls)} tools ran; the third identical call must not run",
-           REPEAT_RUN if n == 3 and len(out.tool_calls) == 3 else "")
-    expect(subtype == "error_repeated_call" and answer is None, f"ended ({subtype!r}, {answer!r}); expected ('error_repeated_call', None)")
+    warned(ctx, STUCK, ("error_repeated_call", None))
+
+
+def recovers(ctx) -> None:
+    warned(ctx, RECOVERS, ("success", "I was repeating myself. Mara Voss was born in 1974."))
 
 
 def progress(ctx) -> None:
@@ -134,8 +165,9 @@ EXERCISES = [
     Exercise("repeated_call", "repeated_call", "Detecting a repeated identical call", [
         Check("identical calls in a row, inputs compared as values", repeats),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
-    Exercise("guarded_loop", "guarded_loop", "A loop with a repeat guard and a deadline", [
-        Check("a model stuck on one call is stopped before the repeat runs", stuck),
+    Exercise("guarded_loop", "guarded_loop", "A repeat rule that warns once, and a deadline", [
+        Check("the third identical call is answered with an is_error warning; the same call again stops", stuck),
+        Check("a model that changes course after the warning goes on to its answer", recovers),
         Check("different calls are progress; a far deadline changes nothing", progress),
         Check("a deadline already passed stops before the first call", deadline),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
