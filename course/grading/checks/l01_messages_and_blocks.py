@@ -31,16 +31,23 @@ VALID = [
                                                user(tool_result("t9", "offline", is_error=True))]),
     ("two turns", [user("q"), ASK, user(R1, R2), assistant(tool_use("t3", "search", {"query": "x"})),
                    user(tool_result("t3", "page 3"))]),
+    ("contents given as strings", [{"role": "user", "content": "q"}, {"role": "assistant", "content": "Hi."},
+                                   {"role": "user", "content": "Thanks."}]),
 ]
 BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses it makes)
     ("the first message is from the assistant", [assistant("Hello."), user("q")], ("P1", 0), FIRST_USER),
     ("the list ends with the assistant", [user("q"), assistant("1974")], ("P1", 1), LAST),
+    ("the list ends with a string from the assistant", [{"role": "user", "content": "q"},
+                                                         {"role": "assistant", "content": "1974"}], ("P1", 1), LAST),
+    ("the list ends with an unanswered tool_use (P1 and P2 at one message)", [user("q"), ASK], ("P1", 1), LAST),
     ("a result is missing", [user("q"), ASK, user(R1)], ("P2", 1), COUNT),
     ("results in the wrong order", [user("q"), ASK, user(R2, R1)], ("P2", 1), ORDER),
     ("text before the results", [user("q"), ASK, user("Here you go.", R1, R2)], ("P2", 1), FIRST),
     ("an assistant message right after the tool_use", [user("q"), ASK, assistant("Done."), user(R1, R2)], ("P2", 1), NEXT),
     ("a result with no tool_use before it", [user("q"), assistant("Hi."), user(tool_result("t7", "?"))], ("P3", 2), STRAY),
     ("a second result for a call after the leading ones", [user("q"), ASK, user(R1, R2, text("again"), R1)], ("P3", 2), EXTRA),
+    ("an unanswered tool_use and a stray result in one message (P2 and P3 at one message)",
+     [user("q"), assistant(tool_use("t1", "search", {}), tool_result("t9", "?")), user("No results.")], ("P2", 1), COUNT),
     ("a tool_result inside an assistant message", [user("q"), assistant("Here is what I found.", tool_result("t5", "?")),
                                                     user("Thanks.")], ("P3", 1), USER_ONLY),
 ]

@@ -193,6 +193,9 @@ def parallel(ctx) -> None:
     answer, messages = pair(out.value)
     expect(len(out.tool_calls) == 3, f"{len(out.tool_calls)} of the 3 requested tools were run",
            NOT_ALL_TOOLS if 0 < len(out.tool_calls) < 3 else ending(out, answer))
+    order = [u["input"]["query"] for u in out.replies[0]["content"] if u["type"] == "tool_use"]
+    expect([i.get("query") for _, i in out.tool_calls] == order, f"the tools ran in the order "
+           f"{[i.get('query') for _, i in out.tool_calls]}; expected the order asked, {order}")
     results = content(out.requests[1]["messages"][-1])
     asked = [b["id"] for b in out.replies[0]["content"] if b["type"] == "tool_use"]
     got = [b.get("tool_use_id") for b in results]

@@ -24,6 +24,8 @@ from .l03_the_first_loop import ONLY_ONE_RESULT, diagnose
 TOOL_PREFIX = "matching tool names by prefix: `search` is not `search_web`"
 SUBSTRING = "matching the spec as a substring: `/etc/*` is a glob over the whole argument"
 TOOL_IGNORED = "matching the spec without the tool: `write_file(/etc/*)` says nothing about read_file"
+CASE = "matching case-insensitively: fnmatch.fnmatchcase compares letters exactly"
+NOT_STRING = "matching arguments that are not strings: only the call's string arguments are compared"
 NO_SPEC = "ignoring the spec: `run_python(test_*.py)` does not match every run_python call"
 REFUSED_OMITTED = "omitting a refused call: it still needs a tool_result with is_error (Prop. 3.5)"
 REFUSED_RUN = "running a call that a deny rule matches: a refused call is never run"
@@ -45,6 +47,8 @@ RULES = [  # (rule, name, input, matches, the mistake that gets it wrong)
     ("run_python(test_*.py)", "run_python", {"path": "test_cart.py"}, True, NO_SPEC),
     ("run_python(test_*.py)", "run_python", {"path": "cart.py"}, False, NO_SPEC),
     ("send_email(*@example.com)", "send_email", {"to": "bob@example.com", "subject": "Hi", "body": "Monday"}, True, NO_SPEC),
+    ("write_file(/etc/*)", "write_file", {"path": "/ETC/passwd", "content": "x"}, False, CASE),
+    ("run_python(1*)", "run_python", {"path": "cart.py", "timeout": 10}, False, NOT_STRING),
 ]
 
 
@@ -56,6 +60,8 @@ def rules(ctx) -> None:
 
 
 def delete_page(title: str) -> str:
+    if title == "Main Page":
+        raise PermissionError("the main page cannot be deleted")
     return f"deleted the page {title}"
 
 
@@ -148,17 +154,19 @@ def refused_by_spec(ctx) -> None:
 
 
 def failures(ctx) -> None:
-    calls = uses(("fly", {"to": "Oslo"}), ("search", {}), ("search", {"query": "Henrik Dahl"}))
+    calls = uses(("fly", {"to": "Oslo"}), ("search", {}), ("delete_page", {"title": "Main Page"}),
+                 ("search", {"query": "Henrik Dahl"}))
     out, results = answer(ctx, calls, [])
     flags = [bool(r.get("is_error")) for r in results]
-    expect(flags == [True, True, False], f"is_error flags {flags}: an unknown tool and an invalid input should each give "
-           "an is_error result, the valid call its page", FAILED_NO_ERROR if flags[2] is False and not all(flags[:2]) else "")
+    expect(flags == [True, True, True, False], f"is_error flags {flags}: an unknown tool, an invalid input and a tool that "
+           "raises should each give an is_error result, the valid call its page",
+           FAILED_NO_ERROR if flags[3] is False and not all(flags[:3]) else "")
     tools = PAGES.make_tools()
-    for use, result in zip(calls[:2], results[:2]):
+    for use, result in zip(calls[:3], results[:3]):
         error = tools.run(use["name"], use["input"])[0]
         expect(error in str(result.get("content")), f"the {use['name']} call's result says "
                f"{str(result.get('content'))[:60]!r}; expected the error, {error[:60]!r}", NO_ERROR_TEXT)
-    expect(results[2].get("content") == search("Henrik Dahl"), "the valid search does not carry its page")
+    expect(results[3].get("content") == search("Henrik Dahl"), "the valid search does not carry its page")
 
 
 EXERCISES = [
@@ -169,6 +177,6 @@ EXERCISES = [
         Check("allowed calls run, results in order, accepted by the API", all_allowed),
         Check("a refused call is not run and still gets an is_error result", refused),
         Check("a rule with a spec refuses only the calls it matches", refused_by_spec),
-        Check("an unknown tool and an invalid input become is_error results", failures),
+        Check("an unknown tool, an invalid input and a tool that raises become is_error results with the error", failures),
     ], notebook="solutions/05_errors_and_the_gate.ipynb"),
 ]

@@ -77,6 +77,7 @@ def resent(out, prompt: str) -> None:
 
 def paused(ctx) -> None:
     out = ask(ctx, "pause_turn")
+    expect(not any(r.get("tools") for r in out.requests), "a request offered tools; finish_turn asks with no tools")
     expect(len(out.requests) >= 2, f"{len(out.requests)} request for a turn that paused; expected 2", PAUSE_FINAL)
     resent(out, get("pause_turn").prompt)
     expect(len(out.requests) == 2, f"{len(out.requests)} requests for a turn paused once; expected 2")

@@ -16,6 +16,8 @@ turn_log(client, model, tools, run_tool, prompt, *, max_turns=10) -> list[dict]
 """
 from __future__ import annotations
 
+import time
+
 from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import search_tools
@@ -31,6 +33,7 @@ STOPS_AT_ONCE = "stopping at the first repeat, as lesson 09 does: the changed ru
 WARNING_NOT_ERROR = "a warning without is_error: true: the repeated call was not run, so its result is an error"
 NO_REPEAT_GUARD = "no repeated-call guard: a stuck model only stops at max_turns"
 DEADLINE = "not checking the deadline before the first call"
+TOOLS_AFTER_DEADLINE = "not checking the deadline before running tools: the model may have used it up"
 
 CALLS = [  # (calls, max_repeats, expected, {the value a known mistake returns: that mistake})
     ([["search", {"q": "a"}]] * 3, 3, 2, {}),
@@ -62,11 +65,22 @@ def recovering_policy(c: Conversation) -> Turn:
     return Turn([call("search", query="Aurora Run")])
 
 
+SLOW_S = 0.5  # how long the slow model takes to answer: longer than the deadline below
+
+
+def slow_policy(c: Conversation) -> Turn:
+    """Takes SLOW_S seconds, then asks for a search: the deadline passes while the model thinks."""
+    time.sleep(SLOW_S)
+    return Turn([call("search", query="Aurora Run")])
+
+
+SLOW = Scenario("grading_slow", "A model slower than the deadline", "When was the director of Aurora Run born?",
+                slow_policy, search_tools)
 RECOVERS = Scenario("grading_recovers", "A model that stops repeating once warned",
                     "When was the director of Aurora Run born?", recovering_policy, search_tools)
 STUCK = Scenario("grading_stuck", "A model stuck on one call", "When was the director of Aurora Run born?", stuck_policy,
                  search_tools)
-SCENARIOS = [STUCK, RECOVERS]
+SCENARIOS = [STUCK, RECOVERS, SLOW]
 
 
 def run(ctx, scenario, **options):
@@ -113,7 +127,10 @@ def progress(ctx) -> None:
            f"different searches every turn, max_turns=4: {len(out.requests)} calls ending {subtype!r}; expected 5 and "
            "'error_max_turns'", NAME_ONLY if subtype == "error_repeated_call" else "")
     out, (subtype, answer) = run(ctx, "aurora_run", timeout_s=3600)
-    expect((subtype, answer) == ("success", "1974"), f"Aurora Run ended ({subtype!r}, {answer!r})")
+    expect((subtype, answer) == ("success", "1974"), f"Aurora Run ended {shown([subtype, answer])}")
+    out, (subtype, answer) = run(ctx, RAISES)
+    expect((subtype, answer) == ("success", "The search failed, so I cannot answer."), f"with a tool that raises: ended "
+           f"{shown([subtype, answer])}; expected ('success', 'The search failed, so I cannot answer.')")
 
 
 def deadline(ctx) -> None:
@@ -121,6 +138,10 @@ def deadline(ctx) -> None:
     expect(not out.requests and subtype == "error_timeout",
            f"timeout_s=0: {len(out.requests)} calls ending {subtype!r}; expected none and 'error_timeout'",
            DEADLINE if out.requests else "")
+    out, (subtype, answer) = run(ctx, SLOW, timeout_s=SLOW_S / 2)
+    expect(subtype == "error_timeout" and not out.tool_calls, f"a deadline that passes while the model answers: "
+           f"{len(out.requests)} calls, {len(out.tool_calls)} tools run, ended {subtype!r}; expected 'error_timeout' "
+           "before running the tools", TOOLS_AFTER_DEADLINE if out.tool_calls and len(out.requests) == 1 else "")
 
 
 TOKENS_TOTAL = "logging running token totals: each record holds its own call's usage"
@@ -168,8 +189,8 @@ EXERCISES = [
     Exercise("guarded_loop", "guarded_loop", "A repeat rule that warns once, and a deadline", [
         Check("the third identical call is answered with an is_error warning; the same call again stops", stuck),
         Check("a model that changes course after the warning goes on to its answer", recovers),
-        Check("different calls are progress; a far deadline changes nothing", progress),
-        Check("a deadline already passed stops before the first call", deadline),
+        Check("different calls are progress; a far deadline and a failing tool change nothing", progress),
+        Check("a deadline is checked before the first call and before running tools", deadline),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
     Exercise("turn_log", "turn_log", "What to log each turn", [
         Check("one record per call: stop_reason, tool_uses, results, that call's tokens", logged),

@@ -110,6 +110,13 @@ def caching(ctx) -> None:
            f"cache_costs(900, 10, 3.0) returned {shown(out.value)}; a 900-token prefix is not cached",
            TOO_SMALL if isinstance(got[1], (int, float)) and math.isclose(got[1], small * (CACHE_WRITE_5M + 9 * CACHE_READ))
            else "")
+    out = ctx.call(2_000, 10, 3.0, min_cacheable=4_096)
+    returned(out)
+    got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
+    plain = 10 * 2_000 * 3.0 / 1e6
+    expect(all(v is not None and math.isclose(v, plain, rel_tol=1e-9) for v in got),
+           f"cache_costs(2000, 10, 3.0, min_cacheable=4096) returned {shown(out.value)}; a prefix below the minimum "
+           f"given is not cached: expected ({plain:.6f}, {plain:.6f})")
 
 
 EXERCISES = [
@@ -117,6 +124,6 @@ EXERCISES = [
         Check("old results cleared, the last turns kept, P1-P3 and the API still happy", clearing),
     ], notebook="solutions/10_managing_the_context.ipynb"),
     Exercise("cache_costs", "cache_costs", "What a prompt cache saves", [
-        Check("a write at 1.25x, reads at 0.1x, small prefixes not cached", caching),
+        Check("a write at 1.25x, reads at 0.1x, prefixes below min_cacheable not cached", caching),
     ], notebook="solutions/10_managing_the_context.ipynb"),
 ]

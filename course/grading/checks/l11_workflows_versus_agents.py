@@ -47,6 +47,8 @@ def chain(ctx) -> None:
     expect(TEXT in user_text(out.requests[0]), "the first call does not carry the text to summarise", CHAIN)
     expect(text_of(out.replies[0]) in user_text(out.requests[1]), "the second call does not carry the first call's output",
            CHAIN)
+    expect("summar" in user_text(out.requests[0]).lower(), "the first call does not ask for a summary")
+    expect("french" in user_text(out.requests[1]).lower(), "the second call does not ask for French")
     expect(out.value == text_of(out.replies[1]), f"returned {out.value!r}; expected the second call's text")
 
 

@@ -193,7 +193,11 @@ def no_duplicates(ctx) -> None:
     expect(all(n <= 1 for n in got.values()), f"e-mails received: {got}", UNSTABLE_KEY if unstable and None not in
            set().union(*keys.values()) else NO_KEY if None in set().union(*keys.values()) else "")
     expect(all(n == 1 for n in got.values()), f"e-mails received: {got}; everyone should get the notice", GIVES_UP)
-    expect(out.value == 2, f"returned {out.value!r}; the batch failed once and finished on attempt 2", GIVES_UP)
+    expect(out.value == 2, f"returned {out.value!r}; the batch failed once and finished on attempt 2",
+           GIVES_UP if out.value is None else "")
+    out = ctx.call(RUN_TOOL, RECIPIENTS, "Launch notice", "We launch on Monday.", attempts=1, scenario=OUTBOX)
+    returned(out)
+    expect(out.value is None, f"attempts=1 and the only attempt failed: returned {out.value!r}; expected None")
 
 
 EXERCISES = [
@@ -205,6 +209,7 @@ EXERCISES = [
         Check("the evaluator's impossible ends the loop", impossible),
     ], notebook="solutions/12_three_loops.ipynb"),
     Exercise("send_notices", "send_notices", "An outer loop that survives a dropped connection", [
-        Check("every recipient gets exactly one notice after a retried batch", no_duplicates),
+        Check("every recipient gets exactly one notice after a retried batch; None when no attempt finishes",
+              no_duplicates),
     ], notebook="solutions/12_three_loops.ipynb"),
 ]
