@@ -131,6 +131,11 @@ def _field_difference(got: dict, want: dict) -> tuple[str, str]:
     return "the same blocks", ""
 
 
+def first_difference(got: list, want: list) -> int:
+    """The index of the first message that differs (the shorter list's length if one is the other's start)."""
+    return next((i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b)), min(len(got), len(want)))
+
+
 def difference(got: list, want: list) -> tuple[str, str] | None:
     """None if the two message lists match; else (what differs, a hint naming the cause only if it is certain)."""
     if len(got) == len(want) and all(same_message(a, b) for a, b in zip(got, want)):
@@ -143,12 +148,11 @@ def difference(got: list, want: list) -> tuple[str, str] | None:
                 + "; ".join(f"message {i + 1} ({brief(want[i])})" for i in missing)), DROPPED
     if len(got) == len(want) and sorted(map(brief, got)) == sorted(map(brief, want)) and \
             all(any(same_message(a, b) for b in want) for a in got):
-        k = next(i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b))
+        k = first_difference(got, want)
         return f"message {k + 1} is {brief(got[k])}, expected {brief(want[k])}", REORDERED
     if len(got) != len(want):
-        return f"{len(got)} messages, expected {len(want)} (first difference at message " \
-               f"{next((i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b)), min(len(got), len(want))) + 1})", ""
-    k = next(i for i, (a, b) in enumerate(zip(got, want)) if not same_message(a, b))
+        return f"{len(got)} messages, expected {len(want)} (first difference at message {first_difference(got, want) + 1})", ""
+    k = first_difference(got, want)
     what, hint = _field_difference(got[k], want[k])
     return f"message {k + 1}: {what}", hint
 

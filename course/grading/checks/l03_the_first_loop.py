@@ -292,7 +292,7 @@ def other_stop(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("agent_loop", "agent_loop", "The agent loop", [
+    Exercise("agent_loop", "agent_loop", "Fix a broken loop", [
         Check("one-shot question: one call, the answer is the final text", one_shot),
         Check("Aurora Run: two searches, three calls, answer 1974, history kept", aurora),
         Check("three tool_uses in one response: all answered, in one message, in order", parallel),

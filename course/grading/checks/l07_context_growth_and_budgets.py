@@ -179,7 +179,7 @@ def user_turns(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("budget_loop", "budget_loop", "A loop with a budget", [
+    Exercise("budget_loop", "budget_loop", "Report how a budgeted run ended", [
         Check("Aurora Run under a large budget: success, the spend is the three responses' cost", success),
         Check("the budget is checked after each response, before its tools (Prop. 5.4)", after_response),
         Check("a budget below one response's cost: one call, no tools", tiny_budget),

@@ -201,7 +201,7 @@ def no_duplicates(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("goal_loop", "goal_loop", "A goal loop with an evaluator", [
+    Exercise("goal_loop", "goal_loop", "A goal loop around your loop", [
         Check("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent back", achieved),
         Check("max_turns caps each round, not the rounds together", per_round_cap),
         Check("rounds are capped", capped),
