@@ -152,5 +152,6 @@ def test_an_extra_message_at_a_max_tokens_exit_fails_both_max_tokens_checks_alik
         return answer, messages + messages[-1:] if answer is None else messages
 
     failed = {r.name.split(": ", 1)[1]: r for r in grade("agent_loop", appended_twice) if not r.passed}
-    cut = [failed.get("a reply cut at max_tokens is not an answer"), failed.get("a tool_use cut at max_tokens is not run")]
+    cut = [failed.get(name) for name in ("a reply cut at max_tokens is not an answer",
+                                         "a tool_use cut at max_tokens is not run")]
     assert all(r is not None and r.hint == ADDED and "adds message" in r.reason for r in cut)

@@ -151,7 +151,8 @@ def difference(got: list, want: list) -> tuple[str, str] | None:
         k = first_difference(got, want)
         return f"message {k + 1} is {brief(got[k])}, expected {brief(want[k])}", REORDERED
     if len(got) != len(want):
-        return f"{len(got)} messages, expected {len(want)} (first difference at message {first_difference(got, want) + 1})", ""
+        k = first_difference(got, want)
+        return f"{len(got)} messages, expected {len(want)} (first difference at message {k + 1})", ""
     k = first_difference(got, want)
     what, hint = _field_difference(got[k], want[k])
     return f"message {k + 1}: {what}", hint

@@ -47,9 +47,10 @@ BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses 
     ("a result with no tool_use before it", [user("q"), assistant("Hi."), user(tool_result("t7", "?"))], ("P3", 2), STRAY),
     ("a second result for a call after the leading ones", [user("q"), ASK, user(R1, R2, text("again"), R1)], ("P3", 2), EXTRA),
     ("an unanswered tool_use and a stray result in one message (P2 and P3 at one message)",
-     [user("q"), assistant(tool_use("t1", "search", {}), tool_result("t9", "?")), user("No results.")], ("P2", 1), COUNT),
-    ("a tool_result inside an assistant message", [user("q"), assistant("Here is what I found.", tool_result("t5", "?")),
-                                                    user("Thanks.")], ("P3", 1), USER_ONLY),
+     [user("q"), assistant(tool_use("t1", "search", {}), tool_result("t9", "?")), user("No results.")],
+     ("P2", 1), COUNT),
+    ("a tool_result inside an assistant message",
+     [user("q"), assistant("Here is what I found.", tool_result("t5", "?")), user("Thanks.")], ("P3", 1), USER_ONLY),
 ]
 
 

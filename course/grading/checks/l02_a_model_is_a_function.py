@@ -39,8 +39,9 @@ def two_requests(ctx) -> None:
     expect(len(sent) >= 2, f"the second request sent {len(sent)} message(s): only the new question", STATELESS)
     want = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": out.replies[0]["content"]},
             {"role": "user", "content": SECOND}]
+    no_reply = not any(m.get("role") == "assistant" for m in sent)
     same_messages(sent, want, "the second request is not the first question, its answer exactly as received, and the "
-                  "second question", named={DROPPED: NO_REPLY if not any(m.get("role") == "assistant" for m in sent) else ""})
+                  "second question", named={DROPPED: NO_REPLY if no_reply else ""})
 
 
 def answer(ctx) -> None:
@@ -50,7 +51,8 @@ def answer(ctx) -> None:
     final = text_of(out.replies[-1]) if out.replies else ""
     expect(out.value == final, f"returned {out.value!r}; expected the second answer's text {final!r}")
     sent = out.requests[1]["messages"] if len(out.requests) > 1 else []
-    hint = STATELESS if len(sent) == 1 else NO_REPLY if sent and not any(m.get("role") == "assistant" for m in sent) else ""
+    no_reply = sent and not any(m.get("role") == "assistant" for m in sent)
+    hint = STATELESS if len(sent) == 1 else NO_REPLY if no_reply else ""
     expect(out.value == "Mara Voss was born in 1974.", f"the model could not tell who 'she' is: {out.value!r}", hint)
 
 

@@ -14,7 +14,7 @@ from .common import IDS, accepted, content, expect, loop_args, pair, returned, s
 # The mistakes the material lists. A check names one only when what the loop did shows it for certain;
 # otherwise the failure shows the difference (expected against got) and names no cause.
 TEXT_LOOKS_FINAL = "ending on a response whose stop_reason is tool_use (its text looked final): decide by stop_reason"
-NO_ASSISTANT = "tool_results that follow no assistant tool_use: keep the assistant message that asked, right before them"
+NO_ASSISTANT = "tool_results that follow no assistant tool_use: keep the message that asked, right before them"
 ONLY_ONE_RESULT = "answering only some of a response's tool_uses: every tool_use needs its tool_result"
 ONE_MESSAGE_EACH = "returning parallel results one message each: all results go in one user message"
 TEXT_BEFORE_RESULTS = "putting text before the tool_result blocks: results come first"
@@ -160,7 +160,8 @@ def check_history(out, answer, messages) -> None:
     last = out.requests[-1]["messages"] if out.requests else []
     response = [{"role": "assistant", "content": out.replies[-1]["content"]}] if out.replies else []
     if answer is not None:
-        same_messages(messages, last + response, "the returned messages are not the last request's plus the final reply")
+        same_messages(messages, last + response,
+                      "the returned messages are not the last request's plus the final reply")
     else:
         same_messages(messages, last, "with no answer, the returned messages are not the last request's "
                       "(with or without the response that ended the loop)", readings=[last + response])
@@ -211,7 +212,8 @@ def tool_raises(ctx) -> None:
     accepted(out, diagnose)
     returned(out, TOOL_EXCEPTION if out.error and "the encyclopedia is offline" in out.error else "")
     answer, _ = pair(out.value)
-    expect(len(out.requests) == 2, f"{len(out.requests)} model calls; the failed tool's result should be sent back once")
+    expect(len(out.requests) == 2,
+           f"{len(out.requests)} model calls; the failed tool's result should be sent back once")
     results = [b for b in content(out.requests[1]["messages"][-1]) if b.get("type") == "tool_result"]
     expect(len(results) == 1, f"{len(results)} tool_results for the one tool_use")
     expect(results[0].get("is_error") is True, f"the failed tool's result has is_error {results[0].get('is_error')!r}, "
@@ -255,13 +257,15 @@ def cap_boundary(ctx) -> None:
     out = run(ctx, "aurora_run", max_turns=1)
     answer, _ = pair(out.value)
     expect(len(out.requests) == 2, f"max_turns=1: {len(out.requests)} calls, expected 2")
-    expect(answer is None, f"max_turns=1 stops before the answer, but the answer was {answer!r}", ending(out, answer, 1))
+    expect(answer is None, f"max_turns=1 stops before the answer, but the answer was {answer!r}",
+           ending(out, answer, 1))
 
 
 def max_tokens(ctx) -> None:
     out = run(ctx, LONG_ANSWER, max_tokens=60)
     answer, messages = pair(out.value)
-    expect(out.requests[0].get("max_tokens") == 60, f"max_tokens sent was {out.requests[0].get('max_tokens')}, expected 60")
+    sent = out.requests[0].get("max_tokens")
+    expect(sent == 60, f"max_tokens sent was {sent}, expected 60")
     expect(out.replies[0].get("stop_reason") == "max_tokens", "the reply was not cut (is max_tokens sent?)")
     expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1",
            CONTINUES_AFTER_CUT)

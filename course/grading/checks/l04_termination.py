@@ -61,7 +61,8 @@ def count_cases(ctx) -> None:
         got = out.value if isinstance(out.value, dict) else {}
         named = {"turns": PARALLEL if got.get("turns") == want["tool_calls"] != want["turns"] else "", "steps": STEPS}
         for key in ("calls", "turns", "tool_calls", "steps"):
-            expect(got.get(key) == want[key], f"{what}: {key} = {got.get(key)}, expected {want[key]}", named.get(key, ""))
+            expect(got.get(key) == want[key], f"{what}: {key} = {got.get(key)}, expected {want[key]}",
+                   named.get(key, ""))
 
 
 EXERCISES = [

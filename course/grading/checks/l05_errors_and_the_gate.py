@@ -134,7 +134,7 @@ def refused(ctx) -> None:
            f"the refused call's result has is_error {results[1].get('is_error')!r} and content "
            f"{str(results[1].get('content'))[:60]!r}; expected is_error True and why", refusal_hint(results[1]))
     expect(not results[0].get("is_error") and not results[2].get("is_error"),
-           f"an allowed search has is_error: {[bool(r.get('is_error')) for r in results]}, expected [False, True, False]",
+           f"is_error flags {[bool(r.get('is_error')) for r in results]}, expected [False, True, False]",
            ALLOWED_REFUSED if out.tool_calls != [(u["name"], u["input"]) for u in (calls[0], calls[2])] else "")
 
 
@@ -143,11 +143,11 @@ def refused_by_spec(ctx) -> None:
     out, results = answer(ctx, calls, ["delete_page(Aurora*)"])
     ran = [input.get("title") for _, input in out.tool_calls]
     flags = [r.get("is_error") for r in results]
-    expect("Aurora Run" not in ran, f"with deny delete_page(Aurora*), the tools run were {out.tool_calls}; the Aurora Run "
-           "call is refused", REFUSED_RUN)
+    expect("Aurora Run" not in ran, f"with deny delete_page(Aurora*), the tools run were {out.tool_calls}; "
+           "the Aurora Run call is refused", REFUSED_RUN)
     expect(ran == ["Northern Lights"] and not flags[1], f"with deny delete_page(Aurora*), the Northern Lights call was "
-           f"{'run' if 'Northern Lights' in ran else 'not run'} and its result has is_error {flags[1]!r}; it matches no "
-           "rule, so it runs and succeeds", NAME_ONLY if not ran and flags == [True, True] else "")
+           f"{'run' if 'Northern Lights' in ran else 'not run'} and its result has is_error {flags[1]!r}; "
+           "it matches no rule, so it runs and succeeds", NAME_ONLY if not ran and flags == [True, True] else "")
     expect(flags[0] is True and results[0].get("content"), f"the refused Aurora Run call's result has is_error "
            f"{flags[0]!r} and content {str(results[0].get('content'))[:60]!r}; expected is_error True and why",
            refusal_hint(results[0]))
@@ -158,8 +158,8 @@ def failures(ctx) -> None:
                  ("search", {"query": "Henrik Dahl"}))
     out, results = answer(ctx, calls, [])
     flags = [bool(r.get("is_error")) for r in results]
-    expect(flags == [True, True, True, False], f"is_error flags {flags}: an unknown tool, an invalid input and a tool that "
-           "raises should each give an is_error result, the valid call its page",
+    expect(flags == [True, True, True, False], f"is_error flags {flags}: an unknown tool, an invalid input and a "
+           "tool that raises should each give an is_error result, the valid call its page",
            FAILED_NO_ERROR if flags[3] is False and not all(flags[:3]) else "")
     tools = PAGES.make_tools()
     for use, result in zip(calls[:3], results[:3]):
@@ -177,6 +177,7 @@ EXERCISES = [
         Check("allowed calls run, results in order, accepted by the API", all_allowed),
         Check("a refused call is not run and still gets an is_error result", refused),
         Check("a rule with a spec refuses only the calls it matches", refused_by_spec),
-        Check("an unknown tool, an invalid input and a tool that raises become is_error results with the error", failures),
+        Check("an unknown tool, an invalid input and a tool that raises become is_error results with the error",
+              failures),
     ], notebook="solutions/05_errors_and_the_gate.ipynb"),
 ]

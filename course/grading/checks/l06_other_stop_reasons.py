@@ -17,7 +17,7 @@ from .common import ADDED, DROPPED, accepted, expect, returned, same_messages, t
 SWITCH = {"tool_use": "run_tools", "end_turn": "answer", "stop_sequence": "answer", "max_tokens": "stop",
           "refusal": "stop", "model_context_window_exceeded": "stop", "pause_turn": "continue"}
 NOT_TOOL_USE = "treating a stop_reason that ends the turn without an answer as an answer"
-NOT_AN_ANSWER = "treating stop_sequence as no answer: the model stopped at a stop sequence you asked for, its text is the answer"
+NOT_AN_ANSWER = "treating stop_sequence as no answer: the reply stopped at your stop sequence, its text is the answer"
 PAUSE_FINAL = "treating pause_turn as the end: the turn is not finished, send it back"
 TOOLS_AS_OTHER = "not running tools on tool_use: it is the one stop_reason that continues with tools"
 SEND_AS_IS = "adding a message before sending a paused turn back: send h.a as it is"

@@ -44,7 +44,8 @@ def subtype_hint(subtype) -> str:
 
 def spend_hint(spent, c: list[float]) -> str:
     """LAST_COST when the reported spend is exactly the responses' cost without the last one."""
-    return LAST_COST if isinstance(spent, (int, float)) and len(c) > 1 and math.isclose(spent, sum(c[:-1]), rel_tol=1e-9) else ""
+    left_out = isinstance(spent, (int, float)) and len(c) > 1 and math.isclose(spent, sum(c[:-1]), rel_tol=1e-9)
+    return LAST_COST if left_out else ""
 
 
 def costs(out) -> list[float]:
@@ -61,7 +62,8 @@ def run(ctx, scenario, **options):
 
 def success(ctx) -> None:
     out, (subtype, spent, calls) = run(ctx, "aurora_run", max_budget_usd=1.0)
-    expect(subtype == "success", f"Aurora Run under a $1 budget ended {subtype!r}; expected 'success'", subtype_hint(subtype))
+    expect(subtype == "success", f"Aurora Run under a $1 budget ended {subtype!r}; expected 'success'",
+           subtype_hint(subtype))
     expect(calls == len(out.requests) == 3, f"reported {calls} calls, {len(out.requests)} were made; expected 3")
     expect(spent is not None and math.isclose(spent, sum(costs(out)), rel_tol=1e-9),
            f"reported ${spent} spent; the three responses cost ${sum(costs(out)):.8f}", spend_hint(spent, costs(out)))
@@ -78,7 +80,8 @@ def after_response(ctx) -> None:
            NO_BUDGET if len(out.requests) == 11 else "")
     expect(len(out.tool_calls) == 2, f"{len(out.tool_calls)} tools ran; the third response's tool must not run",
            CHECK_BEFORE_TOOLS)
-    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'", subtype_hint(subtype))
+    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'",
+           subtype_hint(subtype))
     expect(spent is not None and math.isclose(spent, sum(c[:3]), rel_tol=1e-9) and spent < budget + max(c),
            f"reported ${spent}; expected the three responses' ${sum(c[:3]):.8f}, under B + c_max (Prop. 5.4)",
            spend_hint(spent, c[:3]))
@@ -91,7 +94,8 @@ def tiny_budget(ctx) -> None:
     expect(len(out.requests) == 1 and not out.tool_calls,
            f"a budget below the first response's cost: {len(out.requests)} calls, {len(out.tool_calls)} tools; expected 1 and 0",
            CHECK_BEFORE_TOOLS if len(out.requests) == 1 else NO_BUDGET if len(out.requests) == 11 else "")
-    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'", subtype_hint(subtype))
+    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'",
+           subtype_hint(subtype))
 
 
 def final_response(ctx) -> None:
@@ -100,8 +104,8 @@ def final_response(ctx) -> None:
     expect(len(c) == 3, f"a calibration run of Aurora Run made {len(c)} calls; expected 3")
     budget = c[0] + c[1] + c[2] / 2  # reached only by the third response, the answer
     out, (subtype, spent, calls) = run(ctx, "aurora_run", max_budget_usd=budget)
-    expect(len(out.requests) == 3 and subtype == "success", f"a budget reached only by the final answer: {len(out.requests)} "
-           f"calls, ended {subtype!r}; expected 3 calls and 'success'",
+    expect(len(out.requests) == 3 and subtype == "success", f"a budget reached only by the final answer: "
+           f"{len(out.requests)} calls, ended {subtype!r}; expected 3 calls and 'success'",
            FINAL_AS_BUDGET if subtype == "error_max_budget_usd" and len(out.requests) == 3 else "")
     expect(calls == 3, f"reported {calls} calls; 3 were made")
     expect(spent is not None and math.isclose(spent, sum(c), rel_tol=1e-9),

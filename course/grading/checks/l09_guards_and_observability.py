@@ -17,6 +17,7 @@ turn_log(client, model, tools, run_tool, prompt, *, max_turns=10) -> list[dict]
 from __future__ import annotations
 
 import time
+from itertools import accumulate
 
 from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get, say
@@ -37,7 +38,8 @@ TOOLS_AFTER_DEADLINE = "not checking the deadline before running tools: the mode
 
 CALLS = [  # (calls, max_repeats, expected, {the value a known mistake returns: that mistake})
     ([["search", {"q": "a"}]] * 3, 3, 2, {}),
-    ([["search", {"q": "a"}], ["search", {"q": "b"}]] + [["search", {"q": "a"}]] * 3, 3, 4, {3: IN_A_ROW, 2: NAME_ONLY}),
+    ([["search", {"q": "a"}], ["search", {"q": "b"}]] + [["search", {"q": "a"}]] * 3, 3, 4,
+     {3: IN_A_ROW, 2: NAME_ONLY}),
     ([["search", {"q": "a"}]] * 2 + [["read", {"q": "a"}]] + [["search", {"q": "a"}]] * 2, 3, None, {3: IN_A_ROW}),
     ([["search", {"q": "a", "n": 1}], ["search", {"n": 1, "q": "a"}]], 2, 1, {None: SAME_INPUT}),
     ([["search", {"q": "a"}], ["search", {"q": "b"}], ["search", {"q": "c"}]], 3, None, {2: NAME_ONLY}),
@@ -103,7 +105,8 @@ def warned(ctx, scenario, want: tuple) -> None:
     out, (subtype, answer) = run(ctx, scenario, max_repeats=3, max_turns=10)
     n, ran = len(out.requests), len(out.tool_calls)
     expect(n >= 4, f"{n} calls, {ran} tools run, ended {shown([subtype, answer])}; expected the third identical call "
-           "answered with a warning and a fourth call", STOPS_AT_ONCE if n == 3 and subtype == "error_repeated_call" else "")
+           "answered with a warning and a fourth call",
+           STOPS_AT_ONCE if n == 3 and subtype == "error_repeated_call" else "")
     expect(ran == 2, f"{ran} tools ran; the third identical call must not run", REPEAT_RUN if ran == 3 else "")
     result = warning(out)
     expect(result.get("is_error") is True and result.get("content"), f"the third identical call was answered with "
@@ -129,8 +132,8 @@ def progress(ctx) -> None:
     out, (subtype, answer) = run(ctx, "aurora_run", timeout_s=3600)
     expect((subtype, answer) == ("success", "1974"), f"Aurora Run ended {shown([subtype, answer])}")
     out, (subtype, answer) = run(ctx, RAISES)
-    expect((subtype, answer) == ("success", "The search failed, so I cannot answer."), f"with a tool that raises: ended "
-           f"{shown([subtype, answer])}; expected ('success', 'The search failed, so I cannot answer.')")
+    failed = ("success", "The search failed, so I cannot answer.")
+    expect((subtype, answer) == failed, f"with a tool that raises: ended {shown([subtype, answer])}; expected {failed}")
 
 
 def deadline(ctx) -> None:
@@ -161,6 +164,7 @@ def records(ctx, scenario) -> tuple:
 def logged(ctx) -> None:
     for scenario in (get("aurora_run"), RAISES):
         out, log = records(ctx, scenario)
+        running = list(accumulate(r["usage"]["input_tokens"] for r in out.replies))  # what a running total would log
         for k, (record, reply) in enumerate(zip(log, out.replies)):
             where = f"{scenario.name}, record {k + 1}"
             expect(isinstance(record, dict) and record.get("call") == k + 1, f"{where}: call is not {k + 1}")
@@ -170,8 +174,7 @@ def logged(ctx) -> None:
             expect((record.get("input_tokens"), record.get("output_tokens")) == (usage["input_tokens"], usage["output_tokens"]),
                    f"{where}: tokens {record.get('input_tokens')}/{record.get('output_tokens')}, the call's usage was "
                    f"{usage['input_tokens']}/{usage['output_tokens']}",
-                   TOKENS_TOTAL if record.get("input_tokens") == sum(r["usage"]["input_tokens"] for r in out.replies[:k + 1])
-                   and k else "")
+                   TOKENS_TOTAL if k and record.get("input_tokens") == running[k] else "")
             uses = [{"id": b["id"], "name": b["name"], "input": b["input"]} for b in reply["content"] if b["type"] == "tool_use"]
             expect(record.get("tool_uses") == uses, f"{where}: tool_uses {record.get('tool_uses')}, expected {uses}",
                    USES_MISSING if uses and not record.get("tool_uses") else "")

@@ -96,7 +96,8 @@ def caching(ctx) -> None:
         plain = calls * prefix * price / 1e6
         cached = prefix * price / 1e6 * (CACHE_WRITE_5M + CACHE_READ * (calls - 1))
         got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
-        why = f"cache_costs({prefix}, {calls}, {price}) returned {shown(out.value)}; expected ({plain:.6f}, {cached:.6f})"
+        why = (f"cache_costs({prefix}, {calls}, {price}) returned {shown(out.value)}; "
+               f"expected ({plain:.6f}, {cached:.6f})")
         expect(got[0] is not None and math.isclose(got[0], plain, rel_tol=1e-9), why)
         usd = prefix * price / 1e6
         known = {WRITE_PRICE: usd * (1 + CACHE_READ * (calls - 1)), READ_PRICE: usd * (CACHE_WRITE_5M + calls - 1)}
@@ -108,8 +109,8 @@ def caching(ctx) -> None:
     small = 900 * 3.0 / 1e6
     expect(all(v is not None and math.isclose(v, 10 * small, rel_tol=1e-9) for v in got),
            f"cache_costs(900, 10, 3.0) returned {shown(out.value)}; a 900-token prefix is not cached",
-           TOO_SMALL if isinstance(got[1], (int, float)) and math.isclose(got[1], small * (CACHE_WRITE_5M + 9 * CACHE_READ))
-           else "")
+           TOO_SMALL if isinstance(got[1], (int, float))
+           and math.isclose(got[1], small * (CACHE_WRITE_5M + 9 * CACHE_READ)) else "")
     out = ctx.call(2_000, 10, 3.0, min_cacheable=4_096)
     returned(out)
     got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]

@@ -123,8 +123,8 @@ def achieved(ctx) -> None:
 
 def per_round_cap(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND)
-    expect((status, rounds) == ("achieved", 4), f"max_turns={TURNS_PER_ROUND} with rounds of {TURNS_PER_ROUND} tool-use "
-           f"turns each: returned {shown([status, rounds])}; expected ('achieved', 4)",
+    expect((status, rounds) == ("achieved", 4), f"max_turns={TURNS_PER_ROUND} with rounds of {TURNS_PER_ROUND} "
+           f"tool-use turns each: returned {shown([status, rounds])}; expected ('achieved', 4)",
            CAP_IN_TOTAL if status == "error_max_turns" and rounds and rounds > 1 else "")
     out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND - 1)
     expect((status, rounds) == ("error_max_turns", 1), f"max_turns={TURNS_PER_ROUND - 1} with rounds of "
@@ -202,7 +202,8 @@ def no_duplicates(ctx) -> None:
 
 EXERCISES = [
     Exercise("goal_loop", "goal_loop", "A goal loop around your loop", [
-        Check("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent back", achieved),
+        Check("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent back",
+              achieved),
         Check("max_turns caps each round, not the rounds together", per_round_cap),
         Check("rounds are capped", capped),
         Check("rounds without tool use stall the loop", stalled),
