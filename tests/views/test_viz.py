@@ -112,7 +112,7 @@ def test_frame_html_shows_meters_and_outcome():
     run = run_frames("aurora_run", max_turns=1)
     html = frame_html(run[-1], Limits(max_turns=1), len(run) - 1, len(run))
     assert "tool-use turns: 1 / 1" in html and "model calls: 2 / 2 (T+1)" in html
-    assert ">error_max_turns</span> answer: None" in html
+    assert ">error_max_turns</span></span> answer: None" in html
     assert "its tool_use blocks never ran" in html
     html = frame_html(run[1], Limits(max_turns=1), 1, len(run))
     assert ">running</span>" in html and "its tools run next" in html
