@@ -10,6 +10,7 @@ its text repr is deterministic.
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import ipywidgets as w
@@ -27,6 +28,7 @@ MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
 PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered when the tool exists
 NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
+PREFETCH_WORKERS = 4  # runs of the other max_turns settings made in the background once a learner moves a control
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
 
 
@@ -85,7 +87,8 @@ class Explorer:
                  deny: list[str] | None = None, loop=None):
         """`deny` None keeps the scenario's own deny rules; a list replaces them."""
         self.student = StudentLoop(loop) if loop is not None else None
-        self.runs: dict[Setting, list[Frame]] = {}  # one run per setting, computed on first use
+        self.runs: dict[Setting, Future] = {}  # one run per setting, started on first use or ahead of it
+        self.pool: ThreadPoolExecutor | None = None  # started by the first control a learner moves
         self.quiet = False  # True while several controls change together
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
@@ -153,10 +156,21 @@ class Explorer:
         return Setting(self.scenario.value, self.max_turns.value, budget, denied)
 
     def run(self, setting: Setting) -> list[Frame]:
-        """The frames of a setting, run on first use only."""
+        """The frames of a setting, run on first use only (or waited for, when it runs ahead)."""
         if setting not in self.runs:
-            self.runs[setting] = run_frames(setting, self.student)
-        return self.runs[setting]
+            done = Future()
+            done.set_result(run_frames(setting, self.student))
+            self.runs[setting] = done
+        return self.runs[setting].result()
+
+    def run_ahead(self) -> None:
+        """Start, in the background, the runs of every other max_turns under the current setting, nearest first."""
+        self.pool = self.pool or ThreadPoolExecutor(PREFETCH_WORKERS, thread_name_prefix="explorer")
+        now = self.max_turns.value
+        for turns in sorted(range(MAX_TURNS_RANGE[0], MAX_TURNS_RANGE[1] + 1), key=lambda t: abs(t - now)):
+            setting = replace(self.setting, max_turns=turns)
+            if setting not in self.runs:
+                self.runs[setting] = self.pool.submit(run_frames, setting, self.student)
 
     @property
     def frames(self) -> list[Frame]:
@@ -232,6 +246,7 @@ class Explorer:
     def on_setting(self, change) -> None:
         if not self.quiet:
             self.update()
+            self.run_ahead()  # a learner is moving controls: the neighbours are likely next
 
     def on_step(self, change) -> None:
         self.render()
