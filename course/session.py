@@ -29,6 +29,11 @@ class Session:
         return response
 
     @property
+    def usages(self) -> list[dict]:
+        """Each response's `usage`, as a dict."""
+        return [r.usage.model_dump() for r in self.responses]
+
+    @property
     def calls(self) -> int:
         return len(self.responses)
 
