@@ -27,7 +27,8 @@ from anthropic import beta_tool
 
 from course.api import transport
 from course.client import LOCAL_BASE_URL, LOCAL_KEY, MODEL, local_client
-from course.loop import MAX_TURNS, Agent, Limits
+from course.events import MAX_TURNS
+from course.loop import Agent, Limits
 from course.scenarios import get
 from course.scenarios.search import search as lookup
 

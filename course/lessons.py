@@ -1,11 +1,21 @@
-"""The course's lessons in order, and the setup check of the first notebook."""
+"""The course's lessons in order, the setup check of the first notebook, and the helpers of the loop they grow."""
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
+import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 from packaging.requirements import Requirement
+
+from .api import LocalAPI
+from .client import MODEL, local_client
+from .messages import as_dict, text
+from .scenarios import Scenario
+from .tools import Toolbox, Workspace
 
 # notebooks/<stem>.ipynb teaches; exercises/<stem>.ipynb is its graded exercise.
 LESSONS = [
@@ -55,3 +65,50 @@ def requirements() -> list[Dependency]:
 
 def python_ok() -> bool:
     return sys.version_info[:2] >= MIN_PYTHON
+
+
+# The lessons that grow the student's loop, in order; each ends with a code cell tagged LOOP_TAG.
+LOOP_LESSONS = [stem for stem, _ in LESSONS[3:10]]
+LOOP_TAG = "loop"
+DIFF_TAG = "loop-diff"  # the markdown cell showing what changed since the previous lesson's loop
+
+
+def tagged_source(path: str | Path, tag: str) -> str:
+    """The source of the one cell of notebook `path` tagged `tag`; an error names the notebook when not exactly one."""
+    cells = [c for c in json.loads(Path(path).read_text())["cells"] if tag in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"{path}: {len(cells)} cells tagged {tag!r}, expected exactly 1")
+    source = cells[0]["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
+def loop_diff(old: str, new: str, old_name: str, new_name: str) -> str:
+    """What changed between two loop cells, as a markdown diff block."""
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), old_name, new_name, n=1, lineterm="")
+    return "```diff\n" + "\n".join(lines) + "\n```"
+
+
+def run_tool_for(toolbox: Toolbox) -> Callable[[str, dict], str]:
+    """`run_tool(name, input)` over a Toolbox: the tool's output, or a RuntimeError carrying the error message."""
+    def run_tool(name: str, input: dict) -> str:
+        content, is_error = toolbox.run(name, input)
+        if is_error:
+            raise RuntimeError(content)
+        return content
+    return run_tool
+
+
+def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Workspace | None = None) -> tuple:
+    """(client, model, tools, run_tool, prompt) to run `scenario` with an agent_loop; `api.requests` counts its calls."""
+    toolbox = scenario.tools(workspace)
+    client = local_client(api if api is not None else scenario.api())
+    return client, MODEL, toolbox.definitions(), run_tool_for(toolbox), scenario.prompt
+
+
+def canonical(messages: list) -> list[dict]:
+    """A history written one way: SDK objects as dicts, a string content as a text block, is_error only when true."""
+    def block(b: dict) -> dict:
+        return {k: v for k, v in b.items() if not (k == "is_error" and v is False)}
+
+    return [{"role": m["role"], "content": [text(m["content"])] if isinstance(m["content"], str)
+             else [block(b) for b in m["content"]]} for m in as_dict(messages)]

@@ -1,38 +1,18 @@
-"""The reference agent loop: Def. 3.1 of the material, made real.
+"""The reference agent loop: lesson 09's `agent_loop` made production grade (Def. 3.1 of the material).
 
-    h = [user(prompt)]
-    loop:
-        a = model(h)                       # one call
-        if a has no tool_use: done         # success (or another stop reason, below)
-        if a limit is reached: stop        # budget, tokens, time, turns, repeats: tools not run
-        b = results of a's calls, in order # refused or failed calls answered with is_error
-        h = h + [a, b]; turns += 1
+The same steps in the same order as the lesson's loop, under the same names: the wall clock; call the model and
+add up cost and tokens; end_turn or stop_sequence is success; max_tokens, refusal or a full window stops; budget,
+tokens, the cap and repeated calls stop before the tools; pause_turn is sent back; `run_call` answers each tool_use.
 
-Every stop_reason is handled on purpose:
-
-- end_turn: the model finished; `success`, the final message is appended.
-- stop_sequence: generation hit one of `stop_sequences`; the text before it is
-  the answer, so `success` too.
-- tool_use: run the tools (the usual turn). Tools are run whenever the message
-  holds tool_use blocks, whatever the stop_reason says (Def. 3.1 keys on U(a)).
-- pause_turn: the server paused its own tool loop; h.a is sent back as it is
-  to let it continue. The continuation counts as a turn, so T+1 still bounds
-  the calls (Thm. 4.1), and the budget is checked before continuing.
-- max_tokens: the response was cut (perhaps inside a tool_use, whose input is
-  then incomplete); `error_max_tokens`, nothing of it is run or appended.
-- refusal: the model declined; `error_refusal`, with stop_details in `detail`.
-- model_context_window_exceeded: the window is full; `error_context_window`.
-- anything else (a value added to the API later): `error_during_execution`.
-
-`Agent.events(prompt)` yields what happens, step by step (see course.events);
-`Agent.run(prompt)` consumes those events and returns a `Result`. Every exit,
-an interrupt (KeyboardInterrupt) included, leaves `messages` satisfying the
-pairing invariant P1-P3.
+Added by design: `events()`; a `Result` named like the Agent SDK's; a response and its results appended together
+(an interrupt leaves P1-P3 intact); `batches`; `max_tool_errors`; `system`; a test `clock`; tool_use blocks run
+whatever stop_reason says (Def. 3.1 keys on them).
 """
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -40,20 +20,18 @@ from typing import Callable, Iterator
 import anthropic
 
 from .events import (CONTEXT_WINDOW, DURING_EXECUTION, ESCALATED, MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL,
-                     REPEATED, SUBTYPES, SUCCESS, TIMEOUT, TOKEN_BUDGET, Finished, LimitHit, ModelCall, ModelResponse,
-                     Result, ToolEnd, ToolStart)
+                     REPEATED, SUCCESS, TIMEOUT, TOKEN_BUDGET, Finished, LimitHit, ModelCall, ModelResponse, Result,
+                     ToolEnd, ToolStart)
 from .gate import Gate
 from .messages import as_dict, text, text_of, tool_result, tool_uses
 from .pricing import cost_usd
 from .tools import Toolbox
 
-__all__ = ["Agent", "Finished", "Hooks", "LimitHit", "Limits", "ModelCall", "ModelResponse", "Result", "Stop",
-           "SUBTYPES", "ToolEnd", "ToolStart", "batches", "finish", "CONTEXT_WINDOW", "DURING_EXECUTION", "ESCALATED",
-           "MAX_BUDGET", "MAX_TOKENS", "MAX_TURNS", "REFUSAL", "REPEATED", "SUCCESS", "TIMEOUT", "TOKEN_BUDGET"]
+__all__ = ["Agent", "FINISHED", "Hooks", "Limits", "STOP_SUBTYPES", "Stop", "batches", "finish"]
 
-# stop reasons that end the run with an error: the response is not a usable answer
-STOP_SUBTYPES = {"max_tokens": MAX_TOKENS, "refusal": REFUSAL, "model_context_window_exceeded": CONTEXT_WINDOW}
 FINISHED = ("end_turn", "stop_sequence")  # stop reasons of a finished answer
+STOP_SUBTYPES = {"max_tokens": MAX_TOKENS, "refusal": REFUSAL, "model_context_window_exceeded": CONTEXT_WINDOW}
+TOKENS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")  # usage summed
 
 
 @dataclass
@@ -63,19 +41,17 @@ class Limits:
     max_turns: int | None = 10  # tool-use turns T: at most T+1 model calls (Thm. 4.1)
     max_budget_usd: float | None = None  # checked after each response, before its tools (Prop. 5.4)
     max_total_tokens: int | None = None  # input (cached included) + output tokens over all calls
-    timeout_s: float | None = None  # wall clock, checked before each call and before tools
+    timeout_s: float | None = None  # wall clock, checked before each call
     max_repeats: int | None = None  # the same call this many times in a row is a loop, not progress
     max_tool_errors: int | None = None  # this many error results in a row: hand control to a human
 
 
 @dataclass
 class Hooks:
-    """Code run around each tool call (like the Agent SDK's PreToolUse / PostToolUse).
+    """Code around each tool call (the Agent SDK's PreToolUse / PostToolUse); a hook that raises is an error result.
 
-    pre_tool(name, input) returns None to let the call run, or a reason to block it.
-    post_tool(name, input, content, is_error) returns None, or new content for the result.
-    A hook that raises turns into an is_error result for that call.
-    """
+    pre_tool(name, input) -> None, or why the call is blocked; post_tool(name, input, content, is_error) -> None,
+    or new content."""
 
     pre_tool: Callable[[str, dict], str | None] | None = None
     post_tool: Callable[[str, dict, str, bool], str | None] | None = None
@@ -83,11 +59,9 @@ class Hooks:
 
 class Stop(Exception):
     """Raised inside a step to end the run with a subtype."""
-
     def __init__(self, subtype: str, detail: str):
         super().__init__(detail)
-        self.subtype = subtype
-        self.detail = detail
+        self.subtype, self.detail = subtype, detail
 
 
 @dataclass
@@ -108,7 +82,7 @@ class Agent:
     clock: Callable[[], float] = time.monotonic
 
     def run(self, prompt: str | list) -> Result:
-        """Run to the end and return the Result. `prompt` is a string or a whole history to continue."""
+        """Run to the end; `prompt` is a string or a whole history to continue."""
         return finish(self.events(prompt))
 
     def events(self, prompt: str | list) -> Iterator:
@@ -119,7 +93,7 @@ class Agent:
                 yield from run.step()
         except Stop as stop:
             ended = stop
-        except KeyboardInterrupt:  # a human pressed stop: h was never left half-built
+        except KeyboardInterrupt:  # a human pressed stop: the history was never left half-built
             ended = Stop(DURING_EXECUTION, "interrupted by the user")
         if ended.subtype != SUCCESS:
             yield LimitHit(ended.subtype, ended.detail)
@@ -127,98 +101,82 @@ class Agent:
 
 
 class _Run:
-    """The state (h, t) of one run, plus counters; `step()` is one pass of Def. 3.1."""
+    """The state of one run: the history, the counters, and `step()`, one turn of the loop."""
 
     def __init__(self, agent: Agent, prompt: str | list):
-        self.agent = agent
+        self.agent, self.limits = agent, agent.limits
         self.messages: list = [{"role": "user", "content": [text(prompt)]}] if isinstance(prompt, str) else list(prompt)
-        self.turns = self.calls = 0
+        self.turns = self.calls = self.errors_in_row = 0
         self.usages: list[dict] = []
-        self.tokens = 0  # total_tokens over usages, kept as they come
-        self.spent = 0.0
+        self.spent, self.tokens = 0.0, 0  # USD and tokens (input, cached input included, and output) so far
         self.started = agent.clock()
-        self.streak: tuple[str, int] = ("", 0)  # the last call's signature and how often in a row
-        self.errors_in_row = 0
-        self.final: dict | None = None
-        self.stop_reason: str | None = None
-        self.stop_details: dict | None = None
-        self.guidance: list[str] = []  # a human's words, placed after the next results
+        self.last_call, self.repeats = "", 0  # the last call, and how many times in a row it came
+        self.final = self.stop_reason = self.stop_details = None  # the final message; the last stop_reason, details
 
-    def elapsed(self) -> float:
+    def elapsed(self) -> float:  # seconds since the run started
         return self.agent.clock() - self.started
 
     def step(self) -> Iterator:
         a = yield from self.call_model()
-        uses, reason = tool_uses(a), self.stop_reason
-        if reason in STOP_SUBTYPES:  # a is cut or declined: h stays as it was
-            details = f" ({json.dumps(self.stop_details)})" if self.stop_details else ""
-            raise Stop(STOP_SUBTYPES[reason], f"stop_reason {reason}{details}: the answer is not complete")
-        if not uses and reason in FINISHED:
+        calls, reason = tool_uses(a), self.stop_reason
+        if reason in STOP_SUBTYPES:  # cut or declined: the history stays as it was
+            raise Stop(STOP_SUBTYPES[reason], f"stop_reason {reason} {json.dumps(self.stop_details or {})}: no answer")
+        if not calls and reason in FINISHED:
             self.final = a
             raise Stop(SUCCESS, f"the model ended its turn ({reason})")
-        if not uses and reason != "pause_turn":
+        if not calls and reason != "pause_turn":
             raise Stop(DURING_EXECUTION, f"stop_reason {reason} without tool_use blocks is not handled")
-        self.check_limits(uses)
-        if not uses:  # pause_turn: send h.a back as it is
-            self.messages.append(a)
-            self.turns += 1
-            return
-        results = yield from self.run_tools(uses)
-        self.messages += [a, {"role": "user", "content": results + [text(g) for g in self.guidance]}]
-        self.guidance = []
+        guidance = self.check_limits(calls)
+        results = yield from self.run_calls(calls)  # none for pause_turn: the response goes back as it is
+        self.messages += [a, {"role": "user", "content": results + [text(g) for g in guidance]}] if calls else [a]
         self.turns += 1
-        lim = self.agent.limits
-        if lim.max_tool_errors is not None and self.errors_in_row >= lim.max_tool_errors:
+        most = self.limits.max_tool_errors
+        if most is not None and self.errors_in_row >= most:  # a streak of failures: ask the human
             self.errors_in_row = 0
-            self.messages[-1]["content"].append(text(self.hand_over(ESCALATED, f"{lim.max_tool_errors} tool errors in a row")))
+            self.messages[-1]["content"].append(text(self.hand_over(ESCALATED, f"{most} tool errors in a row")))
 
     def call_model(self) -> Iterator:
-        ag, lim = self.agent, self.agent.limits
+        """The wall clock, one call, and its cost and tokens added up; the response as an assistant message."""
+        ag, lim = self.agent, self.limits
         if lim.timeout_s is not None and self.elapsed() >= lim.timeout_s:
-            raise Stop(TIMEOUT, f"wall clock {self.elapsed():.2f} s reached timeout_s={lim.timeout_s:g} before call {self.calls + 1}")
+            raise Stop(TIMEOUT, f"wall clock {self.elapsed():.2f} s reached timeout_s={lim.timeout_s:g}")
         yield ModelCall(self.calls + 1, list(self.messages))
         request = {"model": ag.model, "max_tokens": ag.max_tokens, "messages": self.messages}
-        if ag.tools.tools:
-            request["tools"] = ag.tools.definitions()
-        if ag.system:
-            request["system"] = ag.system
-        if ag.stop_sequences:
-            request["stop_sequences"] = ag.stop_sequences
+        options = {"tools": ag.tools.definitions(), "system": ag.system, "stop_sequences": ag.stop_sequences}
+        request.update({k: v for k, v in options.items() if v})
         try:
             response = ag.client.messages.create(**request)
         except anthropic.APIError as e:
             raise Stop(DURING_EXECUTION, f"the API call failed: {type(e).__name__}: {e}") from None
         self.calls += 1
-        usage = as_dict(response.usage)
-        cost = ag.cost(ag.model, response.usage)
+        usage, cost = as_dict(response.usage), ag.cost(ag.model, response.usage)
         self.usages.append(usage)
-        self.tokens += total_tokens(usage)
-        self.spent += cost
-        self.stop_reason = response.stop_reason
-        self.stop_details = as_dict(getattr(response, "stop_details", None))
+        self.spent += cost  # a response's cost is known only once it has arrived
+        self.tokens += sum(usage.get(k) or 0 for k in TOKENS)
+        self.stop_reason, self.stop_details = response.stop_reason, as_dict(getattr(response, "stop_details", None))
+        # the content goes back exactly as it came: a 5.x model's thinking blocks must return unmodified
         a = {"role": "assistant", "content": as_dict(response.content)}
         yield ModelResponse(self.calls, a, usage, cost, response.stop_reason)
         return a
 
-    def check_limits(self, uses: list[dict]) -> None:
-        """The checks between a response and its tools; any of them stops before the tools run."""
-        lim = self.agent.limits
-        if lim.max_budget_usd is not None and self.spent >= lim.max_budget_usd:
+    def check_limits(self, calls: list[dict]) -> list[str]:
+        """The checks between a response and its tools: stop before they run, or a human's guidance to send."""
+        lim = self.limits
+        if lim.max_budget_usd is not None and self.spent >= lim.max_budget_usd:  # Prop. 5.4: overshoot < 1 response
             raise Stop(MAX_BUDGET, f"spent ${self.spent:.6f} >= max_budget_usd ${lim.max_budget_usd:g}")
         if lim.max_total_tokens is not None and self.tokens >= lim.max_total_tokens:
             raise Stop(TOKEN_BUDGET, f"{self.tokens} tokens >= max_total_tokens {lim.max_total_tokens}")
-        if lim.timeout_s is not None and self.elapsed() >= lim.timeout_s:
-            raise Stop(TIMEOUT, f"wall clock {self.elapsed():.2f} s reached timeout_s={lim.timeout_s:g}")
-        if lim.max_turns is not None and self.turns >= lim.max_turns:
-            raise Stop(MAX_TURNS, f"the response after turn {self.turns} still asks to continue; max_turns={lim.max_turns}")
-        if lim.max_repeats is None:
-            return  # repeats are tracked only when they are limited
-        for u in uses:
-            sig = f"{u['name']}:{json.dumps(u['input'], sort_keys=True)}"
-            self.streak = (sig, self.streak[1] + 1 if sig == self.streak[0] else 1)
-            if self.streak[1] >= lim.max_repeats:
-                self.guidance.append(self.hand_over(REPEATED, f"{u['name']} called with the same input {self.streak[1]} times in a row"))
-                self.streak = ("", 0)
+        if lim.max_turns is not None and self.turns >= lim.max_turns:  # the cap: this response's tools never run
+            raise Stop(MAX_TURNS, f"after turn {self.turns} the model still asks for tools; max_turns={lim.max_turns}")
+        guidance = []
+        for u in calls if lim.max_repeats else []:
+            this_call = f"{u['name']}:{json.dumps(u['input'], sort_keys=True)}"
+            self.repeats = self.repeats + 1 if this_call == self.last_call else 1
+            self.last_call = this_call
+            if self.repeats >= lim.max_repeats:  # the same call again and again is a loop, not progress
+                guidance.append(self.hand_over(REPEATED, f"{u['name']} called {self.repeats} times in a row"))
+                self.last_call, self.repeats = "", 0
+        return guidance
 
     def hand_over(self, subtype: str, reason: str) -> str:
         """Ask the human (`escalate`) for guidance to continue with; None, or no human, stops the run."""
@@ -227,18 +185,18 @@ class _Run:
             raise Stop(subtype, reason)
         return guidance
 
-    def run_tools(self, uses: list[dict]) -> Iterator:
+    def run_calls(self, calls: list[dict]) -> Iterator:
         """One tool_result per tool_use, in request order; consecutive read-only calls run concurrently."""
         results: list[dict] = []
-        for group in batches(uses, self.agent.tools.is_read_only):
+        for group in batches(calls, self.agent.tools.is_read_only):
             for u in group:
                 yield ToolStart(u["id"], u["name"], u["input"], self.elapsed())
             if len(group) == 1:
-                outcomes = [self.run_one(group[0])]
-            else:
+                outcomes = [self.run_call(group[0])]
+            else:  # Prop. 6.2: read-only calls commute
                 pool = ThreadPoolExecutor(max_workers=min(8, len(group)))
                 try:
-                    outcomes = list(pool.map(self.run_one, group))
+                    outcomes = list(pool.map(self.run_call, group))
                 finally:  # an interrupt must not wait for a hanging tool
                     pool.shutdown(wait=False, cancel_futures=True)
             for u, (content, is_error, started, ended) in zip(group, outcomes):
@@ -247,35 +205,27 @@ class _Run:
                 self.errors_in_row = self.errors_in_row + 1 if is_error else 0
         return results
 
-    def run_one(self, u: dict) -> tuple[str, bool, float, float]:
-        """Gate, pre-hook, the tool, post-hook: (content, is_error, started, ended)."""
-        started = self.elapsed()
+    def run_call(self, u: dict) -> tuple[str, bool, float, float]:
+        """Gate, pre-hook, the tool, post-hook: (content, is_error, started, ended), whatever happens."""
+        ag, started = self.agent, self.elapsed()
         try:
-            content, is_error = self.gated_call(u["name"], u["input"])
+            allowed, reason = ag.gate.permits(u["name"], u["input"])
+            if allowed and ag.hooks.pre_tool:  # a hook may block a call the gate let through
+                blocked = ag.hooks.pre_tool(u["name"], u["input"])
+                allowed, reason = blocked is None, f"Blocked by a hook: {blocked}"
+            if not allowed:  # Prop. 3.5: a refused call still gets a result, marked as an error
+                content, is_error = reason, True
+            else:
+                content, is_error = ag.tools.run(u["name"], u["input"])  # a failing tool comes back as an error
+                if ag.hooks.post_tool:
+                    replaced = ag.hooks.post_tool(u["name"], u["input"], content, is_error)
+                    content = content if replaced is None else replaced
         except Exception as e:  # a failing hook or approver is the harness's error, reported to the model
             content, is_error = f"Error in the harness: {type(e).__name__}: {e}", True
         return content, is_error, started, self.elapsed()
 
-    def gated_call(self, name: str, input: dict) -> tuple[str, bool]:
-        ag = self.agent
-        allowed, reason = ag.gate.permits(name, input)
-        if allowed and ag.hooks.pre_tool:
-            blocked = ag.hooks.pre_tool(name, input)
-            allowed, reason = blocked is None, f"Blocked by a hook: {blocked}"
-        if not allowed:
-            return reason, True
-        content, is_error = ag.tools.run(name, input)
-        if ag.hooks.post_tool:
-            replaced = ag.hooks.post_tool(name, input, content, is_error)
-            content = content if replaced is None else replaced
-        return content, is_error
-
     def result(self, stop: Stop) -> Result:
-        total: dict[str, int] = {}
-        for u in self.usages:
-            for k, v in u.items():
-                if isinstance(v, int):
-                    total[k] = total.get(k, 0) + v
+        total = dict(sum((Counter({k: v for k, v in u.items() if isinstance(v, int)}) for u in self.usages), Counter()))
         messages = self.messages + ([self.final] if self.final else [])
         return Result(stop.subtype, text_of(self.final) if self.final else None, messages, self.calls, self.turns,
                       total, self.usages, self.spent, self.elapsed(), self.stop_reason, stop.detail)
@@ -287,12 +237,6 @@ def finish(events: Iterator) -> Result:
         if isinstance(event, Finished):
             return event.result
     raise AssertionError("events() always ends with Finished")
-
-
-def total_tokens(usage: dict) -> int:
-    """Input (uncached, written and read from the cache) plus output tokens of one response."""
-    return sum(usage.get(k) or 0 for k in ("input_tokens", "cache_creation_input_tokens",
-                                           "cache_read_input_tokens", "output_tokens"))
 
 
 def batches(uses: list[dict], read_only: Callable[[str], bool]) -> list[list[dict]]:

@@ -58,7 +58,7 @@ class Workspace:
         return p
 
     def read(self, path: str) -> str:
-        p = self.resolve(path)
+        p = self._file_path(path)  # a folder raises IsADirectoryError (EISDIR), as reading one on disk does
         if p not in self.files:
             raise FileNotFoundError(f"no such file: {path}")
         return self.files[p]

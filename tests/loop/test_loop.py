@@ -10,7 +10,8 @@ from course.client import MODEL, make_client
 from course.events import (CONTEXT_WINDOW, DURING_EXECUTION, ESCALATED, MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL,
                            REPEATED, SUCCESS, TIMEOUT, TOKEN_BUDGET)
 from course.gate import Gate
-from course.loop import Agent, Finished, Hooks, LimitHit, Limits, ModelCall, ToolEnd
+from course.events import Finished, LimitHit, ModelCall, ToolEnd
+from course.loop import Agent, Hooks, Limits
 from course.messages import tool_uses, violations
 from course.pricing import cost_usd
 from course.scenarios import call, get, say
@@ -213,7 +214,7 @@ def test_max_total_tokens():
     assert sum(spent[:-1]) < 500 <= sum(spent)
 
 
-def test_the_wall_clock_is_checked_before_calls_and_tools():
+def test_the_wall_clock_is_checked_before_each_call():
     ticks = iter(range(10_000))
     r = agent([], then=always(), limits=Limits(max_turns=SAFETY, timeout_s=20), clock=lambda: next(ticks)).run("q")
     assert r.subtype == TIMEOUT and r.calls >= 1 and valid(r)

@@ -1,0 +1,102 @@
+"""The loop the lessons grow: each lesson's `loop` cell gets full marks, keeps the contract, and shows its real diff."""
+import ast
+import contextlib
+import inspect
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from course.grading import check
+from course.lessons import DIFF_TAG, LOOP_LESSONS, LOOP_TAG, loop_diff, tagged_source
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+CONTRACT = ["client", "model", "tools", "run_tool", "prompt"]
+MAX_OUTPUT_LINES = 40  # no cell of a lesson prints more
+
+
+def path(stem: str) -> Path:
+    return NOTEBOOKS / f"{stem}.ipynb"
+
+
+def loop_of(stem: str):
+    """The agent_loop defined by a lesson's loop cell, run on its own as a student would run it."""
+    namespace: dict = {}
+    exec(compile(tagged_source(path(stem), LOOP_TAG), f"{stem}:loop", "exec"), namespace)
+    return namespace["agent_loop"]
+
+
+def points(fn) -> tuple[float, float, str]:
+    """(points earned, points possible, the report) from check('agent_loop', fn), as a student sees it."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check("agent_loop", fn)
+    report = out.getvalue()
+    found = re.search(r"([\d.]+)/([\d.]+) points", report)
+    assert found, f"no score in the report:\n{report}"
+    return float(found[1]), float(found[2]), report
+
+
+@pytest.mark.parametrize("stem", LOOP_LESSONS)
+def test_every_loop_cell_gets_full_marks_from_the_agent_loop_checks(stem):
+    earned, possible, report = points(loop_of(stem))
+    assert possible > 0 and earned == possible, report
+
+
+def test_a_loop_that_ignores_the_cap_loses_marks():
+    source = tagged_source(path(LOOP_LESSONS[0]), LOOP_TAG).replace("if turns == max_turns:", "if False:")
+    namespace: dict = {}
+    exec(source, namespace)
+    earned, possible, _ = points(namespace["agent_loop"])
+    assert earned < possible
+
+
+@pytest.mark.parametrize("stem", LOOP_LESSONS)
+def test_every_loop_cell_is_one_self_contained_function_with_the_contract(stem):
+    tree = ast.parse(tagged_source(path(stem), LOOP_TAG))
+    assert [type(node).__name__ for node in tree.body] == ["FunctionDef"], "the cell holds only the function"
+    assert tree.body[0].name == "agent_loop"
+    parameters = inspect.signature(loop_of(stem)).parameters
+    assert list(parameters)[:5] == CONTRACT
+    keyword = {name: p.default for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY}
+    assert list(keyword)[:2] == ["max_turns", "max_tokens"] and keyword["max_turns"] == 10
+    assert keyword["max_tokens"] == 1024
+    features = {name: default for name, default in keyword.items() if name not in ("max_turns", "max_tokens")}
+    assert all(not default for default in features.values()), f"a feature is on by default: {features}"
+
+
+@pytest.mark.parametrize("before, after", list(zip(LOOP_LESSONS, LOOP_LESSONS[1:])))
+def test_each_lesson_keeps_the_previous_arguments_and_shows_its_real_diff(before, after):
+    old, new = tagged_source(path(before), LOOP_TAG), tagged_source(path(after), LOOP_TAG)
+    assert old != new, f"{after} does not change the loop"
+    kept = list(inspect.signature(loop_of(before)).parameters)
+    assert list(inspect.signature(loop_of(after)).parameters)[:len(kept)] == kept
+    shown = tagged_source(path(after), DIFF_TAG)
+    assert shown == loop_diff(old, new, f"lesson {before[:2]}", f"lesson {after[:2]}")
+
+
+@pytest.mark.parametrize("stem", LOOP_LESSONS)
+def test_every_loop_cell_comes_before_the_key_points_after_the_lessons_code(stem):
+    cells = json.loads(path(stem).read_text())["cells"]
+    loop = next(i for i, c in enumerate(cells) if LOOP_TAG in c["metadata"].get("tags", []))
+    key_points = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("## Key points"))
+    assert len(cells) / 2 < loop < key_points
+
+
+def output_lines(cell: dict) -> int:
+    count = 0
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            count += "".join(out["text"]).count("\n")
+        elif "text/plain" in out.get("data", {}) and "text/html" not in out["data"]:
+            count += "".join(out["data"]["text/plain"]).count("\n") + 1
+    return count
+
+
+@pytest.mark.parametrize("stem", LOOP_LESSONS)
+def test_no_cell_of_a_lesson_prints_more_than_40_lines(stem):
+    cells = json.loads(path(stem).read_text())["cells"]
+    long = [(i, output_lines(c)) for i, c in enumerate(cells) if output_lines(c) > MAX_OUTPUT_LINES]
+    assert not long, f"cells (index, lines) printing more than {MAX_OUTPUT_LINES} lines: {long}"
