@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .messages import as_dict, tool_uses
 from .session import Session, spent
 
 NOT_YET, ACHIEVED, IMPOSSIBLE = "not_yet", "achieved", "impossible"  # the evaluator's three answers
@@ -50,7 +51,7 @@ class GoalResult:
 
 def used_tools(messages: list) -> bool:
     """Whether any assistant message asked for a tool."""
-    return any(b["type"] == "tool_use" for m in messages if m["role"] == "assistant" for b in m["content"])
+    return any(tool_uses(m) for m in messages if as_dict(m)["role"] == "assistant")
 
 
 def goal_loop(loop: Loop, client, prompt: str, evaluate: Callable[[list], Verdict], *, max_rounds: int = 10,
@@ -71,7 +72,7 @@ def goal_loop(loop: Loop, client, prompt: str, evaluate: Callable[[list], Verdic
         if answer is None:
             out.status = UNFINISHED
             return out
-        verdict = evaluate(out.messages)
+        verdict = evaluate(as_dict(out.messages))  # the conversation as plain JSON, as it crossed the wire
         out.verdicts.append(verdict)
         if verdict.status != NOT_YET:
             out.status = verdict.status
