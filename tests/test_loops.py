@@ -57,7 +57,8 @@ def test_the_goal_evaluator_reads_only_the_conversation():
 
 def chatty():
     """An agent that uses a tool once, then only talks."""
-    return Agent(make_client(LocalAPI(Scripted([say(call("look")), say("done")], then=say("still thinking")))),
+    return Agent(make_client(LocalAPI(Scripted([say(call("look")), say("done")], then=say("still thinking")),
+                                         undeclared_tools=True)),
                  MODEL, get("aurora_run").tools())
 
 
@@ -69,7 +70,7 @@ def test_the_goal_loop_stops_when_rounds_stall():
 def test_the_goal_loop_caps_rounds_and_passes_inner_errors_on():
     g = goal_loop(chatty(), "go", lambda h: Verdict(NOT_YET, "more"), max_rounds=2, stall_rounds=5)
     assert (g.status, len(g.rounds)) == (MAX_ROUNDS, 2)
-    stuck = Agent(make_client(LocalAPI(Scripted([], then=say(call("look"))))), MODEL, get("aurora_run").tools(),
+    stuck = Agent(make_client(LocalAPI(Scripted([], then=say(call("look"))), undeclared_tools=True)), MODEL, get("aurora_run").tools(),
                   limits=Limits(max_turns=1))
     assert goal_loop(stuck, "go", lambda h: Verdict(ACHIEVED)).status == MAX_TURNS
 

@@ -45,7 +45,7 @@ def test_usage_is_the_documented_count():
     body = {"model": MODEL, "max_tokens": 64, "system": SMALL, "messages": [user("When was she born?")]}
     reply = make_client(api).messages.create(**body)
     assert reply.usage.input_tokens == tokens.input_tokens(body)
-    assert reply.usage.output_tokens == tokens.output_tokens([text("1974")]) == 1
+    assert reply.usage.output_tokens == tokens.output_tokens([text("1974")]) == 2
     assert reply.usage.cache_creation_input_tokens == reply.usage.cache_read_input_tokens == 0
 
 

@@ -12,7 +12,8 @@ from course.messages import text, tool_use, user
 
 ANSWER = "The film was directed by Mara Voss; the 1951 is the novelist. Searching for her."
 TURN = Turn([text(ANSWER), tool_use("", "search", {"query": "Mara Voss", "limit": 3})])
-REQUEST = {"model": MODEL, "max_tokens": 1024, "messages": [user("Who directed Aurora Run?")]}
+SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+REQUEST = {"model": MODEL, "max_tokens": 1024, "messages": [user("Who directed Aurora Run?")], "tools": [SEARCH]}
 
 
 def client_for(turn: Turn = TURN) -> anthropic.Anthropic:
@@ -46,7 +47,7 @@ def test_event_sequence_is_the_real_apis():
 
 
 def test_stream_cut_at_max_tokens():
-    with client_for().messages.stream(**{**REQUEST, "max_tokens": 25}) as stream:
+    with client_for().messages.stream(**{**REQUEST, "max_tokens": 30}) as stream:
         final = stream.get_final_message()
     assert final.stop_reason == "max_tokens" and final.content[1].input == {}
 
