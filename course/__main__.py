@@ -1,4 +1,4 @@
-"""Command line: `python -m course serve|assign|grade|gradescope|execute ...`."""
+"""Command line: `python -m course serve|record|assign|grade|gradescope|execute ...`."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +15,7 @@ def serve(args) -> int:
     if args.scenario not in SCENARIOS:
         print(f"unknown scenario {args.scenario!r}; valid names: {', '.join(sorted(SCENARIOS))}", file=sys.stderr)
         return 2
-    api = SCENARIOS[args.scenario].api(latency=args.latency)
+    api = SCENARIOS[args.scenario].api(latency=args.latency, pace=args.pace)
     server = Server(api, port=args.port, host=args.host)
     print(server.base_url, flush=True)
     try:
@@ -24,6 +24,17 @@ def serve(args) -> int:
         pass
     finally:
         server.httpd.server_close()
+    return 0
+
+
+def record(args) -> int:
+    from .scenarios import SCENARIOS
+    from .scenarios.record import record_scenario
+
+    if args.scenario not in SCENARIOS:
+        print(f"unknown scenario {args.scenario!r}; valid names: {', '.join(sorted(SCENARIOS))}", file=sys.stderr)
+        return 2
+    print(record_scenario(args.scenario, args.path))
     return 0
 
 
@@ -49,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=0, help="0 takes a free port (the real one is printed)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    p.add_argument("--pace", type=float, default=0.0, help="seconds between streamed events")
     p.set_defaults(func=serve)
+    p = sub.add_parser("record", help="record a scenario's transcript (JSONL) for the Replay policy")
+    p.add_argument("scenario", help="scenario name, e.g. aurora_run")
+    p.add_argument("--path", default=None, help="where to write it (default: course/scenarios/transcripts/NAME.jsonl)")
+    p.set_defaults(func=record)
     p = sub.add_parser("execute", help="execute notebooks in place, offline and deterministically (outputs are committed)")
     p.add_argument("paths", nargs="+", help="notebooks to execute")
     p.add_argument("--timeout", type=int, default=60, help="seconds allowed per cell")

@@ -13,7 +13,6 @@ from typing import Callable, Protocol
 
 from .errors import APIError
 
-TRANSCRIPTS = Path(__file__).parent / "transcripts"  # recorded conversations shipped with the course
 CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}  # the rest are the handler's to decide
 
 
@@ -125,9 +124,8 @@ class Replay:
 
     @classmethod
     def load(cls, path: str | Path) -> "Replay":
-        """A transcript file, or the name of one shipped in course/api/transcripts (e.g. "aurora_run")."""
-        path = Path(path) if Path(path).suffix else TRANSCRIPTS / f"{path}.jsonl"
-        lines = path.read_text(encoding="utf-8").splitlines()
+        """A transcript file (`course.scenarios.record.TRANSCRIPTS` holds those shipped with the course)."""
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
         return cls([json.loads(line) for line in lines if line.strip()])
 
     def __call__(self, conversation: Conversation) -> Turn:
