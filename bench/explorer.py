@@ -1,6 +1,14 @@
 """Explorer benchmark: how long the loop explorer takes to answer a change.
 
-For every scenario in SCENARIOS, without a front end:
+In a real browser (JupyterLab in headless Chromium, driven by Playwright), for every
+scenario and two loops, the reference loop and a lesson-03 loop of a student's
+(`Explorer(loop=agent_loop)`): pick the scenario, then press keys on the max_turns
+slider (10 down to 1: each a run not made before, unless the explorer ran it ahead;
+then back up to 10: runs already kept) and on the step slider (each a redraw). A
+change is timed in the page from the key's keydown to the first animation frame
+after the frame view's DOM changed: p50 and p95 per scenario and loop.
+
+Without a front end, for every scenario (the kernel's share of a change):
 
 - re-run: move the max_turns slider to a setting not run before (the stored runs
   are dropped first), which runs the scenario through `Agent.events()` on the
@@ -9,18 +17,47 @@ For every scenario in SCENARIOS, without a front end:
 - step: move the step slider, which only redraws a stored frame.
 
 Times are medians and maxima over repetitions (the first, which warms caches,
-is dropped). The target is 100 ms per change.
+is dropped). The target is 100 ms per change (issue 7 asks 150 ms with the student's loop).
 """
 from __future__ import annotations
 
 import gc
+import json
+import math
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 from course.scenarios import SCENARIOS
 from course.widgets import Explorer
 
+from .jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
+
 TARGET_MS = 100.0
+STUDENT_TARGET_MS = 150.0  # issue 7's target with the student's loop
+# A student's loop as lesson 03 ends (decided by stop_reason; tool failures become is_error results).
+STUDENT_LOOP = '''def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
+    messages = [{"role": "user", "content": prompt}]
+    for turn in range(max_turns + 1):
+        response = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
+        reply = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in response.content]}
+        if response.stop_reason in ("end_turn", "stop_sequence"):
+            return "".join(b.text for b in response.content if b.type == "text"), messages + [reply]
+        if response.stop_reason != "tool_use" or turn == max_turns:
+            return None, messages
+        results = []
+        for b in (b for b in response.content if b.type == "tool_use"):
+            try:
+                results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
+            except Exception as error:
+                results.append({"type": "tool_result", "tool_use_id": b.id, "content": f"Error: {error}",
+                                "is_error": True})
+        messages = messages + [reply, {"role": "user", "content": results}]
+'''
+LOOPS = {"reference": "Explorer()", "student": "Explorer(loop=agent_loop)"}  # one explorer cell per loop
+STEP_KEYS = 8  # step-slider presses per scenario
+CHANGE_S = 20  # a change not seen within this long is a failure
 MAX_TURNS = (1, 2, 3, 10)  # the settings each repetition moves through
 REPEATS = 5
 
@@ -58,28 +95,138 @@ def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
     }
 
 
+# In the page: a keydown starts a change; the first animation frame after a frame view's DOM changed ends it.
+TIMER_JS = """() => {
+    const lat = window.courseLatency = {start: null, samples: [], changes: 0};
+    document.addEventListener('keydown', () => { lat.start = performance.now(); }, true);
+    const seen = new MutationObserver(() => {
+        lat.changes += 1;
+        if (lat.start === null) return;
+        const start = lat.start;
+        lat.start = null;
+        requestAnimationFrame(() => lat.samples.push(performance.now() - start));
+    });
+    for (const view of document.querySelectorAll('.course-explorer > :last-child'))
+        seen.observe(view, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def notebook(path: Path) -> Path:
+    """A notebook with one explorer per loop."""
+    cells = [STUDENT_LOOP + "\nfrom course.widgets import Explorer"] + list(LOOPS.values())
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                           "language": "python"}},
+          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
+                     "source": source} for i, source in enumerate(cells)]}
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """The nearest-rank percentile."""
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def timed_presses(page, handle, keys: list[str]) -> tuple[list[float], int]:
+    """Press each key on a slider's handle and wait for the view to change: (ms per change, changes not seen)."""
+    samples, missed = [], 0
+    for key in keys:
+        before = page.evaluate("() => window.courseLatency.samples.length")
+        handle.press(key)
+        try:
+            page.wait_for_function(f"() => window.courseLatency.samples.length > {before}", timeout=CHANGE_S * 1000)
+            samples.append(page.evaluate("() => window.courseLatency.samples.at(-1)"))
+        except Exception:  # playwright's TimeoutError: the view never changed
+            missed += 1
+            page.evaluate("() => { window.courseLatency.start = null; }")
+    return samples, missed
+
+
+def bench_in_browser(page, explorer, name: str) -> dict:
+    """Pick scenario `name` in one explorer, then time max_turns and step key presses."""
+    choice = explorer.locator("select")
+    label = next(o for o in choice.locator("option").all_inner_texts() if o.startswith(f"{name}:"))
+    if choice.evaluate("s => s.options[s.selectedIndex].text") != label:
+        changes = page.evaluate("() => window.courseLatency.changes")
+        choice.select_option(label=label)
+        page.wait_for_function(f"() => window.courseLatency.changes > {changes}", timeout=CHANGE_S * 1000)
+    max_turns = explorer.locator(".widget-slider", has=page.locator("label", has_text="max_turns"))
+    runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"), ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
+    step = explorer.locator(".widget-slider", has=page.locator("label", has_text="step"))
+    handle = step.locator(".noUi-handle")
+    last = int(float(handle.get_attribute("aria-valuemax")))  # a key past the last step changes nothing
+    steps, missed_steps = timed_presses(page, handle, ["Home"] + ["ArrowRight"] * min(STEP_KEYS, last))
+    samples = runs + steps
+    return {"changes": len(samples), "missed": missed + missed_steps, "p50_ms": percentile(samples, 50),
+            "p95_ms": percentile(samples, 95), "max_turns_p95_ms": percentile(runs, 95),
+            "step_p95_ms": percentile(steps, 95)}
+
+
+def bench_browser() -> dict:
+    """Per loop and scenario: p50 and p95 of a change, seen in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        folder = Path(tmp, "root")
+        folder.mkdir()
+        notebook(folder / "explorer.ipynb")
+        with JupyterLab(folder, Path(tmp)) as lab:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(180_000)
+                page.goto(lab.url("explorer.ipynb"))
+                page.wait_for_selector(".jp-Notebook .jp-Cell")
+                page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                                       " && window.jupyterapp.shell.currentWidget.sessionContext")
+                page.evaluate("async () => { const panel = window.jupyterapp.shell.currentWidget;"
+                              " await panel.context.ready; await panel.sessionContext.ready;"
+                              " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+                explorers = page.locator(".course-explorer")
+                explorers.nth(len(LOOPS) - 1).locator(".course-frame").wait_for()
+                page.evaluate(TIMER_JS)
+                return {loop: {name: bench_in_browser(page, explorers.nth(i), name) for name in SCENARIOS}
+                        for i, loop in enumerate(LOOPS)}
+            finally:
+                browser.close()
+
+
 def bench_explorer(repeats: int = REPEATS) -> dict:
-    """Per scenario: re-run + re-render and step re-render times in ms, and which scenarios meet the target."""
+    """In Chromium: p50 and p95 of a change per loop and scenario; in the kernel: re-run, revisit and step times."""
+    browser = bench_browser() if Path(CHROMIUM).exists() else None
     scenarios = {name: bench_scenario(name, repeats) for name in SCENARIOS}
     slow = sorted(n for n, r in scenarios.items() if r["rerun_median_ms"] > TARGET_MS)
-    return {
-        "target_ms": TARGET_MS,
-        "max_turns": list(MAX_TURNS),
-        "repeats": repeats,
-        "scenarios": scenarios,
-        "over_target": slow,
-        "targets": {
-            f"re-run + re-render median <= {TARGET_MS:g} ms for every scenario": not slow,
-            f"step re-render <= {TARGET_MS:g} ms for every scenario":
-                all(r["step_max_ms"] <= TARGET_MS for r in scenarios.values()),
-        },
-    }
+    targets = {}
+    if browser is not None:
+        for loop, limit in (("reference", TARGET_MS), ("student", TARGET_MS), ("student", STUDENT_TARGET_MS)):
+            over = [n for n, r in browser[loop].items() if r["p95_ms"] > limit or r["missed"]]
+            targets[f"in Chromium, {loop} loop: p95 <= {limit:g} ms for every scenario"
+                    + (f" (over: {', '.join(over)})" if over else "")] = not over
+    targets[f"kernel: re-run + re-render median <= {TARGET_MS:g} ms for every scenario"] = not slow
+    targets[f"kernel: step re-render <= {TARGET_MS:g} ms for every scenario"] = all(
+        r["step_max_ms"] <= TARGET_MS for r in scenarios.values())
+    return {"target_ms": TARGET_MS, "max_turns": list(MAX_TURNS), "repeats": repeats, "browser": browser,
+            "scenarios": scenarios, "over_target": slow, "targets": targets}
 
 
 def table(figures: dict) -> str:
-    """The figures as a Markdown table."""
-    lines = ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
-             "|---|---:|---:|---:|---:|---:|"]
+    """The figures as Markdown tables: the browser's, then the kernel's."""
+    lines = []
+    if figures.get("browser"):
+        b = figures["browser"]
+        lines += ["In Chromium, key press to view changed (ms; changes timed per scenario and loop, none missed "
+                  "unless said):", "",
+                  "| scenario | reference p50 | reference p95 | student p50 | student p95 | student max_turns p95 "
+                  "| student step p95 | changes |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, r in b["reference"].items():
+            s = b["student"][name]
+            missed = f" ({r['missed'] + s['missed']} missed)" if r["missed"] + s["missed"] else ""
+            lines.append(f"| {name} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {s['p50_ms']:.0f} | {s['p95_ms']:.0f} | "
+                         f"{s['max_turns_p95_ms']:.0f} | {s['step_p95_ms']:.0f} | {r['changes']} + {s['changes']}{missed} |")
+        lines += ["", "In the kernel, without a front end (reference loop):", ""]
+    lines += ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
+              "|---|---:|---:|---:|---:|---:|"]
     for name, r in figures["scenarios"].items():
         lines.append(f"| {name} | {r['rerun_median_ms']:.1f} | {r['rerun_max_ms']:.1f} | {r['revisit_median_ms']:.2f} | "
                      f"{r['step_median_ms']:.2f} | {r['step_max_ms']:.2f} |")

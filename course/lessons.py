@@ -99,7 +99,7 @@ def run_tool_for(toolbox: Toolbox) -> Callable[[str, dict], str]:
 
 
 def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Workspace | None = None) -> tuple:
-    """(client, model, tools, run_tool, prompt) to run `scenario` with an agent_loop; `api.requests` counts its calls."""
+    """(client, model, tools, run_tool, prompt) to run `scenario` with an agent_loop; `api.requests` lists its calls."""
     toolbox = scenario.tools(workspace)
     client = local_client(api if api is not None else scenario.api())
     return client, MODEL, toolbox.definitions(), run_tool_for(toolbox), scenario.prompt

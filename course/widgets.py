@@ -1,14 +1,16 @@
 """The loop explorer: pick a scenario, set the limits and the gate, step through the run.
 
-Each setting is run once, through `Agent.events()` on the in-process local API,
-and kept as frames (`course.viz.frames`); moving the step slider or pressing
-Play only redraws a stored frame. Without a front end (plain Python, nbval, an
+Each setting is run once on the in-process local API and kept as frames: by default
+through `course.loop.Agent.events()` (`course.viz.frames`); with `loop=agent_loop`,
+the student's own function, read back from the wire (`course.viz.student`). Moving
+the step slider or pressing play only redraws a stored frame. Without a front end (plain Python, nbval, an
 exported notebook) the explorer shows a static HTML snapshot of its state, and
 its text repr is deterministic.
 """
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import ipywidgets as w
@@ -18,12 +20,16 @@ from .loop import Limits
 from .scenarios import SCENARIOS
 from . import viz
 from .viz import Frame, frame_html
-from .viz.run import outcome_html
-from .viz.style import FONT, esc
+from .viz.student import FEATURES, StudentLoop
+from .viz.run import outcome_tag
+from .viz.style import FONT, LINE, count, dollars, esc
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
 PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered when the tool exists
+NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
+PREFETCH_WORKERS = 4  # runs of the other max_turns settings made in the background once a learner moves a control
+WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
 
 
 @dataclass(frozen=True)
@@ -53,9 +59,11 @@ def deny_rules(scenario: str) -> list[str]:
     return list(dict.fromkeys(offered))
 
 
-def run_frames(setting: Setting) -> list[Frame]:
-    """Run the scenario once under `setting`, in-process, and keep every frame."""
+def run_frames(setting: Setting, student: StudentLoop | None = None) -> list[Frame]:
+    """Run the scenario once under `setting`, in-process, and keep every frame: the reference loop, or `student`'s."""
     sc = SCENARIOS[setting.scenario]
+    if student is not None:
+        return student.frames(sc, setting.max_turns, setting.max_budget_usd, setting.deny)
     gate = replace(sc.gate or Gate(), deny=list(setting.deny))  # the scenario's gate, with the chosen deny rules
     return viz.frames(sc.agent(limits=setting.limits, gate=gate).events(sc.prompt))
 
@@ -66,31 +74,52 @@ def budget_scale(spent: float) -> float:
     return next(k * power for k in (1, 2, 5, 10) if k * power >= spent)
 
 
+def button(description: str, tooltip: str, icon: str = "") -> w.Button:
+    return w.Button(description=description, tooltip=tooltip, icon=icon, layout=w.Layout(**NO_SHRINK))
+
+
 class Explorer:
-    """An interactive view of the reference loop on the course's scenarios."""
+    """An interactive view of a loop on the course's scenarios: the reference loop, or `loop`, a function with
+    the agent_loop contract. The student's loop gets max_turns always, and `max_budget_usd` (the budget slider)
+    and `gate` (a course.gate.Gate with the deny rules toggled on) only if its signature takes them."""
 
     def __init__(self, scenario: str = "aurora_run", *, max_turns: int = 10, max_budget_usd: float | None = None,
-                 deny: list[str] | None = None):
+                 deny: list[str] | None = None, loop=None):
         """`deny` None keeps the scenario's own deny rules; a list replaces them."""
-        self.runs: dict[Setting, list[Frame]] = {}  # one run per setting, computed on first use
+        self.student = StudentLoop(loop) if loop is not None else None
+        self.runs: dict[Setting, Future] = {}  # one run per setting, started on first use or ahead of it
+        self.pool: ThreadPoolExecutor | None = None  # started by the first control a learner moves
         self.quiet = False  # True while several controls change together
+        wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
-                                   description="scenario", layout=w.Layout(width="420px"))
-        self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1],
-                                     description="max_turns", continuous_update=False)
-        self.budget = w.FloatSlider(value=0.0, min=0.0, description="budget $", readout_format=".5f",
-                                    continuous_update=False)
-        self.rules = w.HBox()
-        self.play = w.Play(value=0, min=0, max=0, interval=700, description="play")
-        self.step = w.IntSlider(value=0, min=0, max=0, description="step")
+                                   description="scenario", style=wide, layout=w.Layout(width="100%", max_width="720px"))
+        self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1], style=wide,
+                                     description="max_turns", continuous_update=False,
+                                     tooltip="the cap T on tool-use turns: at most T+1 model calls")
+        self.budget = w.FloatSlider(value=0.0, min=0.0, description="budget", readout_format="$.6f", style=wide,
+                                    continuous_update=False, tooltip="max_budget_usd, checked after each response; 0: no limit",
+                                    disabled=not self.applies("budget"))
+        self.rules = w.HBox(layout=w.Layout(**WRAP))
+        self.play = w.Play(value=0, min=0, max=0, interval=700, layout=w.Layout(display="none"))  # the timer only
+        self.playing = w.ToggleButton(description="play / pause", icon="play", tooltip="play the run step by step; "
+                                      "press again to pause where it is", layout=w.Layout(**NO_SHRINK))
+        self.first = button("first", "go to step 0: the prompt is sent", "fast-backward")
+        self.back = button("back", "one step back", "step-backward")
+        self.next = button("next", "one step forward", "step-forward")
+        self.last = button("last", "go to the last step: how the run ended", "fast-forward")
+        self.step = w.IntSlider(value=0, min=0, max=0, description="step", style=wide, tooltip="the step shown")
         w.jslink((self.play, "value"), (self.step, "value"))
-        self.outcome_label = w.HTML()
+        w.jslink((self.playing, "value"), (self.play, "playing"))
+        self.outcome_label = w.HTML(layout=w.Layout(**NO_SHRINK))
         self.view = w.HTML()
         self.ui = w.VBox([
-            w.HBox([self.scenario, self.outcome_label]),
-            w.HBox([self.max_turns, self.budget, w.HTML(f'<span style="{FONT}">(budget 0 = no limit)</span>')]),
-            w.HBox([w.Label("deny:"), self.rules]),
-            w.HBox([self.play, self.step]),
+            self.scenario, self.outcome_label, w.HTML(self.loop_note()),
+            w.HBox([self.max_turns, self.budget, w.HTML(f'<span style="{FONT}">(budget 0 = no limit)</span>')],
+                   layout=w.Layout(**WRAP)),
+            w.HBox([w.HTML(f'<span style="{FONT}">deny:</span>', layout=w.Layout(**NO_SHRINK)), self.rules],
+                   layout=w.Layout(**WRAP)),
+            w.HBox([self.first, self.back, self.playing, self.next, self.last, self.step, self.play],
+                   layout=w.Layout(**WRAP)),
             self.view,
         ]).add_class("course-explorer")
         self.show_rules(own_rules(scenario) if deny is None else deny)
@@ -99,19 +128,49 @@ class Explorer:
         for control in (self.max_turns, self.budget):
             control.observe(self.on_setting, "value")
         self.step.observe(self.on_step, "value")
+        moves = {self.first: lambda: 0, self.back: lambda: self.step.value - 1, self.next: lambda: self.step.value + 1,
+                 self.last: lambda: self.step.max}
+        for b, where in moves.items():
+            b.on_click(lambda _, where=where: self.go(where()))
         self.update()
+
+    # --- the loop that runs -----------------------------------------------------------------------------
+    def applies(self, feature: str) -> bool:
+        """Whether a control (budget, gate) reaches the loop: always for the reference loop."""
+        return self.student is None or feature in self.student.accepts
+
+    def loop_note(self) -> str:
+        """Which loop runs, and which controls it takes."""
+        if self.student is None:
+            return f'<div style="{FONT};{LINE}">loop: course.loop.Agent (the reference loop)</div>'
+        name = esc(self.student.name)
+        missing = [f"{f} ({name} takes no {FEATURES[f]}=)" for f in FEATURES if not self.applies(f)]
+        unused = f"; not applied: {esc(', '.join(missing))}" if missing else "; every control applies"
+        return f'<div style="{FONT};{LINE}">loop: your {name}, read from the wire{unused}</div>'
 
     # --- state ----------------------------------------------------------------------------------------
     @property
     def setting(self) -> Setting:
-        denied = tuple(b.description for b in self.rules.children if b.value)
-        return Setting(self.scenario.value, self.max_turns.value, self.budget.value or None, denied)
+        denied = tuple(b.description for b in self.rules.children if b.value) if self.applies("gate") else ()
+        budget = (self.budget.value or None) if self.applies("budget") else None
+        return Setting(self.scenario.value, self.max_turns.value, budget, denied)
 
     def run(self, setting: Setting) -> list[Frame]:
-        """The frames of a setting, run on first use only."""
+        """The frames of a setting, run on first use only (or waited for, when it runs ahead)."""
         if setting not in self.runs:
-            self.runs[setting] = run_frames(setting)
-        return self.runs[setting]
+            done = Future()
+            done.set_result(run_frames(setting, self.student))
+            self.runs[setting] = done
+        return self.runs[setting].result()
+
+    def run_ahead(self) -> None:
+        """Start, in the background, the runs of every other max_turns under the current setting, nearest first."""
+        self.pool = self.pool or ThreadPoolExecutor(PREFETCH_WORKERS, thread_name_prefix="explorer")
+        now = self.max_turns.value
+        for turns in sorted(range(MAX_TURNS_RANGE[0], MAX_TURNS_RANGE[1] + 1), key=lambda t: abs(t - now)):
+            setting = replace(self.setting, max_turns=turns)
+            if setting not in self.runs:
+                self.runs[setting] = self.pool.submit(run_frames, setting, self.student)
 
     @property
     def frames(self) -> list[Frame]:
@@ -148,12 +207,19 @@ class Explorer:
             self.step.value = step
         return self
 
+    def go(self, step: int) -> None:
+        """Show `step`, kept within the run."""
+        self.step.value = min(max(step, 0), self.step.max)
+
     # --- reacting to the controls -----------------------------------------------------------------------
     def show_rules(self, denied=()) -> None:
-        buttons = [w.ToggleButton(value=r in denied, description=r, tooltip=f"deny {r}", layout=w.Layout(width="auto"))
+        off = "" if self.applies("gate") else " (not applied: your loop takes no gate)"
+        buttons = [w.ToggleButton(value=r in denied, description=r, tooltip=f"deny {r}{off}", icon="ban" if r in denied
+                                  else "", disabled=not self.applies("gate"), layout=w.Layout(**NO_SHRINK))
                    for r in deny_rules(self.scenario.value)]
         for b in buttons:
-            b.observe(self.on_setting, "value")
+            b.add_class("course-deny")
+            b.observe(self.on_rule, "value")
         self.rules.children = buttons
 
     def scale_budget(self, value: float | None = None) -> None:
@@ -173,9 +239,14 @@ class Explorer:
             self.quiet = quiet
         self.on_setting(change)
 
+    def on_rule(self, change) -> None:
+        change["owner"].icon = "ban" if change["new"] else ""  # denied shows a sign, not only a darker colour
+        self.on_setting(change)
+
     def on_setting(self, change) -> None:
         if not self.quiet:
             self.update()
+            self.run_ahead()  # a learner is moving controls: the neighbours are likely next
 
     def on_step(self, change) -> None:
         self.render()
@@ -185,8 +256,9 @@ class Explorer:
         run = self.frames
         last = len(run) - 1
         final = run[-1]
-        self.outcome_label.value = (f'<span style="{FONT}">outcome: <span class="course-outcome">{esc(final.outcome)}</span> '
-                              f'after {final.calls} calls, {final.turns} turns</span>')
+        self.outcome_label.value = (f'<span style="{FONT};{LINE};white-space:nowrap">outcome of the run: '
+                                    f'{outcome_tag(final.outcome)} after {count(final.calls, "call")}, '
+                                    f'{count(final.turns, "turn")}</span>')
         shown = self.step.value
         with self.step.hold_trait_notifications():
             self.step.max = self.play.max = last
@@ -201,17 +273,19 @@ class Explorer:
     def html(self) -> str:
         """A snapshot of the explorer's state, for outputs without a front end."""
         s, f = self.setting, self.frame
-        budget = "none" if s.max_budget_usd is None else f"${s.max_budget_usd:g}"
+        budget = "none" if s.max_budget_usd is None else dollars(s.max_budget_usd)
         head = (f"<div><b>Loop explorer</b> · scenario {esc(s.scenario)} · max_turns {s.max_turns} · "
                 f"max_budget_usd {esc(budget)} · deny: {esc(', '.join(s.deny) or 'nothing')}</div>"
-                f"<div>outcome of the run: {outcome_html(self.outcome, self.frames[-1].answer)}</div>")
-        return f'<div style="{FONT}">{head}{frame_html(f, s.limits, self.step.value, len(self.frames))}</div>'
+                f"<div><i>A snapshot: run this cell to get the controls (scenario, max_turns, budget, deny rules, "
+                f"step through the run).</i></div>")
+        return f'<div style="{FONT};{LINE}">{head}{frame_html(f, s.limits, self.step.value, len(self.frames))}</div>'
 
     def __repr__(self) -> str:
         s, final = self.setting, self.frames[-1]
+        loop = f", loop={self.student.name}" if self.student else ""
         return (f"Explorer(scenario={s.scenario!r}, max_turns={s.max_turns}, max_budget_usd={s.max_budget_usd}, "
-                f"deny={list(s.deny)}): {final.outcome} after {final.calls} calls, {final.turns} turns; "
-                f"step {self.step.value}/{len(self.frames) - 1}")
+                f"deny={list(s.deny)}{loop}): {final.outcome} after {count(final.calls, 'call')}, "
+                f"{count(final.turns, 'turn')}; step {self.step.value}/{len(self.frames) - 1}")
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """The live widget where a front end is, else the HTML snapshot; text/plain is deterministic."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from ..messages import as_dict, blocks, tool_uses, violations
-from .style import ERROR, FONT, MUTED, OK, PALETTE, esc, shorten, tag
+from .style import ERROR, FONT, LINE, MUTED, OK, PALETTE, esc, shorten, tag
 
 # The pairing invariant of Def. 3.3, one line per rule.
 RULES = {
@@ -18,6 +18,7 @@ RULES = {
     "P3": "a tool_result appears nowhere else",
 }
 ROLE_COLOURS = {"user": "#455A64", "assistant": "#6A1B9A"}
+SHOWN_INPUT, SHOWN_RESULT = 400, 400  # characters shown before "show all"
 
 
 class Links:
@@ -52,6 +53,26 @@ def unpaired(messages: list[dict], i: int, block: dict) -> str | None:
         asked = [u.get("id") for u in tool_uses(prev)] if prev and prev.get("role") == "assistant" else []
         return None if block.get("tool_use_id") in asked else "no tool_use with this id in the message before"
     return None
+
+
+def longer(text: str, shown: int) -> str:
+    """A block's text on lines of its own, whitespace kept; past `shown` characters the rest opens on a click."""
+    style = "white-space:pre-wrap;margin:1px 0 1px 8px"
+    if len(text) <= shown:
+        return f'<div style="{style}">{esc(text)}</div>'
+    return (f'<div style="{style}">{esc(text[:shown])}<details style="display:inline"><summary style="cursor:pointer;'
+            f'color:{MUTED}">… show all {len(text):,} characters</summary>{esc(text[shown:])}</details></div>')
+
+
+def input_html(input) -> str:
+    """A tool_use input, one argument a line; a string argument as it is (its spaces and newlines kept)."""
+    if not isinstance(input, dict) or not input:
+        return longer(json.dumps(input, ensure_ascii=False), SHOWN_INPUT)
+    lines = []
+    for key, value in sorted(input.items()):
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+        lines.append(f'<div><span style="color:{MUTED}">{esc(key)}:</span>{longer(text, SHOWN_INPUT)}</div>')
+    return "".join(lines)
 
 
 def result_text(block: dict) -> str:
@@ -125,18 +146,19 @@ class MessageList:
         colour = self.links.colour(id)
         head = tag(self.links.label(id), colour) + tag(kind, colour, filled=False)
         if kind == "tool_use":
-            args = json.dumps(b.get("input"), ensure_ascii=False, sort_keys=True)
-            body = f"<b>{esc(b.get('name'))}</b>({esc(shorten(args))})"
+            head += f"<b>{esc(b.get('name'))}</b>"
+            body = input_html(b.get("input"))
         else:
             asked = self.links.name.get(id)
-            body = (f"answers {esc(asked)} " if asked else "") + f'<span style="white-space:pre-wrap">{esc(shorten(result_text(b), 400))}</span>'
+            head += f"answers {esc(asked)}" if asked else ""
             if b.get("is_error"):
-                head += tag("is_error", ERROR)
+                head += " " + tag("is_error", ERROR)
+            body = longer(result_text(b), SHOWN_RESULT)
         problem = unpaired(self.messages, i, b) if i >= 0 else None
         warn = f' <span style="color:{ERROR};font-weight:bold">⚠ {esc(problem)}</span>' if problem else ""
         ident = f' <span style="color:{MUTED}">id={esc(id)}</span>'
         return (f'<div style="margin:2px 0;padding:2px 4px;border-left:6px solid {colour};background:{colour}14">'
-                f"{head}{body}{ident}{warn}</div>")
+                f"<div>{head}{ident}{warn}</div>{body}</div>")
 
     def message_html(self, i: int, m: dict) -> str:
         role = m.get("role", "?")
@@ -160,4 +182,4 @@ class MessageList:
             body = "".join(self.block_html(-1, b) for b in blocks(self.pending))
             parts.append(f'<div style="border:1px dashed {MUTED};border-radius:4px;margin:4px 0;padding:3px 6px;opacity:0.75">'
                          f'<div>{tag(self.pending.get("role", "assistant"), MUTED)}<i>{esc(self.pending_note)}</i></div>{body}</div>')
-        return f'<div class="course-messages" style="{FONT}">{"".join(parts)}</div>'
+        return f'<div class="course-messages" style="{FONT};{LINE}">{"".join(parts)}</div>'

@@ -13,7 +13,10 @@ from ..events import SUCCESS, Finished, ModelCall, ModelResponse
 from ..loop import Limits
 from ..messages import tool_uses
 from .message_list import MessageList
-from .style import ERROR, FONT, MUTED, OK, esc, tag
+from .style import ERROR, FONT, LINE, MUTED, OK, count, dollars, esc, tag
+
+RAISED = "loop_raised"  # a student's loop raised, or returned something else than (answer, messages)
+NO_ANSWER = "no_answer"  # a student's loop returned None for a reason the wire does not show
 
 
 @dataclass(frozen=True)
@@ -81,16 +84,23 @@ def meters_html(frame: Frame, limits: Limits) -> str:
     T, B = limits.max_turns, limits.max_budget_usd
     turns = f"{frame.turns} / {T}" if T is not None else str(frame.turns)
     calls = f"{frame.calls} / {T + 1} (T+1)" if T is not None else str(frame.calls)
-    budget = f"${frame.spent:.6f} / ${B:g}" if B is not None else f"${frame.spent:.6f}"
+    budget = f"{dollars(frame.spent)} / {dollars(B)}" if B is not None else dollars(frame.spent)
     return (meter("tool-use turns", frame.turns, T, turns) + meter("model calls", frame.calls, None if T is None else T + 1, calls)
             + meter("budget", frame.spent, B, budget))
 
 
-def outcome_html(outcome: str | None, answer: str | None) -> str:
-    """The subtype as a coloured label, then the answer (None unless success)."""
+def outcome_tag(outcome: str | None) -> str:
+    """The subtype as a coloured label (green for success), or 'running' while the run goes on."""
     if outcome is None:
         return tag("running", MUTED)
-    return tag(outcome, OK if outcome == SUCCESS else ERROR) + f" answer: {esc(answer)}"
+    return f'<span class="course-outcome">{tag(outcome, OK if outcome == SUCCESS else ERROR)}</span>'
+
+
+def outcome_html(frame: Frame) -> str:
+    """How the run stands at this frame: running, or its subtype and answer (None unless success)."""
+    if frame.outcome is None:
+        return f"outcome at this step: {outcome_tag(None)} after {count(frame.calls, 'call')} so far"
+    return f"outcome at this step: {outcome_tag(frame.outcome)} answer: {esc(frame.answer)}"
 
 
 def pending_note(frame: Frame) -> str:
@@ -106,6 +116,6 @@ def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: in
     view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
     where = f"step {index} / {total - 1}: " if index is not None and total else ""
-    return (f'<div class="course-frame" style="{FONT}"><div><b>{esc(where + frame.step)}</b></div>'
-            f"{meters_html(frame, limits)}<div>outcome: {outcome_html(frame.outcome, frame.answer)}</div>"
-            f"{view._repr_html_()}</div>")
+    alarm = f";color:{ERROR}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
+    return (f'<div class="course-frame" style="{FONT};{LINE}"><div style="font-weight:bold{alarm}">{esc(where + frame.step)}'
+            f"</div>{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>{view._repr_html_()}</div>")

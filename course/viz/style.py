@@ -4,13 +4,16 @@ exported notebook."""
 from __future__ import annotations
 
 import html
+import math
 
-# One colour per tool_use id, in order of first appearance (colour-blind-friendly Okabe-Ito set).
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+# One colour per tool_use id, in order of first appearance: the Okabe-Ito hues (colour-blind-friendly),
+# darkened where needed so white text on each reaches WCAG AA contrast (4.5:1).
+PALETTE = ("#0072B2", "#8F5F00", "#00735A", "#A8467F", "#1D6FA0", "#B34700", "#6B6500", "#000000")
 ERROR = "#C62828"  # is_error results, broken rules, error outcomes
 OK = "#2E7D32"  # success, a rule that holds
-MUTED = "#757575"  # pending or dropped content
+MUTED = "#6B6B6B"  # pending or dropped content
 FONT = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px"
+LINE = "line-height:1.4"  # set on every view: a widget's HTML would otherwise pass down its 28 px
 
 
 def esc(value: object) -> str:
@@ -30,3 +33,23 @@ def tag(label: str, colour: str, *, filled: bool = True) -> str:
 def shorten(text: str, limit: int = 160) -> str:
     """At most `limit` characters, with an ellipsis when cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def dollars(usd: float) -> str:
+    """An amount in dollars: cents from $0.01 up, else two significant digits ($0.000079), never 1e-05."""
+    if usd == 0:
+        return "$0"
+    if abs(usd) >= 0.01:
+        return f"${usd:,.2f}"
+    digits = 1 - math.floor(math.log10(abs(usd)))
+    return f"${usd:.{digits}f}".rstrip("0")
+
+
+def tokens(n: int) -> str:
+    """A token count with thousands separators: 140,000."""
+    return f"{n:,}"
+
+
+def count(n: int, noun: str) -> str:
+    """'1 call', '0 turns'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

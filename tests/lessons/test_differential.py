@@ -39,7 +39,7 @@ SETTINGS = [
     ("timeout 0", {"timeout_s": 0}, {"limits": Limits(timeout_s=0)}),
     ("repeats", {"max_repeats": 2}, {"limits": Limits(max_repeats=2)}),
     ("repeats, a human", {"max_repeats": 2, "escalate": human}, {"limits": Limits(max_repeats=2), "escalate": human}),
-    ("deny search and writes", {"gate": Gate(deny=["search", "write_file"]).permits},
+    ("deny search and writes", {"gate": Gate(deny=["search", "write_file"])},
      {"gate": Gate(deny=["search", "write_file"])}),
     ("stop sequence", {"stop_sequences": ["1974"]}, {"stop_sequences": ["1974"]}),
 ]
@@ -50,7 +50,7 @@ def run_both(scenario, loop_options: dict, agent_options: dict):
     gate = scenario.gate or Gate()
     tools = scenario.tools()
     read_only = tuple(d["name"] for d in tools.definitions() if tools.is_read_only(d["name"]))
-    loop_options = {"gate": gate.permits, "read_only": read_only, **loop_options}
+    loop_options = {"gate": gate, "read_only": read_only, **loop_options}
     mine_api, mine_files = scenario.api(), scenario.workspace()
     answer, messages = final_loop()(*loop_setup(scenario, api=mine_api, workspace=mine_files), **loop_options)
     ref_api, ref_files = scenario.api(), scenario.workspace()

@@ -100,3 +100,36 @@ def test_no_cell_of_a_lesson_prints_more_than_40_lines(stem):
     cells = json.loads(path(stem).read_text())["cells"]
     long = [(i, output_lines(c)) for i, c in enumerate(cells) if output_lines(c) > MAX_OUTPUT_LINES]
     assert not long, f"cells (index, lines) printing more than {MAX_OUTPUT_LINES} lines: {long}"
+
+
+def test_lesson_09_shows_course_loop_in_full_and_it_stays_at_most_250_lines():
+    source = (NOTEBOOKS.parent / "course" / "loop.py").read_text()
+    assert len(source.splitlines()) <= 250
+    assert tagged_source(path(LOOP_LESSONS[-1]), "loop-source") == "```python\n" + source + "```"
+
+
+def text_of_cells(stem: str, kind: str) -> str:
+    cells = json.loads(path(stem).read_text())["cells"]
+    if kind == "outputs":
+        return "\n".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                         for c in cells for o in c.get("outputs", []))
+    return "\n".join("".join(c["source"]) for c in cells)
+
+
+@pytest.mark.parametrize("stem", LOOP_LESSONS)
+def test_max_turns_never_counts_model_calls(stem):
+    assert "range(max_turns)" not in text_of_cells(stem, "source"), "the material's count of calls is max_calls"
+
+
+def test_lesson_07_does_not_print_the_answers_of_exercise_10_3():
+    printed = text_of_cells("07_context_growth_and_budgets", "outputs").replace(",", "")
+    answers = ("147500", "417000", "269500")  # every turn 1,500; with the 40,000-token read; the difference
+    assert not [a for a in answers if a in printed]
+
+
+def test_lesson_05_reading_a_folder_shows_the_eisdir_error_it_promises():
+    cells = json.loads(path("05_errors_and_the_gate").read_text())["cells"]
+    demo = next(c for c in cells if c["cell_type"] == "code" and 'tool_use("", "read_file", {"path": "src"})'
+                in "".join(c["source"]))
+    shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in demo["outputs"])
+    assert "IsADirectoryError" in shown and "FileNotFoundError" not in shown

@@ -25,7 +25,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "04_termination.ipynb"
 SHOT = ROOT / "build" / "browser" / "explorer.png"
 CHROMIUM = "/usr/bin/chromium"

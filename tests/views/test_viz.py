@@ -66,7 +66,25 @@ def test_tool_use_and_result_share_a_colour_and_a_number():
 def test_is_error_is_marked_only_on_error_results():
     html = MessageList(GOOD, final_assistant=True)._repr_html_()
     assert html.count(">is_error</span>") == 1
-    assert re.search(r"is_error</span>answers log", html)
+    assert re.search(r"answers log <span[^>]*>is_error</span>", html)
+
+
+def test_tool_input_keeps_its_whitespace_and_results_start_on_their_own_line():
+    old = "        return total\n"
+    result = "def f():\n    return 1\n"
+    history = [user("fix it"), assistant(tool_use("tu_a", "edit_file", {"path": "cart.py", "old": old, "new": "x"})),
+               user(tool_result("tu_a", result))]
+    html = MessageList(history)._repr_html_()
+    assert re.search(r'<div style="white-space:pre-wrap[^"]*">' + re.escape(old) + "</div>", html)
+    assert re.search(r'id=tu_a</span></div><div style="white-space:pre-wrap[^"]*">def f\(\):\n    return 1', html)
+
+
+def test_a_long_result_shows_its_start_and_opens_to_the_rest():
+    long = "".join(f"line {i:03d}\n" for i in range(100))  # 900 characters
+    html = MessageList([user("q"), assistant(tool_use("tu_a", "read", {})), user(tool_result("tu_a", long))])._repr_html_()
+    shown, rest = html.split("<details", 1)
+    assert "line 000" in shown and "line 099" not in shown
+    assert "show all 900 characters" in rest and "line 099" in rest
 
 
 def test_a_result_without_its_tool_use_is_flagged():
@@ -112,7 +130,7 @@ def test_frame_html_shows_meters_and_outcome():
     run = run_frames("aurora_run", max_turns=1)
     html = frame_html(run[-1], Limits(max_turns=1), len(run) - 1, len(run))
     assert "tool-use turns: 1 / 1" in html and "model calls: 2 / 2 (T+1)" in html
-    assert ">error_max_turns</span> answer: None" in html
+    assert ">error_max_turns</span></span> answer: None" in html
     assert "its tool_use blocks never ran" in html
     html = frame_html(run[1], Limits(max_turns=1), 1, len(run))
     assert ">running</span>" in html and "its tools run next" in html

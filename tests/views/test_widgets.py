@@ -16,9 +16,9 @@ def runs(monkeypatch):
     seen = []
     real = widgets.run_frames
 
-    def counting(setting):
+    def counting(setting, student=None):
         seen.append(setting)
-        return real(setting)
+        return real(setting, student)
 
     monkeypatch.setattr(widgets, "run_frames", counting)
     return seen
@@ -30,7 +30,7 @@ def test_max_turns_changes_the_outcome_on_aurora_run():
     e.max_turns.value = 1
     assert e.outcome == "error_max_turns" and e.frames[-1].answer is None
     assert ">error_max_turns</span>" in e.outcome_label.value
-    assert ">error_max_turns</span> answer: None" in e.view.value  # the view jumped to the last frame
+    assert ">error_max_turns</span></span> answer: None" in e.view.value  # the view jumped to the last frame
 
 
 def test_calls_are_t_plus_one_for_the_always_tool_model():
@@ -86,7 +86,7 @@ def test_static_output_without_a_front_end():
     e = Explorer("aurora_run", max_turns=1)
     bundle = e._repr_mimebundle_()
     assert bundle["text/plain"] == ("Explorer(scenario='aurora_run', max_turns=1, max_budget_usd=None, deny=[]): "
-                                    "error_max_turns after 2 calls, 1 turns; step 4/4")
+                                    "error_max_turns after 2 calls, 1 turn; step 4/4")
     assert "application/vnd.jupyter.widget-view+json" in bundle  # the live widget, where a front end is
     html = bundle["text/html"]
     assert "scenario aurora_run · max_turns 1" in html and ">error_max_turns</span>" in html
