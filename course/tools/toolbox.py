@@ -116,10 +116,3 @@ class Toolbox:
         except Exception as e:  # the model sees the failure and can try something else
             return f"Error: {type(e).__name__}: {e}", True
         return (out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)), False
-
-    def run_tool(self, name: str, input: Any) -> str:
-        """One call as the student's loop runs it (`run_tool` of agent_loop): the output, or a RuntimeError."""
-        content, is_error = self.run(name, input)
-        if is_error:
-            raise RuntimeError(content)
-        return content

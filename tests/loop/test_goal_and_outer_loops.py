@@ -9,6 +9,7 @@ from course.client import MODEL, make_client
 from course.gate import Gate
 from course.goal_loop import (ACHIEVED, IMPOSSIBLE, MAX_ROUNDS, NOT_YET, STALLED, UNFINISHED, Verdict, goal_loop,
                               used_tools)
+from course.lessons import run_tool_for
 from course.messages import violations
 from course.outer_loop import MAX_LAPS, SUCCESS, outer_loop, run_saving
 from course.scenarios import call, get, say
@@ -33,7 +34,7 @@ agent_loop = student_loop()
 def bound(workspace, **options):
     """The student's loop with the task's tools over `workspace`: loop(client, prompt)."""
     box = S.tools(workspace)
-    return lambda client, prompt: agent_loop(client, MODEL, box.definitions(), box.run_tool, prompt, **options)
+    return lambda client, prompt: agent_loop(client, MODEL, box.definitions(), run_tool_for(box), prompt, **options)
 
 
 def test_plain_runs_fix_one_function_each_time():
@@ -102,7 +103,7 @@ def chatty():
 
 def aurora_loop(**options):
     box = get("aurora_run").tools()
-    return lambda client, prompt: agent_loop(client, MODEL, box.definitions(), box.run_tool, prompt, **options)
+    return lambda client, prompt: agent_loop(client, MODEL, box.definitions(), run_tool_for(box), prompt, **options)
 
 
 def test_the_goal_loop_stops_when_rounds_stall():
