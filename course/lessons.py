@@ -7,15 +7,14 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from packaging.requirements import Requirement
 
-from .api import LocalAPI
-from .client import MODEL, local_client
-from .messages import as_dict, text
-from .scenarios import Scenario
-from .tools import Toolbox, Workspace
+if TYPE_CHECKING:  # the setup check must import with a dependency missing: the loop helpers import theirs when called
+    from .api import LocalAPI
+    from .scenarios import Scenario
+    from .tools import Toolbox, Workspace
 
 # notebooks/<stem>.ipynb teaches; exercises/<stem>.ipynb is its graded exercise.
 LESSONS = [
@@ -100,6 +99,8 @@ def run_tool_for(toolbox: Toolbox) -> Callable[[str, dict], str]:
 
 def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Workspace | None = None) -> tuple:
     """(client, model, tools, run_tool, prompt) to run `scenario` with an agent_loop; `api.requests` lists its calls."""
+    from .client import MODEL, local_client
+
     toolbox = scenario.tools(workspace)
     client = local_client(api if api is not None else scenario.api())
     return client, MODEL, toolbox.definitions(), run_tool_for(toolbox), scenario.prompt
@@ -107,6 +108,8 @@ def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Wo
 
 def canonical(messages: list) -> list[dict]:
     """A history written one way: SDK objects as dicts, a string content as a text block, is_error only when true."""
+    from .messages import as_dict, text
+
     def block(b: dict) -> dict:
         return {k: v for k, v in b.items() if not (k == "is_error" and v is False)}
 

@@ -5,6 +5,8 @@ import inspect
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,9 @@ def test_lesson_05_reading_a_folder_shows_the_eisdir_error_it_promises():
                 in "".join(c["source"]))
     shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in demo["outputs"])
     assert "IsADirectoryError" in shown and "FileNotFoundError" not in shown
+
+
+def test_the_setup_check_imports_even_when_a_dependency_is_missing():
+    code = "import sys; sys.modules['httpx2'] = None; from course.lessons import requirements; print(len(requirements()))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
