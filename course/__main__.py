@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("scenario", help="scenario name, e.g. aurora_run")
     p.add_argument("--path", default=None, help="where to write it (default: course/scenarios/transcripts/NAME.jsonl)")
     p.set_defaults(func=record)
-    p = sub.add_parser("execute", help="execute notebooks in place, offline and deterministically (outputs are committed)")
+    p = sub.add_parser("execute",
+                       help="execute notebooks in place, offline and deterministically (outputs are committed)")
     p.add_argument("paths", nargs="+", help="notebooks to execute")
     p.add_argument("--timeout", type=int, default=60, help="seconds allowed per cell")
     p.set_defaults(func=execute)

@@ -202,7 +202,7 @@ def comparable(message: dict) -> dict:
     """A message without what does not change its meaning (cache_control, is_error: false, nulls)."""
     content = message["content"]
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    keep = [{k: v for k, v in b.items() if k != "cache_control" and v is not None and not (k == "is_error" and v is False)}
+    keep = [{k: v for k, v in b.items() if k != "cache_control" and v is not None and (k, v) != ("is_error", False)}
             for b in blocks]
     return {"role": message["role"], "content": keep}
 

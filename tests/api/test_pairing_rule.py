@@ -21,8 +21,9 @@ IDS = st.sampled_from(["t1", "t2", "t3"])
 ASSISTANT_BLOCK = st.one_of(st.just(text("Searching.")), IDS.map(lambda i: tool_use(i, "search", {"query": i})),
                             IDS.map(lambda i: tool_result(i, "stray")))
 USER_BLOCK = st.one_of(st.just(text("Go on.")), IDS.map(lambda i: tool_result(i, "found")))
-MESSAGE = st.one_of(st.lists(ASSISTANT_BLOCK, min_size=1, max_size=3).map(lambda c: {"role": "assistant", "content": c}),
-                    st.lists(USER_BLOCK, min_size=1, max_size=3).map(lambda c: {"role": "user", "content": c}))
+MESSAGE = st.one_of(
+    st.lists(ASSISTANT_BLOCK, min_size=1, max_size=3).map(lambda c: {"role": "assistant", "content": c}),
+    st.lists(USER_BLOCK, min_size=1, max_size=3).map(lambda c: {"role": "user", "content": c}))
 
 
 @st.composite
