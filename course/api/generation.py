@@ -118,7 +118,21 @@ def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bo
     if choice.get("disable_parallel_tool_use"):
         first = next((i for i, b in enumerate(keep) if b["type"] == "tool_use"), None)
         keep = [b for i, b in enumerate(keep) if b["type"] != "tool_use" or i == first]
-    return keep
+    schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
+    return structured(keep, schema) if schema is not None else keep
+
+
+def structured(content: list[dict], schema: dict) -> list[dict]:
+    """Structured output (output_config.format): the answer as JSON fitted to the schema; a turn that calls
+    tools keeps its calls and no free text."""
+    if any(b["type"] == "tool_use" for b in content):
+        return [b for b in content if b["type"] != "text"]
+    answer = "".join(b["text"] for b in content if b["type"] == "text")
+    value = fitted(schema, answer)
+    if value is None:
+        raise cannot_answer(f"the local API's toy model answered {answer[:200]!r}, which does not fit the "
+                            "output_config.format schema; a real model would answer in it")
+    return [b for b in content if b["type"] == "thinking"] + [{"type": "text", "text": json.dumps(value)}]
 
 
 def forced_call(content: list[dict], body: dict, names: list[str]) -> dict:
@@ -188,7 +202,7 @@ def comparable(message: dict) -> dict:
     """A message without what does not change its meaning (cache_control, is_error: false, nulls)."""
     content = message["content"]
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    keep = [{k: v for k, v in b.items() if k != "cache_control" and v is not None and not (k == "is_error" and v is False)}
+    keep = [{k: v for k, v in b.items() if k != "cache_control" and v is not None and (k, v) != ("is_error", False)}
             for b in blocks]
     return {"role": message["role"], "content": keep}
 

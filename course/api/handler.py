@@ -85,6 +85,7 @@ class LocalAPI:
     record: bool = True
     clock: Callable[[], float] = time.monotonic  # for cache expiry; tests pass a fake one
     undeclared_tools: bool = False  # let the policy call tools the request did not declare (never the real API)
+    log: Callable[[Recorded], None] | None = None  # called with every request as it is answered
     faults: deque = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
 
@@ -172,9 +173,13 @@ class LocalAPI:
         return None
 
     def _keep(self, path: str, body, status: int, response) -> None:
-        if self.record:
+        if self.record or self.log:
+            recorded = Recorded(path, body, status, response)
             with self._lock:
-                self.requests.append(Recorded(path, body, status, response))
+                if self.record:
+                    self.requests.append(recorded)
+                if self.log:
+                    self.log(recorded)
 
     def _done(self, path, body, status, request_id, answer, headers=None) -> Reply:
         self._keep(path, body, status, answer)

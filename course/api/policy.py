@@ -66,7 +66,8 @@ class Conversation:
 
     def all_results(self) -> list[tuple[dict, dict]]:
         """Every (tool_use, tool_result) pair in the conversation, in order."""
-        uses = {b["id"]: b for m in self.messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"}
+        uses = {b["id"]: b for m in self.messages if m["role"] == "assistant"
+                for b in m["content"] if b["type"] == "tool_use"}
         return [(uses[b["tool_use_id"]], b) for m in self.messages if m["role"] == "user"
                 for b in m["content"] if b["type"] == "tool_result" and b["tool_use_id"] in uses]
 
@@ -91,7 +92,8 @@ class Scripted:
         if k < len(self.turns):
             return self.turns[k]
         if self.then is None:
-            raise APIError(400, "invalid_request_error", f"the scripted policy has only {len(self.turns)} turns; this is call {k + 1}")
+            raise APIError(400, "invalid_request_error",
+                           f"the scripted policy has only {len(self.turns)} turns; this is call {k + 1}")
         return self.then
 
 
@@ -131,14 +133,16 @@ class Replay:
     def __call__(self, conversation: Conversation) -> Turn:
         k = conversation.calls_so_far
         if k >= len(self.steps):
-            raise APIError(400, "invalid_request_error", f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
+            raise APIError(400, "invalid_request_error",
+                           f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
         recorded = self.steps[k]["request"]["messages"]
         sent = conversation.messages
         for i, (want, got) in enumerate(zip(recorded, sent)):
             want = Conversation({"messages": [want]}).messages[0]
             if _comparable(want) != _comparable(got):
                 raise APIError(400, "invalid_request_error",
-                               f"replay diverged at call {k + 1}, messages.{i}: recorded {json.dumps(_comparable(want))[:300]}, "
+                               f"replay diverged at call {k + 1}, messages.{i}: "
+                               f"recorded {json.dumps(_comparable(want))[:300]}, "
                                f"sent {json.dumps(_comparable(got))[:300]}")
         if len(recorded) != len(sent):
             raise APIError(400, "invalid_request_error",

@@ -31,7 +31,8 @@ def events(message: dict, partial: dict[int, str], pace: float = 0.0, error: API
 
 def _events(message: dict, partial: dict[int, str], error: APIError | None) -> Iterator[bytes]:
     usage = message["usage"]
-    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {**usage, "output_tokens": 1}}
     yield event("message_start", {"message": start})
     pinged = False
     for i, block in enumerate(message["content"]):

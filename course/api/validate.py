@@ -129,7 +129,8 @@ def _validate_thread(thread) -> None:
     if thread is None:
         return
     if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
-        raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: 'create', 'continue'")
+        raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: "
+                      "'create', 'continue'")
     if thread["type"] == "continue" and not isinstance(thread.get("previous_message_id"), str):
         raise invalid("thread.continue.previous_message_id: Field required")
 

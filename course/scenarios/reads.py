@@ -32,7 +32,8 @@ def parallel_reads_policy(c: Conversation) -> Turn:
     """Ask for every file in one response, then answer with each file's title."""
     if not c.results():
         return say("I'll read the three pages at once.", *[call("read_file", path=p) for p in DOCS])
-    titles = [c.result_text(r).splitlines()[0].lstrip("# ") if not r.get("is_error") else f"({u['input']['path']}: error)"
+    titles = [c.result_text(r).splitlines()[0].lstrip("# ") if not r.get("is_error")
+              else f"({u['input']['path']}: error)"
               for u, r in last_turn(c)]
     return say("The pages are: " + ", ".join(titles) + ".")
 

@@ -116,6 +116,7 @@ def test_the_shipped_transcript_is_what_the_scenario_records_now(tmp_path):
 
 def test_a_policy_must_return_a_turn():
     api = LocalAPI(lambda conversation: "1974")
-    with pytest.raises(anthropic.InternalServerError, match="policy failed: TypeError: a policy must return a Turn, not str"):
+    with pytest.raises(anthropic.InternalServerError,
+                       match="policy failed: TypeError: a policy must return a Turn, not str"):
         create(make_client(api), [user("When?")])
     assert [r.status for r in api.requests] == [500]  # x-should-retry: false, so the SDK did not retry

@@ -48,7 +48,8 @@ def test_tool_use_that_fits_stops_with_tool_use():
 
 
 def test_stop_sequence_cuts_before_it_and_is_reported():
-    reply = answer(Turn([text("Answer: 1974\nReasoning: the novelist was born in 1951.")]), stop_sequences=["\nReasoning:"])
+    reply = answer(Turn([text("Answer: 1974\nReasoning: the novelist was born in 1951.")]),
+                   stop_sequences=["\nReasoning:"])
     assert (reply.stop_reason, reply.stop_sequence) == ("stop_sequence", "\nReasoning:")
     assert reply.content[0].text == "Answer: 1974"
 

@@ -69,7 +69,8 @@ def test_stream_usage_matches_the_plain_reply():
 
 def test_invalid_streamed_request_is_a_plain_400():
     with pytest.raises(anthropic.BadRequestError, match="first message must use the"):
-        with client_for().messages.stream(model=MODEL, max_tokens=64, messages=[{"role": "assistant", "content": "Hi"}]):
+        with client_for().messages.stream(model=MODEL, max_tokens=64,
+                                          messages=[{"role": "assistant", "content": "Hi"}]):
             pass
 
 
@@ -98,8 +99,9 @@ def test_message_delta_carries_the_cumulative_usage(mount):
     client = mount(LocalAPI(Scripted([], then=TURN)))
     events = dict(raw_events(client))
     plain = client.messages.create(**REQUEST).usage
-    assert events["message_delta"]["usage"] == {"input_tokens": plain.input_tokens, "output_tokens": plain.output_tokens,
-                                                "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    assert events["message_delta"]["usage"] == {
+        "input_tokens": plain.input_tokens, "output_tokens": plain.output_tokens, "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0}
     assert events["message_start"]["message"]["usage"]["service_tier"] == plain.service_tier == "standard"
 
 

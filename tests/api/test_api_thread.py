@@ -47,4 +47,5 @@ def test_without_a_thread_nothing_is_held():
     reply = make_client(api).messages.create(model=MODEL, max_tokens=64, messages=[user(AURORA.prompt)],
                                              tools=AURORA.tools().definitions())
     with pytest.raises(anthropic.BadRequestError, match="no conversation is held"):
-        create(make_client(api, max_retries=0), [user("and then?")], {"type": "continue", "previous_message_id": reply.id})
+        create(make_client(api, max_retries=0), [user("and then?")],
+               {"type": "continue", "previous_message_id": reply.id})

@@ -2,6 +2,8 @@
 fitted into the forced tool's schema), disable_parallel_tool_use; never a call to an undeclared tool."""
 from __future__ import annotations
 
+import json
+
 import anthropic
 import pytest
 
@@ -106,3 +108,15 @@ def test_an_answer_that_fits_no_forced_tool_is_a_clear_error(mount):
 ])
 def test_fitting_an_answer_to_a_schema(schema, answer, fitted):
     assert generation.fitted({"type": "object", **schema}, answer) == fitted
+
+
+def test_structured_output_fits_the_answer_to_the_format_schema(mount):
+    client = mount(AURORA.api(), max_retries=0)
+    schema = {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"],
+              "additionalProperties": False}
+    fmt = {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
+    first = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY[:1], tools=[SEARCH],
+                                   extra_body=fmt)
+    assert [b.type for b in first.content] == ["tool_use"]  # a call keeps no free text
+    last = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY, tools=[SEARCH], extra_body=fmt)
+    assert [b.type for b in last.content] == ["text"] and json.loads(last.content[0].text) == {"year": 1974}

@@ -54,7 +54,8 @@ def test_count_tokens_agrees_with_usage():
     client = make_client(api)
     messages = [user("When was the director of Aurora Run born?")]
     counted = client.messages.count_tokens(model=MODEL, system=SMALL, messages=messages).input_tokens
-    assert counted == client.messages.create(model=MODEL, max_tokens=64, system=SMALL, messages=messages).usage.input_tokens
+    reply = client.messages.create(model=MODEL, max_tokens=64, system=SMALL, messages=messages)
+    assert counted == reply.usage.input_tokens
     assert [r.path for r in api.requests] == ["/v1/messages/count_tokens", "/v1/messages"]
 
 
@@ -66,7 +67,8 @@ def test_first_call_writes_the_cache_second_reads_it(api):
     second = ask(api, system(BIG), question="And the novelist?")
     assert (second.cache_read_input_tokens, second.cache_creation_input_tokens) == (prefix, 0)
     # what is read is no longer billed as plain input
-    assert second.input_tokens + prefix == tokens.input_tokens({"system": system(BIG), "messages": [user("And the novelist?")]})
+    whole = tokens.input_tokens({"system": system(BIG), "messages": [user("And the novelist?")]})
+    assert second.input_tokens + prefix == whole
 
 
 def test_short_prompts_are_never_cached(api):
