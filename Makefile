@@ -25,7 +25,12 @@ lab: $(STAMP)
 # folders that do not exist yet (exercises/ before `make exercises`) are skipped;
 # they always run on the local API, as when their outputs were made
 NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=60 --nbval-sanitize-with tests/nbval_sanitize.cfg
-test: $(STAMP)
+# the agent frameworks' own venv, for tests/api/test_frameworks.py (pydantic-ai, langchain-anthropic, langgraph)
+FRAMEWORKS := build/frameworks/.installed
+$(FRAMEWORKS): tests/api/test_frameworks.py | $(STAMP)
+	$(BIN)/python tests/api/test_frameworks.py
+
+test: $(STAMP) $(FRAMEWORKS)
 	$(BIN)/python -m pytest -q tests
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
 

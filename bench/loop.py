@@ -35,7 +35,7 @@ from course.scenarios.search import search as lookup
 SCENARIO = "always_tool"
 TURNS = (10, 100, 1000)
 REPEATS = {10: 21, 100: 5, 1000: 1}  # more repetitions where a run is short and noise is large
-TARGET_FLOOR_RATIO = 1.3  # at 10 turns
+TARGET_FLOOR_RATIO = 1.5  # at 10 turns (issue 9: at most 1.5x the canned-transport floor)
 JSON = {"content-type": "application/json"}
 
 
@@ -182,8 +182,8 @@ def table(figures: dict) -> str:
              "ours / tool_runner | tool_runner / floor |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in figures["rows"]:
         ms = r["ms_per_call"]
-        lines.append(f"| {r['turns']:,} | {r['calls']:,} | {r['repeats']} | {ms['ours']:.2f} | {ms['tool_runner']:.2f} | "
-                     f"{ms['floor']:.2f} | {r['ours_vs_floor']:.2f}x | {r['ours_vs_tool_runner']:.2f}x | "
+        lines.append(f"| {r['turns']:,} | {r['calls']:,} | {r['repeats']} | {ms['ours']:.2f} | "
+                     f"{ms['tool_runner']:.2f} | {ms['floor']:.2f} | {r['ours_vs_floor']:.2f}x | {r['ours_vs_tool_runner']:.2f}x | "
                      f"{r['tool_runner_vs_floor']:.2f}x |")
     same = all(r["request_bytes"]["ours"] == r["request_bytes"]["floor"] for r in figures["rows"])
     sizes = ", ".join(f"{r['turns']:,} turns: {r['request_bytes']['ours']:,}" for r in figures["rows"])

@@ -1,9 +1,11 @@
-"""Command line: `python -m course serve|assign|grade|gradescope|execute ...`."""
+"""Command line: `python -m course serve|record|assign|grade|gradescope|execute ...`."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from dataclasses import asdict
 
 from .grading.cli import add_commands as add_grading_commands
 
@@ -15,7 +17,9 @@ def serve(args) -> int:
     if args.scenario not in SCENARIOS:
         print(f"unknown scenario {args.scenario!r}; valid names: {', '.join(sorted(SCENARIOS))}", file=sys.stderr)
         return 2
-    api = SCENARIOS[args.scenario].api(latency=args.latency)
+    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    api = SCENARIOS[args.scenario].api(latency=args.latency, pace=args.pace, record=False,
+                                       log=log and (lambda r: print(json.dumps(asdict(r)), file=log, flush=True)))
     server = Server(api, port=args.port, host=args.host)
     print(server.base_url, flush=True)
     try:
@@ -24,6 +28,19 @@ def serve(args) -> int:
         pass
     finally:
         server.httpd.server_close()
+        if log:
+            log.close()
+    return 0
+
+
+def record(args) -> int:
+    from .scenarios import SCENARIOS
+    from .scenarios.record import record_scenario
+
+    if args.scenario not in SCENARIOS:
+        print(f"unknown scenario {args.scenario!r}; valid names: {', '.join(sorted(SCENARIOS))}", file=sys.stderr)
+        return 2
+    print(record_scenario(args.scenario, args.path))
     return 0
 
 
@@ -49,8 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=0, help="0 takes a free port (the real one is printed)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    p.add_argument("--pace", type=float, default=0.0, help="seconds between streamed events")
+    p.add_argument("--log", default=None, help="append every request and its answer to this file, one JSON a line")
     p.set_defaults(func=serve)
-    p = sub.add_parser("execute", help="execute notebooks in place, offline and deterministically (outputs are committed)")
+    p = sub.add_parser("record", help="record a scenario's transcript (JSONL) for the Replay policy")
+    p.add_argument("scenario", help="scenario name, e.g. aurora_run")
+    p.add_argument("--path", default=None, help="where to write it (default: course/scenarios/transcripts/NAME.jsonl)")
+    p.set_defaults(func=record)
+    p = sub.add_parser("execute",
+                       help="execute notebooks in place, offline and deterministically (outputs are committed)")
     p.add_argument("paths", nargs="+", help="notebooks to execute")
     p.add_argument("--timeout", type=int, default=60, help="seconds allowed per cell")
     p.set_defaults(func=execute)

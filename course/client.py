@@ -13,9 +13,10 @@ import httpx2
 
 from .api import LocalAPI, Policy, transport
 
-# Model ids the course uses; tests check each against the SDK's known list.
-MODEL = "claude-haiku-4-5"  # the default: cheapest, fast
-MODELS = {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5"}
+# Model ids the course uses (the current generation, read 2026-11-30); tests check each against the SDK's
+# known and deprecated lists. What each model does differently is in course.api.models.
+MODEL = "claude-haiku-5-5"  # the default: cheapest, fast, and it accepts a forced tool_choice
+MODELS = {"haiku": "claude-haiku-5-5", "sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5"}
 
 LOCAL_BASE_URL = "http://local.api"  # never resolved: the transport answers in-process
 LOCAL_KEY = "local-key-not-a-secret"

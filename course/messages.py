@@ -102,13 +102,15 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
             continue
         nxt = msgs[i + 1]
         if nxt.get("role") != "user":
-            found.append(Violation("P2", i + 1, f"the message after tool_use {ids} is from {nxt.get('role')!r}, not 'user'"))
+            found.append(Violation("P2", i + 1,
+                                   f"the message after tool_use {ids} is from {nxt.get('role')!r}, not 'user'"))
             continue
         answered.add(i + 1)
         head = blocks(nxt)[: len(ids)]
         got = [b.get("tool_use_id") if b.get("type") == "tool_result" else f"<{b.get('type')}>" for b in head]
         if got != ids:
-            found.append(Violation("P2", i + 1, f"the first {len(ids)} blocks should be tool_result for {ids} in that order, found {got}"))
+            found.append(Violation("P2", i + 1, f"the first {len(ids)} blocks should be tool_result for {ids} "
+                                               f"in that order, found {got}"))
     for i, m in enumerate(msgs):
         content = blocks(m)
         start = 0

@@ -62,7 +62,7 @@ runs = st.fixed_dictionaries({
 
 
 def run(case, world):
-    api = LocalAPI(Scripted(case["script"], then=say("done")))
+    api = LocalAPI(Scripted(case["script"], then=say("done")), undeclared_tools=True)
     agent = Agent(make_client(api, max_retries=0), MODEL, world.tools(), limits=case["limits"], gate=case["gate"],
                   max_tokens=case["max_tokens"], stop_sequences=case["stop_sequences"], escalate=case["escalate"])
     events = list(agent.events("start"))
@@ -108,7 +108,7 @@ def test_thm_4_1_at_most_T_plus_1_calls(case):
 @PROPS
 @given(st.lists(turns(always_tool=True), min_size=8, max_size=8), st.integers(0, 7))
 def test_thm_4_1_an_always_tool_model_makes_exactly_T_plus_1_calls(script, T):
-    agent = Agent(make_client(LocalAPI(Scripted(script)), max_retries=0), MODEL, World().tools(),
+    agent = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL, World().tools(),
                   limits=Limits(max_turns=T))
     r = agent.run("start")
     assert (r.subtype, r.calls, r.turns) == (MAX_TURNS, T + 1, T)
@@ -143,7 +143,7 @@ def test_prop_5_4_the_budget_overshoots_by_less_than_one_response(case, costs, B
         spent.append(costs[len(spent) % len(costs)])
         return spent[-1]
 
-    api = LocalAPI(Scripted(case["script"], then=say("done")))
+    api = LocalAPI(Scripted(case["script"], then=say("done")), undeclared_tools=True)
     r = Agent(make_client(api, max_retries=0), MODEL, World().tools(), limits=Limits(max_turns=None, max_budget_usd=B),
               gate=case["gate"], cost=cost).run("start")
     S = sum(spent)
@@ -165,7 +165,7 @@ def test_prop_6_2_read_only_results_do_not_depend_on_the_order(content, uses, rn
     def results(order):
         ws = Workspace(content)
         script = [say(*order), say("done")]
-        r = Agent(make_client(LocalAPI(Scripted(script)), max_retries=0), MODEL, ws.toolbox(run=False)).run("read")
+        r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL, ws.toolbox(run=False)).run("read")
         got = {}
         for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"]):
             got.setdefault(json.dumps([u["name"], u["input"]], sort_keys=True), set()).add(

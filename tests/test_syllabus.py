@@ -41,14 +41,20 @@ REQUIRED = [
     "m003-duplicates", "m003-defaults",
     "pit-003-exit", "pit-003-cap-after-work", "pit-003-budget-after", "pit-003-killed", "pit-003-turns",
     "pit-003-evaluator", "pit-003-ralph", "pit-003-loop-expiry", "pit-003-idempotency", "pit-003-vercel",
+    # what the current model generation changes for the loop (FACTS.md)
+    "api-thinking", "api-effort",
 ]
+SOURCES = {"Model", "Primer", "Guide", "Blog", "FACTS"}  # the names lesson 00 gives the four texts, and FACTS.md
 NO_EXERCISE = "—"
 
 
+ITEMS = "## Every item of the material"  # the heading of the mapping table; the tables above it explain
+
+
 def rows(text: str) -> list[dict]:
-    """The table's rows as dicts (pipes inside a cell are written \\|)."""
+    """The mapping table's rows as dicts (pipes inside a cell are written \\|)."""
     out = []
-    for line in text.splitlines():
+    for line in text.split(ITEMS, 1)[-1].splitlines():
         if not line.startswith("| ") or line.startswith("| id ") or line.startswith("|---"):
             continue
         cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
@@ -104,6 +110,12 @@ def test_the_exercise_exists_in_the_solutions(row):
     assert missing == [], f"{row['id']}: grade_id(s) {missing} not in solutions/"
 
 
+@pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
+def test_the_source_is_named_as_lesson_00_names_it(row):
+    named = {part.strip().split(" ")[0] for part in row["source"].split(",")}
+    assert named <= SOURCES, f"{row['id']}: source {row['source']!r}; use {sorted(SOURCES)}"
+
+
 def test_every_lesson_after_the_first_teaches_some_item():
     from course.lessons import LESSONS
 
@@ -113,4 +125,6 @@ def test_every_lesson_after_the_first_teaches_some_item():
 
 def test_the_parsers_read_what_they_should():
     assert rows("| a \\| b | i | s | n | h | e |")[0]["id"] == "a | b"
+    assert rows("| name | file |\n" + ITEMS + "\n| x | i | s | n | h | e |") == [
+        {"id": "x", "item": "i", "source": "s", "notebook": "n", "section": "h", "exercise": "e"}]
     assert rows("| id | item | source | notebook | section | exercise |\n|---|---|---|---|---|---|") == []

@@ -13,7 +13,6 @@ from typing import Callable, Protocol
 
 from .errors import APIError
 
-TRANSCRIPTS = Path(__file__).parent / "transcripts"  # recorded conversations shipped with the course
 CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}  # the rest are the handler's to decide
 
 
@@ -67,7 +66,8 @@ class Conversation:
 
     def all_results(self) -> list[tuple[dict, dict]]:
         """Every (tool_use, tool_result) pair in the conversation, in order."""
-        uses = {b["id"]: b for m in self.messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"}
+        uses = {b["id"]: b for m in self.messages if m["role"] == "assistant"
+                for b in m["content"] if b["type"] == "tool_use"}
         return [(uses[b["tool_use_id"]], b) for m in self.messages if m["role"] == "user"
                 for b in m["content"] if b["type"] == "tool_result" and b["tool_use_id"] in uses]
 
@@ -92,7 +92,8 @@ class Scripted:
         if k < len(self.turns):
             return self.turns[k]
         if self.then is None:
-            raise APIError(400, "invalid_request_error", f"the scripted policy has only {len(self.turns)} turns; this is call {k + 1}")
+            raise APIError(400, "invalid_request_error",
+                           f"the scripted policy has only {len(self.turns)} turns; this is call {k + 1}")
         return self.then
 
 
@@ -125,22 +126,23 @@ class Replay:
 
     @classmethod
     def load(cls, path: str | Path) -> "Replay":
-        """A transcript file, or the name of one shipped in course/api/transcripts (e.g. "aurora_run")."""
-        path = Path(path) if Path(path).suffix else TRANSCRIPTS / f"{path}.jsonl"
-        lines = path.read_text(encoding="utf-8").splitlines()
+        """A transcript file (`course.scenarios.record.TRANSCRIPTS` holds those shipped with the course)."""
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
         return cls([json.loads(line) for line in lines if line.strip()])
 
     def __call__(self, conversation: Conversation) -> Turn:
         k = conversation.calls_so_far
         if k >= len(self.steps):
-            raise APIError(400, "invalid_request_error", f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
+            raise APIError(400, "invalid_request_error",
+                           f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
         recorded = self.steps[k]["request"]["messages"]
         sent = conversation.messages
         for i, (want, got) in enumerate(zip(recorded, sent)):
             want = Conversation({"messages": [want]}).messages[0]
             if _comparable(want) != _comparable(got):
                 raise APIError(400, "invalid_request_error",
-                               f"replay diverged at call {k + 1}, messages.{i}: recorded {json.dumps(_comparable(want))[:300]}, "
+                               f"replay diverged at call {k + 1}, messages.{i}: "
+                               f"recorded {json.dumps(_comparable(want))[:300]}, "
                                f"sent {json.dumps(_comparable(got))[:300]}")
         if len(recorded) != len(sent):
             raise APIError(400, "invalid_request_error",

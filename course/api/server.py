@@ -33,9 +33,17 @@ class Server:
                 self.send_response(reply.status)
                 for k, v in reply.headers.items():
                     self.send_header(k, v)
-                self.send_header("content-length", str(len(reply.body)))
+                if isinstance(reply.body, bytes):
+                    self.send_header("content-length", str(len(reply.body)))
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                    return
+                self.send_header("transfer-encoding", "chunked")  # a stream: each event sent as it is made
                 self.end_headers()
-                self.wfile.write(reply.body)
+                for chunk in reply.body:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
 
             do_POST = do_GET = do_PUT = do_DELETE = _answer
 

@@ -1,28 +1,64 @@
 """Request validation the way the Messages API does it: the first problem found
 becomes a 400 invalid_request_error whose message names the field, as the real
-API's do (`messages.2.content.0: ...`)."""
+API's do (`messages.2.content.0: ...`). An unknown model is a 404 once the
+request is well formed; the model's own limits come last.
+
+The accepted fields, tool types and content block types are the installed SDK's.
+"""
 from __future__ import annotations
 
 import functools
 import json
 import re
+import typing
 
+import anthropic.types as sdk
+import anthropic.types.beta as sdk_beta
+from anthropic.types import message_count_tokens_params, message_create_params
+from anthropic.types.beta import message_count_tokens_params as beta_count_params
+from anthropic.types.beta import message_create_params as beta_create_params
+
+from .cache import MAX_BREAKPOINTS, marks
 from .errors import APIError
+from .models import Model, model
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ROLES = ("user", "assistant")
-MAX_CACHE_BREAKPOINTS = 4
-BLOCK_TYPES = {"text", "tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking"}
+
+
+def _keys(*typed_dicts) -> frozenset:
+    return frozenset().union(*(t.__required_keys__ | t.__optional_keys__ for t in typed_dicts)) - {"betas"}
+
+
+def _types(union) -> frozenset:
+    """Every `type` literal of a union of the SDK's TypedDicts (nested unions included)."""
+    found, todo = set(), [union]
+    while todo:
+        for arg in typing.get_args(todo.pop()):
+            if hasattr(arg, "__required_keys__"):
+                found |= set(re.findall(r"'([a-z0-9_]+)'", str(arg.__annotations__.get("type", ""))))
+            else:
+                todo.append(arg)
+    return frozenset(found)
+
+
+FIELDS = _keys(message_create_params.MessageCreateParamsStreaming, beta_create_params.MessageCreateParamsStreaming)
+COUNT_FIELDS = _keys(message_count_tokens_params.MessageCountTokensParams, beta_count_params.MessageCountTokensParams)
+TOOL_TYPES = _types(sdk.ToolUnionParam) | _types(sdk_beta.BetaToolUnionParam)  # "custom" and Anthropic-defined
+BLOCK_TYPES = _types(sdk.ContentBlockParam) | _types(sdk_beta.BetaContentBlockParam)
 
 
 def invalid(message: str) -> APIError:
     return APIError(400, "invalid_request_error", message)
 
 
-def validate_request(body, *, count_only: bool = False) -> None:
-    """Raise APIError(400) for the first rule the request body breaks."""
+def validate_request(body, *, count_only: bool = False) -> Model:
+    """The model the request asks for; APIError for the first rule the request body breaks."""
     if not isinstance(body, dict):
         raise invalid("Request body must be a JSON object")
+    extra = next((k for k in body if k not in (COUNT_FIELDS if count_only else FIELDS)), None)
+    if extra is not None:
+        raise invalid(f"{extra}: Extra inputs are not permitted")
     if "model" not in body:
         raise invalid("model: Field required")
     if not isinstance(body["model"], str) or not body["model"]:
@@ -30,8 +66,10 @@ def validate_request(body, *, count_only: bool = False) -> None:
     if not count_only:
         if "max_tokens" not in body:
             raise invalid("max_tokens: Field required")
-        if not isinstance(body["max_tokens"], int) or isinstance(body["max_tokens"], bool) or body["max_tokens"] < 1:
-            raise invalid("max_tokens: Input should be a positive integer")
+        if not isinstance(body["max_tokens"], int) or isinstance(body["max_tokens"], bool):
+            raise invalid("max_tokens: Input should be a valid integer")
+        if body["max_tokens"] < 0:
+            raise invalid("max_tokens: Input should be greater than or equal to 0")
     _validate_system(body.get("system"))
     _validate_tools(body.get("tools"))
     _validate_tool_choice(body.get("tool_choice"), body.get("tools"))
@@ -39,6 +77,20 @@ def validate_request(body, *, count_only: bool = False) -> None:
     _validate_thread(body.get("thread"))
     _validate_messages(body.get("messages"))
     _validate_cache_control(body)
+    served = model(body["model"])
+    if not count_only:
+        _validate_for_model(body, served)
+    return served
+
+
+def _validate_for_model(body: dict, served: Model) -> None:
+    """The model's own limits: its maximum output, and whether it can be forced to use a tool."""
+    if body["max_tokens"] > served.max_output_tokens:
+        raise invalid(f"max_tokens: {body['max_tokens']} > {served.max_output_tokens}, which is the maximum allowed "
+                      f"number of output tokens for {served.id}")
+    choice = body.get("tool_choice")
+    if choice and choice["type"] in ("any", "tool") and not served.forced_tool_choice:
+        raise invalid('tool_choice: type "tool" and "any" are not supported for this model.')
 
 
 def _validate_system(system) -> None:
@@ -68,6 +120,8 @@ def _validate_tool_choice(choice, tools) -> None:
         raise invalid("tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted")
     if choice["type"] != "none" and not tools:
         raise invalid("tool_choice may only be specified while providing tools.")
+    if choice["type"] == "tool" and choice["name"] not in {t.get("name") for t in tools if isinstance(t, dict)}:
+        raise invalid(f"tool_choice.tool.name: no tool named {choice['name']!r} in tools")
 
 
 def _validate_thread(thread) -> None:
@@ -75,7 +129,8 @@ def _validate_thread(thread) -> None:
     if thread is None:
         return
     if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
-        raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: 'create', 'continue'")
+        raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: "
+                      "'create', 'continue'")
     if thread["type"] == "continue" and not isinstance(thread.get("previous_message_id"), str):
         raise invalid("thread.continue.previous_message_id: Field required")
 
@@ -98,6 +153,11 @@ def _validate_tools(tools) -> None:
         if name in seen:
             raise invalid("tools: Tool names must be unique.")
         seen.add(name)
+        kind = tool.get("type", "custom")
+        if kind not in TOOL_TYPES:
+            raise invalid(f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags")
+        if kind != "custom":
+            continue  # an Anthropic-defined tool: the API knows its schema
         if "description" in tool and not isinstance(tool["description"], str):
             raise invalid(f"{where}.description: Input should be a valid string")
         schema = tool.get("input_schema")
@@ -124,33 +184,27 @@ def _valid_schema(schema_json: str) -> bool:
     return True
 
 
-def cache_marks(body: dict) -> int:
-    """How many tools, system blocks and message blocks carry a cache_control mark (in a valid body)."""
-    system = body.get("system")
-    marked = [*(body.get("tools") or []), *(system if isinstance(system, list) else []),
-              *(b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"])]
-    return sum(1 for item in marked if item.get("cache_control"))
-
-
 def _validate_cache_control(body: dict) -> None:
     """At most 4 cache breakpoints, counting tools, system blocks and message blocks."""
-    found = cache_marks(body)
-    if found > MAX_CACHE_BREAKPOINTS:
-        raise invalid(f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}.")
+    found = marks(body)
+    if found > MAX_BREAKPOINTS:
+        raise invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {found}.")
 
 
-def _blocks(message: dict, i: int) -> list:
+EMPTY = "all messages must have non-empty content except for the optional final assistant message"
+
+
+def _blocks(message: dict, i: int, final: bool) -> list:
+    """The message's blocks, checked one by one; `final`: the last message, when it is the assistant's."""
     content = message.get("content")
     if content is None:
         raise invalid(f"messages.{i}.content: Field required")
     if isinstance(content, str):
-        if not content:
-            raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
-        return [{"type": "text", "text": content}]
+        content = [{"type": "text", "text": content}] if content else []
     if not isinstance(content, list):
         raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
-    if not content and not (message.get("role") == "assistant"):
-        raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
+    if not content and not final:
+        raise invalid(f"messages.{i}: {EMPTY}")
     for j, block in enumerate(content):  # the path in an error is built only when it is raised
         if not isinstance(block, dict) or "type" not in block:
             raise invalid(f"messages.{i}.content.{j}: Input should be a valid content block with a 'type'")
@@ -160,6 +214,12 @@ def _blocks(message: dict, i: int) -> list:
                 raise invalid(f"messages.{i}.content.{j}.text: Field required")
             if not block["text"]:
                 raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
+            if block["text"].isspace():
+                raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain non-whitespace text")
+        elif kind in ("thinking", "redacted_thinking"):
+            for field in ("thinking", "signature") if kind == "thinking" else ("data",):
+                if not isinstance(block.get(field), str):
+                    raise invalid(f"messages.{i}.content.{j}.{kind}.{field}: Field required")
         elif kind == "tool_use":
             for field in ("id", "name", "input"):
                 if field not in block:
@@ -186,14 +246,16 @@ def _validate_messages(messages) -> None:
     if not messages:
         raise invalid("messages: at least one message is required")
     contents = []
+    last = len(messages) - 1
     for i, m in enumerate(messages):
         if not isinstance(m, dict):
             raise invalid(f"messages.{i}: Input should be a valid dictionary")
         if m.get("role") not in ROLES:
             raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
-        if m["role"] == "assistant" and i < len(messages) - 1 and m.get("content") in ([], ""):
-            raise invalid(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
-        contents.append(_blocks(m, i))
+        final = i == last and m["role"] == "assistant"
+        contents.append(_blocks(m, i, final))
+        if final and contents[-1] and contents[-1][-1]["type"] == "text" and contents[-1][-1]["text"][-1:].isspace():
+            raise invalid("messages: final assistant content cannot end with trailing whitespace")
     if messages[0]["role"] != "user":
         raise invalid('messages: first message must use the "user" role')
     prev_ids: set = set()  # the tool_use ids of the previous message when it is the assistant's

@@ -30,7 +30,7 @@ class Scenario:
     files: dict[str, str] | None = None  # the workspace's files, for scenarios that work on files
     workspace_tools: Callable[[Workspace], Toolbox] = Workspace.toolbox  # the tools over a workspace
     gate: Gate | None = None  # the permission rules the scenario is about, if any
-    evaluator: Callable[[list], object] | None = None  # messages -> loops.Verdict, for the goal loop
+    evaluator: Callable[[list], object] | None = None  # messages -> goal_loop.Verdict, for the goal loop
     is_done: Callable[[Workspace], bool] | None = None  # the outer loop's success condition, read from the files
 
     def api(self, **options) -> LocalAPI:

@@ -6,7 +6,7 @@ import re
 
 from ..api import Conversation, Turn
 from ..gate import Gate
-from ..loops import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
+from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
 from ..messages import tool_uses
 from ..tools import Workspace
 from .base import Scenario, call, last_turn, refused, say, since_request

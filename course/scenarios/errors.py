@@ -31,4 +31,5 @@ UNKNOWN_TOOL = Scenario(
     "unknown_tool", "An unknown tool, then an invalid input",
     "What do my notes say?", recovering_policy, files={"notes.txt": "Buy milk. Call Ada at 5."},
     workspace_tools=lambda ws: ws.toolbox(run=False),
+    options={"undeclared_tools": True},  # the real API never calls an undeclared tool; a loop must still cope
     notes="open_file does not exist, read_file(file=...) fails the schema; both is_error, then read_file(path=...)")

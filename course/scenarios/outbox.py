@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..api import Conversation, Turn
-from ..loops import run_saving
+from ..outer_loop import run_saving
 from ..outbox import Crash, Outbox
 from .base import Scenario, call, last_turn, say
 

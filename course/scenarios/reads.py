@@ -32,7 +32,8 @@ def parallel_reads_policy(c: Conversation) -> Turn:
     """Ask for every file in one response, then answer with each file's title."""
     if not c.results():
         return say("I'll read the three pages at once.", *[call("read_file", path=p) for p in DOCS])
-    titles = [c.result_text(r).splitlines()[0].lstrip("# ") if not r.get("is_error") else f"({u['input']['path']}: error)"
+    titles = [c.result_text(r).splitlines()[0].lstrip("# ") if not r.get("is_error")
+              else f"({u['input']['path']}: error)"
               for u, r in last_turn(c)]
     return say("The pages are: " + ", ".join(titles) + ".")
 
@@ -71,10 +72,10 @@ def large_result_policy(c: Conversation) -> Turn:
 
 
 # LocalAPI options that make the run end on the context window (the counts follow course.api.tokens)
-PROMPT_TOO_LONG = {"context_window": 20_000}  # the 3rd request exceeds the window: a 400 "prompt is too long"
-WINDOW_FILLS_UP = {"context_window": 24_800}  # the 3rd request fits, its long answer does not
+PROMPT_TOO_LONG = {"context_window": 26_000}  # the 3rd request exceeds the window: a 400 "prompt is too long"
+WINDOW_FILLS_UP = {"context_window": 32_400}  # the 3rd request fits, its long answer does not
 
 LARGE_RESULT = Scenario(
     "large_result", "A tool result so large the context fills up",
     "Fetch the api and worker logs and summarise them.", large_result_policy, log_tools,
-    notes="each log adds about 12,000 input tokens to every later call; a small context_window ends the run")
+    notes="each log adds about 16,000 input tokens to every later call; a small context_window ends the run")

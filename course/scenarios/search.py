@@ -52,6 +52,12 @@ def aurora_policy(c: Conversation) -> Turn:
     return Turn([call("search", query="Aurora Run")])
 
 
+def thinking_policy(c: Conversation) -> Turn:
+    """Aurora Run by a model that thinks first (adaptive thinking, 5.x): every reply starts with a thinking block."""
+    turn = aurora_policy(c)
+    return Turn([{"type": "thinking", "thinking": ""}, *turn.content], turn.stop_reason, turn.stop_details)
+
+
 def paris_policy(c: Conversation) -> Turn:
     return say("Paris")
 
@@ -64,6 +70,9 @@ def always_tool_policy(c: Conversation) -> Turn:
 AURORA = Scenario("aurora_run", "Multi-step search: Aurora Run",
                   "In which year was the director of the film Aurora Run born?", aurora_policy, search_tools,
                   notes="two searches, three calls; the first page's 1951 is a distractor; the answer is 1974")
+THINKING = Scenario("thinking_run", "Aurora Run with thinking blocks", AURORA.prompt, thinking_policy, search_tools,
+                    notes="each reply starts with a thinking block (empty text, a signature) that the loop must send "
+                          "back unmodified; dropping or changing it, or editing the history before it, is a 400")
 ONE_SHOT = Scenario("one_shot", "One-shot: the capital of France", "What is the capital of France?", paris_policy,
                     search_tools, notes="end_turn on the first call: one call, no tools")
 ALWAYS_TOOL = Scenario("always_tool", "A model that always calls a tool", "Tell me everything about Aurora Run.",

@@ -28,7 +28,7 @@ def echo_tools(*names, read_only=True, fn=None):
 
 def agent(turns, tools=None, then=None, api_options=None, **options):
     """An Agent on the local API answering with a script of Turns."""
-    api = LocalAPI(Scripted(turns, then), **(api_options or {}))
+    api = LocalAPI(Scripted(turns, then), **{"undeclared_tools": True, **(api_options or {})})
     options.setdefault("limits", NO_LIMITS)
     return Agent(make_client(api, max_retries=0), MODEL, tools or echo_tools("look"), **options)
 

@@ -7,8 +7,7 @@ import anthropic
 import pytest
 
 from course.api import LocalAPI, Replay, Rules, Scripted, Turn
-from course.api.policy import TRANSCRIPTS
-from course.api.record import record_scenario, save, transcript
+from course.scenarios.record import TRANSCRIPTS, record_scenario, save, transcript
 from course.client import MODEL, make_client
 from course.messages import assistant, text, tool_result, tool_use, user
 from course.scenarios import get
@@ -16,8 +15,11 @@ from course.scenarios import get
 AURORA = TRANSCRIPTS / "aurora_run.jsonl"
 
 
+SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+
+
 def create(client, messages, **options):
-    return client.messages.create(model=MODEL, max_tokens=256, messages=messages, **options)
+    return client.messages.create(model=MODEL, max_tokens=256, messages=messages, **{"tools": [SEARCH], **options})
 
 
 def test_scripted_answers_call_k_with_turn_k_then_repeats():
@@ -51,7 +53,7 @@ def test_rules_without_a_match_is_a_400():
 
 
 def test_recorded_aurora_run_is_three_calls_ending_in_1974():
-    steps = Replay.load("aurora_run").steps
+    steps = Replay.load(AURORA).steps
     assert [s["response"]["stop_reason"] for s in steps] == ["tool_use", "tool_use", "end_turn"]
     assert steps[-1]["response"]["content"] == [text("1974")]
     assert Replay.load(AURORA).steps == steps  # a name or a path
@@ -59,14 +61,14 @@ def test_recorded_aurora_run_is_three_calls_ending_in_1974():
 
 def test_replay_runs_the_reference_loop_to_1974():
     scenario = get("aurora_run")
-    api = LocalAPI(Replay.load("aurora_run"))
+    api = LocalAPI(Replay.load(AURORA))
     result = scenario.run(api=api)
     assert (result.subtype, result.text, result.calls) == ("success", "1974", 3)
 
 
 def test_replay_reports_where_a_conversation_diverged():
-    first = Replay.load("aurora_run").steps[0]["response"]["content"][0]
-    client = make_client(Replay.load("aurora_run"), max_retries=0)
+    first = Replay.load(AURORA).steps[0]["response"]["content"][0]
+    client = make_client(Replay.load(AURORA), max_retries=0)
     request = json.loads(AURORA.read_text().splitlines()[0])["request"]
     wrong = [user(request["messages"][0]["content"][0]["text"]), assistant(first),
              user(tool_result(first["id"], "Aurora Run: a 1951 film."))]  # a different search result
@@ -78,7 +80,7 @@ def test_replay_reports_where_a_conversation_diverged():
 
 
 def test_replay_reports_a_call_beyond_the_recording():
-    steps = Replay.load("aurora_run").steps
+    steps = Replay.load(AURORA).steps
     last = steps[-1]
     messages = last["request"]["messages"] + [assistant(*last["response"]["content"]), user("And the novelist?")]
     with pytest.raises(anthropic.BadRequestError, match="the recording has 3 calls; this is call 4"):
@@ -86,7 +88,7 @@ def test_replay_reports_a_call_beyond_the_recording():
 
 
 def test_replay_reports_a_different_number_of_messages():
-    steps = Replay.load("aurora_run").steps
+    steps = Replay.load(AURORA).steps
     sent = steps[1]["request"]["messages"] + [user("Please hurry.")]
     with pytest.raises(anthropic.BadRequestError, match="replay diverged at call 2: recorded 3 messages, sent 4"):
         create(make_client(Replay(steps), max_retries=0), sent)
@@ -109,11 +111,12 @@ def test_the_recorder_keeps_only_answered_calls(tmp_path):
 
 def test_the_shipped_transcript_is_what_the_scenario_records_now(tmp_path):
     fresh = record_scenario("aurora_run", tmp_path / "aurora_run.jsonl")
-    assert fresh.read_text() == AURORA.read_text(), "re-record with: python -m course.api.record aurora_run"
+    assert fresh.read_text() == AURORA.read_text(), "re-record with: python -m course record aurora_run"
 
 
 def test_a_policy_must_return_a_turn():
     api = LocalAPI(lambda conversation: "1974")
-    with pytest.raises(anthropic.InternalServerError, match="policy failed: TypeError: a policy must return a Turn, not str"):
+    with pytest.raises(anthropic.InternalServerError,
+                       match="policy failed: TypeError: a policy must return a Turn, not str"):
         create(make_client(api), [user("When?")])
     assert [r.status for r in api.requests] == [500]  # x-should-retry: false, so the SDK did not retry

@@ -6,10 +6,15 @@ import typing
 import anthropic
 import pytest
 
+from anthropic._data import DEPRECATED_MODELS
+
 from course.api import LocalAPI, Scripted, Server, Turn
+from course.api.models import MODELS as SERVED
 from course.client import MODEL, MODELS, LiveAPIUnavailable, make_client, wants_live
 from course.messages import text, user
-from course.pricing import prices
+from course.pricing import PRICES, price, prices
+
+EVERY_ID = sorted({MODEL, *MODELS.values(), *SERVED, *PRICES})
 
 POLICY = Scripted([], then=Turn([text("1974")]))
 
@@ -26,14 +31,32 @@ def known_models() -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("model", sorted({MODEL, *MODELS.values()}))
-def test_model_ids_are_known_to_the_sdk(model):
+@pytest.mark.parametrize("model", EVERY_ID)
+def test_model_ids_are_known_to_the_sdk_and_not_deprecated(model):
     assert model in known_models(), f"{model} is not in anthropic.types.Model: retired or misspelled"
+    assert model not in DEPRECATED_MODELS, f"{model} is deprecated: end of life {DEPRECATED_MODELS.get(model)}"
 
 
-@pytest.mark.parametrize("model", sorted({MODEL, *MODELS.values()}))
-def test_every_model_has_a_price(model):
-    assert all(p > 0 for p in prices(model))
+def test_the_default_and_the_named_models_are_the_current_generation():
+    assert MODEL == MODELS["haiku"] == "claude-haiku-5-5"
+    assert all(SERVED[m].thinks and SERVED[m].max_output_tokens == 128_000 for m in MODELS.values())
+
+
+@pytest.mark.parametrize("model", EVERY_ID)
+def test_every_model_is_served_and_priced(model):
+    assert model in SERVED and model in PRICES and all(p > 0 for p in prices(model))
+
+
+def test_prices_are_looked_up_by_exact_id():
+    with pytest.raises(KeyError, match="no price for model 'claude-haiku-5-5-fast'"):
+        price("claude-haiku-5-5-fast")  # once matched the family "haiku"
+    assert prices("claude-sonnet-5-5") == (2.0, 10.0) and prices("claude-opus-5-5") == (4.0, 20.0)
+
+
+def test_haiku_5_5_is_tiered_by_the_whole_prompt():
+    low, high = price("claude-haiku-5-5", 100_000), price("claude-haiku-5-5", 100_001)
+    assert (low.input, low.output, low.write_5m, low.write_1h, low.read) == (0.10, 0.50, 0.125, 0.20, 0.01)
+    assert (high.input, high.output, high.write_5m, high.write_1h, high.read) == (0.50, 2.50, 0.625, 1.0, 0.05)
 
 
 def test_live_without_a_key_is_a_clear_error(monkeypatch):

@@ -44,6 +44,8 @@ def test_a_thread_of_an_unknown_type_is_a_400():
 
 def test_without_a_thread_nothing_is_held():
     api = LocalAPI(AURORA.policy)
-    reply = make_client(api).messages.create(model=MODEL, max_tokens=64, messages=[user(AURORA.prompt)])
+    reply = make_client(api).messages.create(model=MODEL, max_tokens=64, messages=[user(AURORA.prompt)],
+                                             tools=AURORA.tools().definitions())
     with pytest.raises(anthropic.BadRequestError, match="no conversation is held"):
-        create(make_client(api, max_retries=0), [user("and then?")], {"type": "continue", "previous_message_id": reply.id})
+        create(make_client(api, max_retries=0), [user("and then?")],
+               {"type": "continue", "previous_message_id": reply.id})

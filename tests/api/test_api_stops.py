@@ -9,12 +9,15 @@ from course.api import LocalAPI, Scripted, Turn, tokens
 from course.client import MODEL, make_client
 from course.messages import text, tool_use, user
 
+SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+
 LONG = "The director of the film was born in 1974, not in 1951. " * 10  # 560 characters, 140 tokens
 
 
 def answer(turn: Turn, *, max_tokens: int = 1024, context_window: int = 200_000, **request) -> anthropic.types.Message:
     api = LocalAPI(Scripted([turn]), context_window=context_window)
-    return make_client(api).messages.create(model=MODEL, max_tokens=max_tokens, messages=[user("Tell me.")], **request)
+    return make_client(api).messages.create(model=MODEL, max_tokens=max_tokens, messages=[user("Tell me.")],
+                                           tools=[SEARCH], **request)
 
 
 def test_a_turn_that_fits_ends_as_the_policy_says():
@@ -45,7 +48,8 @@ def test_tool_use_that_fits_stops_with_tool_use():
 
 
 def test_stop_sequence_cuts_before_it_and_is_reported():
-    reply = answer(Turn([text("Answer: 1974\nReasoning: the novelist was born in 1951.")]), stop_sequences=["\nReasoning:"])
+    reply = answer(Turn([text("Answer: 1974\nReasoning: the novelist was born in 1951.")]),
+                   stop_sequences=["\nReasoning:"])
     assert (reply.stop_reason, reply.stop_sequence) == ("stop_sequence", "\nReasoning:")
     assert reply.content[0].text == "Answer: 1974"
 
@@ -79,7 +83,7 @@ def test_a_policy_cannot_choose_max_tokens():
 
 
 def test_generation_reaching_the_context_window():
-    body_tokens = tokens.input_tokens({"messages": [user("Tell me.")]})
+    body_tokens = tokens.input_tokens({"messages": [user("Tell me.")], "tools": [SEARCH]})
     window = body_tokens + 10  # room for 10 output tokens, though max_tokens allows more
     reply = answer(Turn([text(LONG)]), max_tokens=1000, context_window=window)
     assert reply.stop_reason == "model_context_window_exceeded"
@@ -89,5 +93,5 @@ def test_generation_reaching_the_context_window():
 def test_prompt_alone_above_the_window_is_400():
     with pytest.raises(anthropic.BadRequestError) as info:
         answer(Turn([text("hi")]), context_window=10)
-    n = tokens.input_tokens({"messages": [user("Tell me.")]})
+    n = tokens.input_tokens({"messages": [user("Tell me.")], "tools": [SEARCH]})
     assert info.value.body["error"]["message"] == f"prompt is too long: {n} tokens > 10 maximum"

@@ -45,7 +45,7 @@ def test_usage_is_the_documented_count():
     body = {"model": MODEL, "max_tokens": 64, "system": SMALL, "messages": [user("When was she born?")]}
     reply = make_client(api).messages.create(**body)
     assert reply.usage.input_tokens == tokens.input_tokens(body)
-    assert reply.usage.output_tokens == tokens.output_tokens([text("1974")]) == 1
+    assert reply.usage.output_tokens == tokens.output_tokens([text("1974")]) == 2
     assert reply.usage.cache_creation_input_tokens == reply.usage.cache_read_input_tokens == 0
 
 
@@ -54,7 +54,8 @@ def test_count_tokens_agrees_with_usage():
     client = make_client(api)
     messages = [user("When was the director of Aurora Run born?")]
     counted = client.messages.count_tokens(model=MODEL, system=SMALL, messages=messages).input_tokens
-    assert counted == client.messages.create(model=MODEL, max_tokens=64, system=SMALL, messages=messages).usage.input_tokens
+    reply = client.messages.create(model=MODEL, max_tokens=64, system=SMALL, messages=messages)
+    assert counted == reply.usage.input_tokens
     assert [r.path for r in api.requests] == ["/v1/messages/count_tokens", "/v1/messages"]
 
 
@@ -66,7 +67,8 @@ def test_first_call_writes_the_cache_second_reads_it(api):
     second = ask(api, system(BIG), question="And the novelist?")
     assert (second.cache_read_input_tokens, second.cache_creation_input_tokens) == (prefix, 0)
     # what is read is no longer billed as plain input
-    assert second.input_tokens + prefix == tokens.input_tokens({"system": system(BIG), "messages": [user("And the novelist?")]})
+    whole = tokens.input_tokens({"system": system(BIG), "messages": [user("And the novelist?")]})
+    assert second.input_tokens + prefix == whole
 
 
 def test_short_prompts_are_never_cached(api):
@@ -125,3 +127,26 @@ def test_cost_prices_one_hour_writes_at_twice_the_input(api):
 def test_cost_of_a_cached_call_is_lower(api):
     first, second = ask(api, system(BIG)), ask(api, system(BIG))
     assert cost_usd(MODEL, second) < cost_usd(MODEL, first)
+
+
+def test_cost_uses_each_models_own_cache_prices():
+    usage = {"input_tokens": 1000, "output_tokens": 100, "cache_creation_input_tokens": 2000,
+             "cache_read_input_tokens": 3000}
+    # Sonnet 5.5: $2 in, $10 out, $2.50 per 5-minute write, $0.10 per read (0.05x, not 0.1x)
+    assert cost_usd("claude-sonnet-5-5", usage) == pytest.approx((1000 * 2 + 2000 * 2.5 + 3000 * 0.1 + 100 * 10) / 1e6)
+
+
+def test_a_prompt_over_100k_tokens_pays_haiku_5_5s_higher_tier_on_every_token():
+    small = {"input_tokens": 60_000, "output_tokens": 1000, "cache_read_input_tokens": 40_000}
+    large = {**small, "cache_read_input_tokens": 40_001}  # 100,001 prompt tokens, cache reads included
+    assert cost_usd("claude-haiku-5-5", small) == pytest.approx((60_000 * 0.10 + 40_000 * 0.01 + 1000 * 0.50) / 1e6)
+    assert cost_usd("claude-haiku-5-5", large) == pytest.approx((60_000 * 0.50 + 40_001 * 0.05 + 1000 * 2.50) / 1e6)
+
+
+@pytest.mark.parametrize("model, cached", [("claude-haiku-5-5", True), ("claude-haiku-4-5", False)])
+def test_the_cache_minimum_is_the_models(clock, model, cached):
+    api = LocalAPI(Scripted([], then=Turn([text("1974")])), clock=clock)
+    prompt = system(BIG[:2000])  # about 650 tokens: above Haiku 5.5's 512, below Haiku 4.5's 4,096
+    usage = make_client(api).messages.create(model=model, max_tokens=64, system=prompt,
+                                             messages=[user("When was she born?")]).usage
+    assert (usage.cache_creation_input_tokens > 0) is cached

@@ -19,9 +19,8 @@ from course.scenarios.search import search
 AURORA = get("aurora_run")
 
 
-def first_request(tools: bool = True) -> dict:
-    body = {"model": MODEL, "max_tokens": 256, "messages": [user(AURORA.prompt)]}
-    return {**body, "tools": AURORA.tools().definitions()} if tools else body
+def first_request() -> dict:
+    return {"model": MODEL, "max_tokens": 256, "messages": [user(AURORA.prompt)], "tools": AURORA.tools().definitions()}
 
 
 def test_create_gives_a_genuine_message(mount):
@@ -44,8 +43,9 @@ def test_stream_over_both_mounts(mount):
 
 def test_count_tokens_over_both_mounts(mount):
     client = mount(AURORA.api())
-    counted = client.messages.count_tokens(model=MODEL, messages=[user(AURORA.prompt)]).input_tokens
-    assert counted == client.messages.create(**first_request(tools=False)).usage.input_tokens
+    tools = AURORA.tools().definitions()
+    counted = client.messages.count_tokens(model=MODEL, messages=[user(AURORA.prompt)], tools=tools).input_tokens
+    assert counted == client.messages.create(**first_request()).usage.input_tokens
 
 
 def test_error_classes_over_both_mounts(mount):
@@ -54,8 +54,8 @@ def test_error_classes_over_both_mounts(mount):
         client.messages.create(model=MODEL, max_tokens=64, messages=[
             user(AURORA.prompt), {"role": "assistant", "content": [tool_use("t1", "search", {"query": "x"})]},
             user("go on")])
-    with pytest.raises(anthropic.NotFoundError):
-        client.models.list()
+    with pytest.raises(anthropic.NotFoundError, match="model: claude-haiku-5-4"):  # a typo
+        client.messages.create(**{**first_request(), "model": "claude-haiku-5-4"})
 
 
 def test_reference_loop_over_both_mounts(mount):

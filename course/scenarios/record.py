@@ -1,17 +1,17 @@
 """Record a conversation as a transcript (JSONL) that the `Replay` policy answers from.
 
 Each line is one successful call: {"request": <body sent>, "response": <Message JSON>}.
-`python -m course.api.record aurora_run` runs a scenario with the reference loop
-and writes course/api/transcripts/aurora_run.jsonl.
+`python -m course record aurora_run` runs a scenario with the reference loop
+and writes course/scenarios/transcripts/aurora_run.jsonl.
 """
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from .handler import LocalAPI
-from .policy import TRANSCRIPTS
+from ..api import LocalAPI
+
+TRANSCRIPTS = Path(__file__).parent / "transcripts"  # recorded conversations shipped with the course
 
 
 def transcript(api: LocalAPI) -> list[dict]:
@@ -30,13 +30,9 @@ def save(api: LocalAPI, path: str | Path) -> Path:
 
 def record_scenario(name: str, path: str | Path | None = None) -> Path:
     """Run scenario `name` once with the reference loop and save what crossed the wire."""
-    from ..scenarios import get  # the scenarios are built on this package: import them late
+    from . import get  # the scenarios' registry imports every scenario: import it late
 
     scenario = get(name)
     api = scenario.api()
     scenario.run(api=api)
     return save(api, path or TRANSCRIPTS / f"{name}.jsonl")
-
-
-if __name__ == "__main__":
-    print(record_scenario(*sys.argv[1:]))

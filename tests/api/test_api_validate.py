@@ -67,18 +67,21 @@ def test_result_for_only_one_of_two_calls(api):
 def test_tool_result_not_first_in_user_content(api):
     e = rejected(api, messages=asked("a") + [user("Here you go:", tool_result("a", "x"))], tools=[SEARCH])
     assert message_of(e) == ("messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message. "
-                             "Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.")
+                             "Messages following `tool_use` blocks must begin with a matching number of `tool_result` "
+                             "blocks.")
 
 
 def test_text_between_parallel_results(api):
-    e = rejected(api, messages=asked("a", "b") + [user(tool_result("a", "x"), "and", tool_result("b", "y"))], tools=[SEARCH])
+    e = rejected(api, messages=asked("a", "b") + [user(tool_result("a", "x"), "and", tool_result("b", "y"))],
+                 tools=[SEARCH])
     assert message_of(e).startswith("messages.2: Did not find 1 `tool_result` block(s) at the beginning")
 
 
 def test_tool_result_with_unknown_id(api):
     e = rejected(api, messages=asked("a") + [user(tool_result("a", "x"), tool_result("zzz", "y"))], tools=[SEARCH])
     assert message_of(e) == ("messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: zzz. "
-                             "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+                             "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+                             "message.")
 
 
 def test_tool_result_without_any_tool_use(api):

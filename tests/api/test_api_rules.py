@@ -1,0 +1,73 @@
+"""The real API's request rules that the local API once got wrong, through the genuine SDK on both mounts:
+unknown fields, Anthropic-defined tools, every content block type of the SDK, and the content rules."""
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+from course.api import LocalAPI, Scripted, Turn
+from course.api.validate import BLOCK_TYPES, TOOL_TYPES
+from course.client import MODEL
+from course.messages import assistant, text, user
+
+
+def client_for(mount):
+    return mount(LocalAPI(Scripted([], then=Turn([text("1974")]))), max_retries=0)
+
+
+def send(client, **request):
+    return client.messages.create(**{"model": MODEL, "max_tokens": 64, "messages": [user("When?")], **request})
+
+
+def error_of(client, **request) -> str:
+    with pytest.raises(anthropic.BadRequestError) as info:
+        send(client, **request)
+    return info.value.body["error"]["message"]
+
+
+@pytest.mark.parametrize("field", ["temperature", "foo"])
+def test_an_unknown_field_is_not_permitted(mount, field):
+    client = client_for(mount)
+    assert error_of(client, extra_body={field: 0.5}) == f"{field}: Extra inputs are not permitted"
+    with pytest.raises(anthropic.BadRequestError, match=f"{field}: Extra inputs are not permitted"):
+        client.messages.count_tokens(model=MODEL, messages=[user("When?")], extra_body={field: 0.5})
+
+
+@pytest.mark.parametrize("tool", [{"type": "bash_20250124", "name": "bash"},
+                                  {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+                                  {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}])
+def test_anthropic_defined_tools_need_no_input_schema(mount, tool):
+    assert send(client_for(mount), tools=[tool]).content[0].text == "1974"
+
+
+def test_an_unknown_tool_type_is_a_400(mount):
+    assert error_of(client_for(mount), tools=[{"type": "bash_1999", "name": "bash"}]) == (
+        "tools.0: Input tag 'bash_1999' found using 'type' does not match any of the expected tags")
+
+
+def test_the_sdks_tool_and_block_types_are_all_known():
+    assert {"custom", "bash_20250124", "text_editor_20250728", "web_search_20250305"} <= TOOL_TYPES
+    assert {"text", "image", "document", "search_result", "thinking", "tool_use", "tool_result"} <= BLOCK_TYPES
+
+
+def test_a_search_result_block_is_accepted(mount):
+    block = {"type": "search_result", "source": "https://example.org/aurora", "title": "Aurora Run",
+             "content": [{"type": "text", "text": "Mara Voss (born 1974) directed it."}]}
+    assert send(client_for(mount), messages=[user(block, "When was she born?")]).content[0].text == "1974"
+
+
+@pytest.mark.parametrize("messages, wording", [
+    ([user(" \n ")], "messages.0.content.0.text: text content blocks must contain non-whitespace text"),
+    ([user("When?"), assistant("The year is ")], "messages: final assistant content cannot end with trailing "
+                                                 "whitespace"),
+    ([user("When?"), {"role": "assistant", "content": []}, user("Well?")],
+     "messages.1: all messages must have non-empty content except for the optional final assistant message"),
+])
+def test_content_rules_with_the_apis_wording(mount, messages, wording):
+    assert error_of(client_for(mount), messages=messages) == wording
+
+
+@pytest.mark.parametrize("final", [[], ""])
+def test_an_empty_final_assistant_message_is_exempt(mount, final):
+    reply = send(client_for(mount), messages=[user("When?"), {"role": "assistant", "content": final}])
+    assert reply.content[0].text == "1974"

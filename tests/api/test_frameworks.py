@@ -1,0 +1,161 @@
+"""The agent frameworks students use next, against `python -m course serve --scenario aurora_run` on loopback.
+
+Each case runs a snippet of docs/FRAMEWORKS.md, as written there, with the frameworks' own venv
+(build/frameworks/, built once by `make build/frameworks/.installed` or by the first test that needs it), and
+states what the framework sent (from the server's --log) and what it got back. Every reply of every case is
+checked: it calls only tools its request declared.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from course.client import MODEL
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "FRAMEWORKS.md"
+ENV = ROOT / "build" / "frameworks"
+REQUIREMENTS = ["pydantic-ai-slim[anthropic]==2.68.0", "langchain-anthropic==1.7.10", "langgraph==1.2.22"]
+STAMP = ENV / ".installed"
+
+
+def snippets() -> dict[str, str]:
+    """name -> code of every `<!-- snippet: name -->` python block of the doc."""
+    found = re.findall(r"<!-- snippet: (\w+) -->\n```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    return dict(found)
+
+
+def install() -> Path:
+    """The frameworks' venv, installed once from PyPI (the course's own venv stays lean); its python."""
+    if not STAMP.exists() or STAMP.read_text() != "\n".join(REQUIREMENTS):
+        venv.create(ENV, with_pip=True, clear=True)
+        subprocess.run([ENV / "bin" / "python", "-m", "pip", "install", "--quiet", *REQUIREMENTS], check=True,
+                       stdout=subprocess.DEVNULL)
+        STAMP.write_text("\n".join(REQUIREMENTS))
+    return ENV / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def framework_python() -> Path:
+    return install()
+
+
+@pytest.fixture
+def served(tmp_path):
+    """`python -m course serve` for aurora_run on a free port: (base_url, the path of its request log)."""
+    log = tmp_path / "wire.jsonl"
+    server = subprocess.Popen([sys.executable, "-m", "course", "serve", "--scenario", "aurora_run", "--port", "0",
+                               "--log", str(log)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        yield server.stdout.readline().strip(), log
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+OTHER_TOOLS = """
+import os
+
+from langchain_anthropic import ChatAnthropic
+from langchain_core.tools import tool
+
+
+@tool
+def lookup(title: str) -> str:
+    \"\"\"Look a page up by its title.\"\"\"
+    return "No matching page found."
+
+
+llm = ChatAnthropic(model="claude-haiku-5-5", api_key="local", base_url=os.environ["COURSE_API"])
+try:
+    llm.bind_tools([lookup]).invoke("In which year was the director of the film Aurora Run born?")
+except Exception as e:
+    print(type(e).__name__)
+"""
+
+
+def run(framework_python: Path, served, name: str) -> tuple[str, list[dict]]:
+    """Run snippet `name` (or code): what it printed, and every request it sent with the answer it got."""
+    url, log = served
+    code = snippets().get(name, name)
+    done = subprocess.run([framework_python, "-c", code], env={"COURSE_API": url, "PATH": "/usr/bin"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wire = [json.loads(line) for line in log.read_text().splitlines()]
+    for exchange in wire:  # the reply obeys its request, whatever the toy model wanted
+        declared = {t["name"] for t in (exchange["body"] or {}).get("tools") or []}
+        called = {b["name"] for b in (exchange["response"] or {}).get("content") or [] if b["type"] == "tool_use"}
+        assert called <= declared, f"a reply called {called - declared}, which its request did not declare"
+    return done.stdout.strip(), wire
+
+
+def sent(wire: list[dict], key: str) -> list:
+    return [(w["body"] or {}).get(key) for w in wire if w["path"] == "/v1/messages"]
+
+
+def replies(wire: list[dict]) -> list[list[str]]:
+    """Each reply's blocks, as type or tool name."""
+    return [[b.get("name", b["type"]) for b in w["response"]["content"]] for w in wire if w["path"] == "/v1/messages"]
+
+
+def test_the_docs_snippets_use_the_courses_model():
+    assert set(re.findall(r'"(claude-[a-z0-9-]+)"', DOC.read_text())) == {MODEL}
+    assert sorted(snippets()) == sorted(["pydantic_ai_loop", "pydantic_ai_output", "pydantic_ai_stream",
+                                         "langchain_loop", "langchain_structured", "langchain_stream"])
+
+
+def test_pydantic_ai_agent_loop(framework_python, served):
+    out, wire = run(framework_python, served, "pydantic_ai_loop")
+    # sent: three requests declaring search, tool_choice left to the model; got: search, search, then the answer
+    assert [w["status"] for w in wire] == [200] * 3
+    assert [[t["name"] for t in tools] for tools in sent(wire, "tools")] == [["search"]] * 3
+    assert replies(wire) == [["search"], ["text", "search"], ["text"]] and out == "1974"
+
+
+def test_pydantic_ai_structured_output(framework_python, served):
+    out, wire = run(framework_python, served, "pydantic_ai_output")
+    # sent: a JSON schema in output_config.format; got: search, search (no free text), then the JSON
+    schema = sent(wire, "output_config")[0]["format"]["schema"]
+    assert schema["properties"] == {"response": {"type": "integer"}} and replies(wire) == [["search"]] * 2 + [["text"]]
+    assert json.loads(wire[-1]["response"]["content"][0]["text"]) == {"response": 1974} and out == "1974"
+
+
+def test_pydantic_ai_streaming(framework_python, served):
+    out, wire = run(framework_python, served, "pydantic_ai_stream")
+    assert all(sent(wire, "stream")) and len(wire) == 3 and out == "True 1974"  # every call streamed, in pieces
+
+
+def test_langgraph_react_agent(framework_python, served):
+    out, wire = run(framework_python, served, "langchain_loop")
+    assert replies(wire) == [["search"], ["text", "search"], ["text"]] and out == "1974"
+
+
+def test_langchain_structured_output(framework_python, served):
+    out, wire = run(framework_python, served, "langchain_structured")
+    # sent last: one tool, Year, forced by name, after the agent's conversation; got: Year(year=1974), never search
+    assert [t["name"] for t in sent(wire, "tools")[-1]] == ["Year"]
+    assert sent(wire, "tool_choice")[-1] == {"type": "tool", "name": "Year"}
+    assert replies(wire)[-1] == ["Year"] and out == "Year(year=1974)"
+
+
+def test_langgraph_streaming(framework_python, served):
+    out, wire = run(framework_python, served, "langchain_stream")
+    assert all(sent(wire, "stream")) and len(wire) == 3 and out.strip() == "1974"
+
+
+
+def test_a_framework_with_other_tools_gets_an_error_never_a_call_it_did_not_declare(framework_python, served):
+    out, wire = run(framework_python, served, OTHER_TOOLS)
+    # sent: the question with one tool, lookup; the toy model would call search: got a 500 that says so, not retried
+    assert [w["status"] for w in wire] == [500] and out.endswith("Error")  # langchain: AnthropicAPIError
+    assert "'search', a tool this request did not declare" in wire[0]["response"]["error"]["message"]
+
+
+if __name__ == "__main__":  # `make build/frameworks/.installed`
+    print(install())
