@@ -110,8 +110,9 @@ def test_a_streamed_answer_passes_through_and_is_metered_from_its_events(room, u
 
 
 def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, tmp_path):
-    """The upstream sends message_start, then waits until the student has seen it: a relay that buffers deadlocks."""
-    seen = threading.Event()
+    """The upstream sends message_start and waits until the student has it, then the rest, and waits again before it
+    ends the stream: a relay that buffers deadlocks, and one that charges only at the end is behind the student."""
+    seen, done = threading.Event(), threading.Event()
     api = LocalAPI(Rules([], otherwise=echo))
 
     class Slow(BaseHTTPRequestHandler):
@@ -125,9 +126,9 @@ def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, 
             self.send_header("connection", "close")
             self.end_headers()
             self.wfile.write(events[0] + b"\n\n")
-            self.wfile.flush()
             seen.wait(10)
             self.wfile.write(b"\n\n".join(events[1:]))
+            done.wait(10)
 
         def log_message(self, *args):
             pass
@@ -138,15 +139,19 @@ def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, 
         relay, _ = room(upstream_url=f"http://127.0.0.1:{slow.server_address[1]}", timeout=5)
         with student(relay, max_retries=0).messages.stream(
                 model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as stream:
-            first = next(iter(stream))
-            assert first.type == "message_start" and not seen.is_set()
+            events = iter(stream)
+            assert next(events).type == "message_start" and not seen.is_set()
             seen.set()
+            assert any(e.type == "message_stop" for e in events)  # stops reading there: the stream is still open
+            charged = usage_rows(relay)["ada"]
+            done.set()
             assert stream.get_final_message().content[0].text == "You said: hi"
     finally:
         seen.set()
+        done.set()
         slow.shutdown()
         slow.server_close()
-    assert int(usage_rows(relay)["ada"]["output_tokens"]) > 1  # message_delta's count, not message_start's
+    assert int(charged["output_tokens"]) > 1  # message_delta's count, not message_start's, and before the end
 
 
 def test_an_unknown_token_gets_401_and_nothing_is_forwarded(room, upstream):
