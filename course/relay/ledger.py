@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable
 
@@ -81,7 +81,9 @@ class Ledger:
         self.path = Path(path)
         self.clock = clock
         self.accounts = {student: Account(student) for student in roster.values()}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the accounts
+        self._save_lock = threading.Lock()  # one writer of the CSV at a time
+        self._changes, self._saved = 1, 0  # changes to the accounts so far, and how many the CSV holds
         self._resume()
         self.save()
 
@@ -98,13 +100,16 @@ class Ledger:
                 account.recent.append(self.clock())
             else:
                 account.refused += 1
-        self.save()
+            self._changes += 1
+        if error is not None:
+            self.save()  # an admitted request is saved when it is charged
         return error
 
     def refuse(self, student: str) -> None:
         """A request the relay answered itself (malformed): counted, nothing forwarded."""
         with self._lock:
             self.accounts[student].refused += 1
+            self._changes += 1
         self.save()
 
     def charge(self, student: str, model: str, usage: dict | None, failed: bool = False) -> float:
@@ -119,6 +124,7 @@ class Ledger:
             account.cache_write_tokens += usage.get("cache_creation_input_tokens") or 0
             account.cache_read_tokens += usage.get("cache_read_input_tokens") or 0
             account.usd += cost
+            self._changes += 1
         self.save()
         return cost
 
@@ -139,17 +145,25 @@ class Ledger:
                         f"minute, the workshop's limit per student; retry in {wait:.1f} s.", retry_headers(wait))
 
     def save(self) -> None:
-        """Rewrite the usage CSV: a new file swapped in whole (os.replace), so readers never see a partial one."""
-        with self._lock:
-            rows = [asdict(a) for a in self.accounts.values()]
+        """Rewrite the usage CSV if anything changed since it was last written.
+
+        A new file is swapped in whole (os.replace), so readers never see a partial one;
+        writers queue on their own lock, so accounting never waits for the disk.
+        """
+        with self._save_lock:
+            with self._lock:
+                if self._saved == self._changes:
+                    return  # a save that queued behind ours already wrote this change
+                changes = self._changes
+                rows = [[getattr(a, c) for c in COLUMNS] for a in self.accounts.values()]
             out = io.StringIO()
-            writer = csv.DictWriter(out, fieldnames=COLUMNS + ["budget_usd"], extrasaction="ignore")
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({**row, "usd": f"{row['usd']:.6f}", "budget_usd": f"{self.budget_usd:.2f}"})
+            writer = csv.writer(out)
+            writer.writerow(COLUMNS + ["budget_usd"])
+            writer.writerows(row[:-1] + [f"{row[-1]:.6f}", f"{self.budget_usd:.2f}"] for row in rows)
             partial = self.path.with_name(self.path.name + ".partial")
             partial.write_text(out.getvalue(), encoding="utf-8")
             os.replace(partial, self.path)
+            self._saved = changes
 
     def _resume(self) -> None:
         """A relay restarted during the workshop carries on from the CSV it wrote before."""
