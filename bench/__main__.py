@@ -53,6 +53,15 @@ BENCHMARKS = {
               "Latencies are client-side wall times in this process, which also runs the local API: the direct path "
               "is the floor. Then the relay's usage CSV is reconciled student by student with the requests and "
               "usage the local API recorded."),
+    "workshop": ("bench.workshop", "bench_workshop", "Workshop: a JupyterHub room on one machine",
+                 "A real JupyterHub (`jupyterhub` from PyPI and `configurable-http-proxy` from npm, installed into "
+                 "`build/workshop/`) runs `workshop/jupyterhub_config.py` on loopback. N simulated students arrive "
+                 "at once; each logs in with the room password, waits for its server, opens JupyterLab (the OAuth "
+                 "round trip), opens the lesson in a session and runs its code cells over the kernel's websocket, "
+                 "as a browser does. Times are from login; memory is measured with every kernel still alive: "
+                 "resident MB of the student's server and kernel, and MB unique to the student (private pages), "
+                 "medians over students; CPU s is what the student's processes used. N grows until a room fails or "
+                 "the next would leave too little memory for the machine's other users."),
 }
 
 
