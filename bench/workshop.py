@@ -70,10 +70,10 @@ def free_port() -> int:
 
 
 class Hub:
-    """The workshop's JupyterHub on free loopback ports, state in `state`; every process it started is found by
-    a marker in its environment and stopped by id."""
+    """The workshop's JupyterHub on free loopback ports, state in `state`, more WORKSHOP_* `settings` if given;
+    every process it started is found by a marker in its environment and stopped by id."""
 
-    def __init__(self, state: Path):
+    def __init__(self, state: Path, settings: dict | None = None):
         self.state = state
         self.marker = uuid.uuid4().hex
         self.url = f"http://127.0.0.1:{free_port()}"
@@ -84,7 +84,8 @@ class Hub:
             f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'\n"
             f"c.Spawner.environment = {{'WORKSHOP_BENCH': {self.marker!r}}}\n")
         env = {**os.environ, "WORKSHOP_PASSWORD": PASSWORD, "WORKSHOP_URL": self.url, "WORKSHOP_STATE": str(state),
-               "WORKSHOP_PROXY": str(PROXY), "WORKSHOP_BENCH": self.marker, "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
+               "WORKSHOP_PROXY": str(PROXY), "WORKSHOP_BENCH": self.marker, **(settings or {}),
+               "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
         env.pop("ANTHROPIC_API_KEY", None)
         self.log = (state / "hub.log").open("w")
         self.process = subprocess.Popen([str(VENV / "bin" / "jupyterhub"), "-f", str(config)], cwd=state, env=env,
@@ -192,7 +193,7 @@ async def student(hub: Hub, name: str, cells: list[str]) -> dict:
     ws_url = hub.url.replace("http", "ws") + f"/user/{name}/api/kernels/{session['kernel']['id']}/channels"
     socket_ = await websocket_connect(HTTPRequest(f"{ws_url}?session_id={uuid.uuid4().hex}",
                                                   headers={"Cookie": cookie, **xsrf}))
-    last_output, errors = started, []
+    last_output, errors, printed = started, [], []
     try:
         for k, source in enumerate(cells):
             msg_id = uuid.uuid4().hex
@@ -213,6 +214,8 @@ async def student(hub: Hub, name: str, cells: list[str]) -> dict:
                 kind = msg["header"]["msg_type"]
                 if kind in ("stream", "display_data", "execute_result", "error"):
                     last_output = time.monotonic()
+                if kind == "stream":
+                    printed.append(msg["content"]["text"])
                 if kind == "error":
                     errors.append(f"cell {k}: {msg['content']['ename']}")
                 idle = idle or (kind == "status" and msg["content"]["execution_state"] == "idle")
@@ -220,7 +223,7 @@ async def student(hub: Hub, name: str, cells: list[str]) -> dict:
     finally:
         socket_.close()
     return {"login_s": logged_in - started, "server_s": server_ready - started,
-            "last_output_s": last_output - started, "errors": errors}
+            "last_output_s": last_output - started, "errors": errors, "printed": "".join(printed)}
 
 
 async def room(hub: Hub, n: int, cells: list[str]) -> list:
@@ -263,7 +266,8 @@ def run_step(n: int, cells: list[str]) -> dict:
 
     students = list(per.values())
     return {"students": n, "ok": len(done), "failures": len(failures), "failure_examples": sorted(set(failures))[:3],
-            "login_to_server_s": median("server_s", done), "login_to_last_output_median_s": median("last_output_s", done),
+            "login_to_server_s": median("server_s", done),
+            "login_to_last_output_median_s": median("last_output_s", done),
             "login_to_last_output_max_s": max((r["last_output_s"] for r in done), default=None),
             "server_rss_mb": median("server_rss", students), "kernel_rss_mb": median("kernel_rss", students),
             "unique_mb": median("uss", students), "cpu_s": median("cpu", students),

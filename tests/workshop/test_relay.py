@@ -312,7 +312,8 @@ def test_concurrent_students_are_counted_once_each(room, upstream):
         t.join()
     rows = usage_rows(relay)
     for token, name in ROSTER.items():
-        sent = [r.response["usage"] for r in upstream.api.requests if r.body["messages"][0]["content"].startswith(token)]
+        sent = [r.response["usage"] for r in upstream.api.requests
+                if r.body["messages"][0]["content"].startswith(token)]
         assert int(rows[name]["requests"]) == len(sent) == 15
         assert int(rows[name]["output_tokens"]) == sum(u["output_tokens"] for u in sent)
 
