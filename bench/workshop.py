@@ -82,7 +82,7 @@ class Hub:
             f"load_subconfig({str(CONFIG)!r})\n"
             f"c.JupyterHub.hub_bind_url = 'http://127.0.0.1:{free_port()}'\n"
             f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'\n"
-            f"c.Spawner.environment = {{'WORKSHOP_BENCH': {self.marker!r}}}\n")
+            f"c.Spawner.environment.update({{'WORKSHOP_BENCH': {self.marker!r}}})\n")
         env = {**os.environ, "WORKSHOP_PASSWORD": PASSWORD, "WORKSHOP_URL": self.url, "WORKSHOP_STATE": str(state),
                "WORKSHOP_PROXY": str(PROXY), "WORKSHOP_BENCH": self.marker, **(settings or {}),
                "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
@@ -191,8 +191,9 @@ async def student(hub: Hub, name: str, cells: list[str]) -> dict:
             "path": LESSON, "type": "notebook", "name": Path(LESSON).name, "kernel": {"name": "python3"}})).json()
         cookie = "; ".join(f"{c.name}={c.value}" for c in http.cookies.jar)
     ws_url = hub.url.replace("http", "ws") + f"/user/{name}/api/kernels/{session['kernel']['id']}/channels"
-    socket_ = await websocket_connect(HTTPRequest(f"{ws_url}?session_id={uuid.uuid4().hex}",
-                                                  headers={"Cookie": cookie, **xsrf}))
+    request = HTTPRequest(f"{ws_url}?session_id={uuid.uuid4().hex}", headers={"Cookie": cookie, **xsrf},
+                          connect_timeout=CELL_TIMEOUT, request_timeout=CELL_TIMEOUT)  # a busy room is slow
+    socket_ = await websocket_connect(request)
     last_output, errors, printed = started, [], []
     try:
         for k, source in enumerate(cells):
@@ -281,7 +282,7 @@ def bench_workshop(steps: tuple[int, ...] = STEPS) -> dict:
     rows, stopped = [], None
     for n in steps:
         if rows and rows[-1]["unique_mb"]:
-            need = n * (rows[-1]["server_rss_mb"] + rows[-1]["kernel_rss_mb"]) / 1024
+            need = n * rows[-1]["unique_mb"] / 1024
             if mem_available_gb() - need < MARGIN_GB:
                 stopped = (f"{n} students not tried: they would need about {need:.1f} GB and leave less than "
                            f"{MARGIN_GB:g} GB for the machine's other users ({mem_available_gb():.1f} GB available)")

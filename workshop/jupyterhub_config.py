@@ -93,7 +93,9 @@ c.Spawner.pre_spawn_hook = before_spawn
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 120
 c.JupyterHub.concurrent_spawn_limit = 200
-# a kernel left idle for an hour is stopped (its notebook stays): the room's memory goes to who is working
-c.Spawner.args = ["--MappingKernelManager.cull_idle_timeout=3600", "--MappingKernelManager.cull_interval=300"]
+# a kernel idle for 30 minutes is stopped, even with its notebook open (each lesson opened starts a kernel of
+# ~170 MB): the room's memory goes to the lesson being worked on; its notebook stays, Run All brings it back
+c.Spawner.args = ["--MappingKernelManager.cull_idle_timeout=1800", "--MappingKernelManager.cull_interval=300",
+                  "--MappingKernelManager.cull_connected=True"]
 if os.getuid() == 0:  # Jupyter refuses root unless told (containers, CI); in a room, run the hub as a plain user
     c.Spawner.args.append("--allow-root")
