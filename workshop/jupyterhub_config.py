@@ -11,7 +11,8 @@ Settings come from the environment (see docs/WORKSHOP.md):
   WORKSHOP_URL             where the hub listens (default: http://127.0.0.1:8000)
   WORKSHOP_STATE           the hub's database, cookie secret and the students' homes (default: /srv/workshop)
   WORKSHOP_ROSTER          optional: the relay's roster (student,token); only its students may log in, and each
-  WORKSHOP_RELAY_URL         server gets ANTHROPIC_BASE_URL=the relay and ANTHROPIC_API_KEY=the student's token
+  WORKSHOP_RELAY_URL         server gets ANTHROPIC_BASE_URL=the relay, ANTHROPIC_API_KEY=the student's token and
+                             COURSE_LIVE=1 (lesson 13 then runs live, through the relay)
   WORKSHOP_PROXY           the configurable-http-proxy command (default: configurable-http-proxy on PATH)
 """
 import csv
@@ -51,7 +52,7 @@ def before_spawn(spawner) -> None:
     token = TOKENS.get(spawner.user.name)
     if token and os.environ.get("WORKSHOP_RELAY_URL"):
         spawner.environment = {**spawner.environment, "ANTHROPIC_BASE_URL": os.environ["WORKSHOP_RELAY_URL"],
-                               "ANTHROPIC_API_KEY": token}
+                               "ANTHROPIC_API_KEY": token, "COURSE_LIVE": "1"}  # lesson 13 goes live
 
 
 def install_lab_settings() -> None:

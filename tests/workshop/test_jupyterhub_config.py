@@ -63,7 +63,8 @@ def test_with_a_relay_only_roster_students_log_in_and_each_server_gets_its_own_t
     assert c.Authenticator.allowed_users == {"ada", "bob"} and "allow_all" not in c.Authenticator
     s = spawner(c, "bob", tmp_path / "bob")
     c.Spawner.pre_spawn_hook(s)
-    assert s.environment == {"ANTHROPIC_BASE_URL": "http://10.0.0.5:8765", "ANTHROPIC_API_KEY": "tok-bob"}
+    assert s.environment == {"ANTHROPIC_BASE_URL": "http://10.0.0.5:8765", "ANTHROPIC_API_KEY": "tok-bob",
+                             "COURSE_LIVE": "1"}
 
 
 installed = pytest.mark.skipif(not (bench.VENV / ".installed").exists() or not bench.PROXY.exists(),
