@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     p.set_defaults(func=serve)
-    p = sub.add_parser("relay", help="relay students' requests to the API with the instructor's key (ANTHROPIC_API_KEY)")
+    p = sub.add_parser("relay", help="relay students' API requests with the instructor's key (ANTHROPIC_API_KEY)")
     p.add_argument("--upstream", help="the API to forward to (default: the real API)")
     p.add_argument("--roster", required=True, help="CSV with the header student,token")
     p.add_argument("--budget-usd", type=float, required=True, help="each student's budget in USD")
