@@ -88,7 +88,7 @@ class Relay:
             return self._error(exchange, request_id, APIError(401, "authentication_error",
                                "invalid x-api-key: not a token on the workshop's roster"))
         try:
-            model, stream = self.parse(exchange.command, path, body)
+            model = self.parse(exchange.command, path, body)
         except APIError as e:
             self.ledger.refuse(student)
             return self._error(exchange, request_id, e, student)
@@ -97,8 +97,8 @@ class Relay:
             return self._error(exchange, request_id, refusal, student)
         self.forward(exchange, request_id, student, path, body, model)
 
-    def parse(self, method: str, path: str, body: bytes) -> tuple[str, bool]:
-        """(model, stream) of a request the relay may forward; an APIError for one it must not."""
+    def parse(self, method: str, path: str, body: bytes) -> str:
+        """The model of a request the relay may forward; an APIError for one it must not."""
         if method != "POST" or path not in PATHS:
             raise APIError(404, "not_found_error", f"Not found: {method} {path} (the workshop relay forwards only "
                            f"POST {' and '.join(PATHS)})")
@@ -117,10 +117,9 @@ class Relay:
         except KeyError:
             raise APIError(400, "invalid_request_error", f"model: the workshop relay has no price for {model!r}, "
                            "so it cannot meter it; use one of the course's models") from None
-        stream = request.get("stream", False)
-        if not isinstance(stream, bool):
+        if not isinstance(request.get("stream", False), bool):
             raise APIError(400, "invalid_request_error", "stream: Input should be a valid boolean")
-        return model, stream
+        return model
 
     def forward(self, exchange, request_id: str, student: str, path: str, body: bytes, model: str) -> None:
         """Send the request upstream with the instructor's key; charge its usage; pass the answer back."""
