@@ -41,7 +41,7 @@ VENV = BUILD / "venv"
 PROXY = BUILD / "node_modules" / ".bin" / "configurable-http-proxy"
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 LESSON = "notebooks/04_termination.ipynb"  # the lesson with the most imports: plots, widgets, the loop
-STEPS = (5, 10, 20, 40, 80)
+STEPS = (5, 10, 20, 40, 60, 80)
 MARGIN_GB = 6.0  # memory left for the machine's other users
 PASSWORD = "workshop-bench-room"
 CELL_TIMEOUT = 300.0  # seconds a cell may take on a busy machine
@@ -277,6 +277,7 @@ def run_step(n: int, cells: list[str]) -> dict:
 
 def bench_workshop(steps: tuple[int, ...] = STEPS) -> dict:
     """Rooms of growing size until one fails or the machine would run short of memory."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # a stopped benchmark still stops its hub
     versions = install()
     cells = code_cells(ROOT / LESSON)
     rows, stopped = [], None
