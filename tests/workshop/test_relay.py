@@ -297,7 +297,7 @@ def test_an_upstream_that_refuses_the_instructor_key_is_not_blamed_on_the_studen
     assert "instructor" in e.value.message and len(upstream.headers) == 1  # x-should-retry: false
 
 
-def test_concurrent_students_are_counted_once_each(room, upstream):
+def test_concurrent_students_are_counted_once_each_and_the_csv_is_always_whole(room, upstream):
     relay, _ = room()
 
     def work(token):
@@ -305,11 +305,23 @@ def test_concurrent_students_are_counted_once_each(room, upstream):
         for k in range(5):
             ask(client, f"{token} {k}")
 
+    seen: list[int] = []  # rows in each read of the CSV while the students work
+    done = threading.Event()
+
+    def read():
+        while not done.is_set():
+            seen.append(len(usage_rows(relay)))
+
     threads = [threading.Thread(target=work, args=(t,)) for t in ROSTER for _ in range(3)]
+    reader = threading.Thread(target=read)
+    reader.start()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    done.set()
+    reader.join()
+    assert seen and set(seen) == {len(ROSTER)}  # the instructor never reads half a file
     rows = usage_rows(relay)
     for token, name in ROSTER.items():
         sent = [r.response["usage"] for r in upstream.api.requests
