@@ -18,18 +18,18 @@ CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 
 
 def load(monkeypatch, tmp_path, **settings):
-    """The config as JupyterHub reads it, with these WORKSHOP_* settings; and the namespace it ran in."""
+    """The config as JupyterHub reads it, with these WORKSHOP_* settings."""
     for name in ("WORKSHOP_ROSTER", "WORKSHOP_RELAY_URL", "WORKSHOP_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WORKSHOP_STATE", str(tmp_path / "state"))
     monkeypatch.setenv("WORKSHOP_PASSWORD", "room-password")
     for name, value in settings.items():
         monkeypatch.setenv(name, value)
-    config = PyFileConfigLoader(CONFIG.name, str(CONFIG.parent)).load_config()
-    return config
+    return PyFileConfigLoader(CONFIG.name, str(CONFIG.parent)).load_config()
 
 
-def spawner(config, name: str, home: Path):
+def spawner(name: str, home: Path):
+    """What the spawn hook reads and writes of a JupyterHub spawner."""
     return SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name=name), environment={})
 
 
@@ -46,7 +46,7 @@ def test_the_config_runs_every_student_from_the_hub_environment_and_opens_lesson
 def test_first_login_copies_the_course_into_the_home_and_never_over_a_student_s_files(monkeypatch, tmp_path):
     c = load(monkeypatch, tmp_path)
     home = tmp_path / "home"
-    s = spawner(c, "ada", home)
+    s = spawner("ada", home)
     c.Spawner.pre_spawn_hook(s)
     lessons = sorted(p.name for p in (home / "notebooks").glob("*.ipynb"))
     assert lessons == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")) and lessons
@@ -61,7 +61,7 @@ def test_with_a_relay_only_roster_students_log_in_and_each_server_gets_its_own_t
     roster.write_text("student,token\nada,tok-ada\nbob,tok-bob\n")
     c = load(monkeypatch, tmp_path, WORKSHOP_ROSTER=str(roster), WORKSHOP_RELAY_URL="http://10.0.0.5:8765")
     assert c.Authenticator.allowed_users == {"ada", "bob"} and "allow_all" not in c.Authenticator
-    s = spawner(c, "bob", tmp_path / "bob")
+    s = spawner("bob", tmp_path / "bob")
     c.Spawner.pre_spawn_hook(s)
     assert s.environment == {"ANTHROPIC_BASE_URL": "http://10.0.0.5:8765", "ANTHROPIC_API_KEY": "tok-bob",
                              "COURSE_LIVE": "1"}
