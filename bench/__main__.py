@@ -46,6 +46,22 @@ BENCHMARKS = {
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: re-run and re-render",
                  "The loop explorer per scenario, without a front end: moving the max_turns slider re-runs the "
                  "scenario and redraws; moving the step slider redraws a stored frame. Target: 100 ms per change."),
+    "relay": ("bench.relay", "bench_relay", "Workshop relay: added latency and exact accounting",
+              "80 simulated students (threads with the genuine SDK client) each send the same request direct to the "
+              "course's local API on loopback and through `python -m course relay` (its own process, forwarding to "
+              "that local API), in pairs, paced a few seconds apart; a first untimed pair opens the connections. "
+              "Latencies are client-side wall times in this process, which also runs the local API: the direct path "
+              "is the floor. Then the relay's usage CSV is reconciled student by student with the requests and "
+              "usage the local API recorded."),
+    "workshop": ("bench.workshop", "bench_workshop", "Workshop: a JupyterHub room on one machine",
+                 "A real JupyterHub (`jupyterhub` from PyPI and `configurable-http-proxy` from npm, installed into "
+                 "`build/workshop/`) runs `workshop/jupyterhub_config.py` on loopback. N simulated students arrive "
+                 "at once; each logs in with the room password, waits for its server, opens JupyterLab (the OAuth "
+                 "round trip), opens the lesson in a session and runs its code cells over the kernel's websocket, "
+                 "as a browser does. Times are from login; memory is measured with every kernel still alive: "
+                 "resident MB of the student's server and kernel, and MB unique to the student (private pages), "
+                 "medians over students; CPU s is what the student's processes used. N grows until a room fails or "
+                 "the next would leave too little memory for the machine's other users."),
 }
 
 

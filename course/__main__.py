@@ -1,4 +1,4 @@
-"""Command line: `python -m course serve|record|assign|grade|gradescope|execute ...`."""
+"""Command line: `python -m course serve|record|relay|assign|grade|gradescope|execute ...`."""
 from __future__ import annotations
 
 import argparse
@@ -44,6 +44,34 @@ def record(args) -> int:
     return 0
 
 
+def relay(args) -> int:
+    from .relay import REAL_API, Ledger, Relay, read_roster
+
+    key = os.environ.get("ANTHROPIC_API_KEY")
+    if not key:
+        print("the relay needs the instructor's key in the ANTHROPIC_API_KEY environment variable", file=sys.stderr)
+        return 2
+    try:
+        roster = read_roster(args.roster)
+        if key in roster:
+            raise ValueError(f"{args.roster}: a student's token is the instructor's key")
+        ledger = Ledger(roster, args.budget_usd, args.rate_per_minute, args.usage or f"{args.roster}.usage.csv")
+        server = Relay(ledger, key, args.upstream or REAL_API, port=args.port, host=args.host, timeout=args.timeout)
+    except (OSError, ValueError) as e:
+        print(e, file=sys.stderr)
+        return 2
+    print(server.base_url, flush=True)
+    print(f"{len(roster)} students, ${args.budget_usd:.2f} each, at most {args.rate_per_minute} requests a minute; "
+          f"usage in {ledger.path}", file=sys.stderr, flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
 def execute(args) -> int:
     from .notebook import execute_all
 
@@ -73,6 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("scenario", help="scenario name, e.g. aurora_run")
     p.add_argument("--path", default=None, help="where to write it (default: course/scenarios/transcripts/NAME.jsonl)")
     p.set_defaults(func=record)
+    p = sub.add_parser("relay", help="relay students' API requests with the instructor's key (ANTHROPIC_API_KEY)")
+    p.add_argument("--upstream", help="the API to forward to (default: the real API)")
+    p.add_argument("--roster", required=True, help="CSV with the header student,token")
+    p.add_argument("--budget-usd", type=float, required=True, help="each student's budget in USD")
+    p.add_argument("--rate-per-minute", type=int, default=60, help="requests a student may send per minute")
+    p.add_argument("--usage", help="the per-student usage CSV (default: ROSTER.usage.csv)")
+    p.add_argument("--port", type=int, default=0, help="0 takes a free port (the real one is printed)")
+    p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to serve students' laptops on the room's network")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the upstream")
+    p.set_defaults(func=relay)
     p = sub.add_parser("execute",
                        help="execute notebooks in place, offline and deterministically (outputs are committed)")
     p.add_argument("paths", nargs="+", help="notebooks to execute")

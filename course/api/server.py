@@ -10,6 +10,7 @@ from .handler import LocalAPI
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # connections waiting to be accepted: a room of students connects at once
 
     def handle_error(self, request, client_address):
         """A client that hung up (its timeout ran out) is normal here, not worth a traceback."""
