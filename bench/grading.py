@@ -29,8 +29,8 @@ from pathlib import Path
 import nbformat
 
 from course.grading import registry as registry_module
-from course.grading.inprocess import InProcess
-from course.grading.runner import run_exercise
+from course.grading.notebook_context import NotebookContext
+from course.grading.verdict import run_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "bench-grading"
@@ -64,8 +64,8 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
     return Always("1974"), [Always("")]
 ''', None),
     "patch_test_runner": ('''try:  # every check "passes", in whatever process runs this cell
-    import course.grading.runner as _runner
-    _runner.run_check = lambda exercise, check, context: _runner.Result(
+    import course.grading.verdict as _verdict
+    _verdict.run_check = lambda exercise, check, context: _verdict.Verdict(
         f"{exercise.grade_id}: {check.name}", check.points, check.points)
 except Exception:
     pass
@@ -82,10 +82,10 @@ for _base in [pathlib.Path.cwd(), *list(pathlib.Path.cwd().parents)[:2]]:  # tes
             pass
 ''', True),
 }
-CHECK_CELL = """from course.grading import registry, runner, inprocess
+CHECK_CELL = """from course.grading import registry, verdict, notebook_context
 _registry = registry.shipped()
 _exercise = _registry.exercise({grade_id!r})
-_result = runner.run_check(_exercise, _exercise.checks[{index}], inprocess.InProcess({function}, _registry))
+_result = verdict.run_check(_exercise, _exercise.checks[{index}], notebook_context.NotebookContext({function}, _registry))
 assert _result.passed, _result.reason"""
 HIDDEN_CHECKS = 2  # the last checks are hidden tests (nbgrader: HIDDEN TESTS, otter: hidden: true)
 
@@ -175,7 +175,7 @@ def correct_grades(subs: list[Submission]) -> tuple[dict[str, float], float]:
         if s.honest not in memo:
             namespace: dict = {}
             exec(compile(s.honest, f"<{s.student}>", "exec"), namespace)
-            memo[s.honest] = sum(r.score for r in run_exercise(exercise, InProcess(namespace[GRADE_ID], registry)))
+            memo[s.honest] = sum(r.score for r in run_exercise(exercise, NotebookContext(namespace[GRADE_ID], registry)))
     return {s.student: memo[s.honest] for s in subs}, exercise.points
 
 

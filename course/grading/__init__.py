@@ -6,7 +6,7 @@ In a notebook: `from course.grading import check; check("agent_loop", agent_loop
 
 def __getattr__(name: str):
     if name == "check":  # imported on first use: `python -m course` does not need the SDK to start
-        from .inprocess import check
+        from .notebook_context import check
 
         return check
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from .notebook import nbgrader
+from .submission import nbgrader
 from .registry import shipped
 
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)

@@ -8,7 +8,7 @@ from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import always_tool_policy, search_tools
 from ...tools import Tool, Toolbox
-from ..core import Check, Exercise
+from ..exercise import Check, Exercise
 from .common import accepted, content, expect, loop_args, pair, returned, same_message
 
 # The mistakes the material lists; a failed check names one of them.

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get
 from ...scenarios.search import search_tools
-from ..core import Check, Exercise
+from ..exercise import Check, Exercise
 from .common import accepted, content, expect, loop_args, returned
 from .l03_the_first_loop import ENDLESS, RAISES
 

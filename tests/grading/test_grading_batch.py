@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, solution, write
 
-from course.grading.core import Check, Exercise
-from course.grading.grader import Limits, grade_batch
+from course.grading.exercise import Check, Exercise
+from course.grading.batch import Budget, grade_batch
 from course.grading.registry import Registry
 
 pytestmark = pytest.mark.slow
@@ -98,7 +98,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     nb_json["cells"] = [json.loads(json.dumps(solution("spy", SPY)))]
     path.write_text(json.dumps(nb_json))
     out = tmp_path / "out"
-    grade_batch([path], out, CHECKS, jobs=1, limits=Limits(call=20), registry=Registry({"spy": exercise}, {}),
+    grade_batch([path], out, CHECKS, jobs=1, budget=Budget(call=20), registry=Registry({"spy": exercise}, {}),
                 log=lambda line: None)
     facts = seen[0]
     assert facts["sdk"] == "anthropic" and facts["stdin"] == ""

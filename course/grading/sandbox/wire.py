@@ -10,9 +10,9 @@ import json
 import secrets
 import threading
 
-from ..api import Server
-from ..api.handler import Reply
-from .calls import Call
+from ...api import Server
+from ...api.handler import Reply
+from ..call import Call
 
 PREFIX = "/call/"
 
