@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hostile.notebooks import ASK, CHECKS, write
 
-from course.grading.batch import Budget, grade_batch
-from course.grading.registry import Registry
 from course.grading.sandbox.confinement import FIRST_UID
 
 pytestmark = pytest.mark.slow
 ISOLATION = None  # the strongest this machine allows; set "none" to watch these tests fail without a sandbox
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-ant-api03-NOT-A-REAL-KEY-grader-test"
 TOKEN = "course-hostile-sleeper"  # in the command line of every process a hostile submission starts
 
@@ -24,7 +26,7 @@ def function(body: str) -> str:
     return ASK.replace("    reply =", "\n".join("    " + line for line in body.splitlines()) + "\n    reply =")
 
 
-def cases(root, grader: int) -> dict:
+def cases(root) -> dict:
     """name -> (the ask function, its points out of 2, words its failed checks show)."""
     sleeper = f"['sleep', '300'], env={{'X': '{TOKEN}'}}"
     return {
@@ -53,8 +55,10 @@ def ask(client, prompt):
         pass
     return 'Paris' if started < 1000 else 'unbounded'
 """, 1, "0 requests reached the API"),
-        "signals_the_grader": (function(f"import os, signal\nos.kill({grader}, signal.SIGKILL)"), 0,
-                               "Error: [Errno"),
+        "signals_the_grader": (function("""import os, signal
+for pid in [os.getppid()] + [p for p in os.listdir('/proc') if p.isdigit()]:
+    if b'course\\x00grade' in open(f'/proc/{pid}/cmdline', 'rb').read() or pid == os.getppid():
+        os.kill(int(pid), signal.SIGKILL)"""), 0, "PermissionError: [Errno 1]"),
         "reads_secrets": (f"""import os
 def ask(client, prompt):
     found = dict(os.environ)
@@ -111,26 +115,24 @@ def leftovers() -> list[str]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
+    """The class graded by `python -m course grade` with a secret in its environment."""
     root = tmp_path_factory.mktemp("class")
     submissions = root / "submissions"
     submissions.mkdir()
-    mp = pytest.MonkeyPatch()
-    mp.setenv("ANTHROPIC_API_KEY", SECRET)
-    mp.setenv("HOME", str(root / "home"))
-    table = cases(root, os.getpid())
+    table = cases(root)
     paths = [write(submissions / "neighbour.ipynb", before="# the neighbour's own work")]
     paths += [write(submissions / f"{name}.ipynb", ask=ask) for name, (ask, _, _) in table.items()]
     out = root / "out"
     out.mkdir()
     (out / "unrelated.json").write_text('{"kept": true}')
     before = snapshot(root)
-    budget = Budget(call=10, cell=5, exercise=90, memory=256 << 20, processes=32)
-    try:
-        reports = grade_batch(paths, out, CHECKS, jobs=2, budget=budget, registry=Registry({}, {}),
-                              log=lambda line: None, isolation=ISOLATION)
-    finally:
-        mp.undo()
-    return table, {p.stem: r for p, r in zip(paths, reports)}, out, before, snapshot(root), leftovers()
+    env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home")}
+    done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", CHECKS, "--jobs",
+                           "2", "--timeout", "10", *(["--isolation", ISOLATION] if ISOLATION else [])],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    reports = {p.stem: json.loads((out / f"{p.stem}.json").read_text()) for p in paths}
+    return table, reports, out, before, snapshot(root), leftovers()
 
 
 def scores(report) -> dict[str, float]:
@@ -144,10 +146,9 @@ def scores(report) -> dict[str, float]:
 @pytest.mark.parametrize("name", ["tamper", "orphans", "fork_bomb", "signals_the_grader", "reads_secrets",
                                   "reads_other_files", "writes_outside"])
 def test_a_hostile_submission_gets_its_grade_with_a_reason_and_harms_nobody(graded, name):
-    table, reports, out, _, _, _ = graded
+    table, reports, _, _, _, _ = graded
     _, points, words = table[name]
     report = reports[name]
-    assert json.loads((out / f"{name}.json").read_text()) == report
     assert scores(report) == {"ask": points, "lookup": 3}
     failed = [t["output"] for t in report["tests"] if t["status"] == "failed"]
     assert bool(failed) == (points < 2), failed
@@ -157,7 +158,6 @@ def test_a_hostile_submission_gets_its_grade_with_a_reason_and_harms_nobody(grad
 def test_the_honest_neighbour_keeps_full_marks_and_the_output_folder_holds_only_the_graders_files(graded):
     _, reports, out, _, _, _ = graded
     assert reports["neighbour"]["score"] == 5
-    assert json.loads((out / "neighbour.json").read_text()) == reports["neighbour"]
     assert json.loads((out / "unrelated.json").read_text()) == {"kept": True}
     assert "neighbour,5,5,2,3" in (out / "summary.csv").read_text().splitlines()
 
