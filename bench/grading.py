@@ -397,7 +397,8 @@ def bench_class(base: Path, students: int = 30) -> dict:
     untouched exercises), as nbgrader's submitted/<student>/<assignment>/<notebook>.ipynb; `python -m course grade
     submitted/` against `nbgrader autograde` (which runs every cell of every notebook in a kernel)."""
     solutions = sorted((ROOT / "solutions").glob("*.ipynb"))
-    home = base / "nbgrader"
+    home = base.resolve() / "nbgrader"
+    shutil.rmtree(base, ignore_errors=True)
     (home / "source").mkdir(parents=True)
     shutil.copytree(ROOT / "solutions", home / "source" / CLASS_ASSIGNMENT, ignore=shutil.ignore_patterns("*.py"))
     (home / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(home)!r}\n"

@@ -124,6 +124,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 flat = [r for i in sorted(results[n]) for r in results[n][i]]
                 reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
                 write_json(out / f"{n}.json", reports[n])
+                ledger.record(n, entries[n], out / f"{n}.json")
+                ledger.save()  # a batch killed after this keeps the report
                 log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
 
             for n in todo:

@@ -30,7 +30,8 @@ def grade(args) -> int:
     except ValueError as e:
         return usage_error(str(e))
     if args.results:
-        write_json(Path(args.results), merge(reports, "" if reports else "No .ipynb notebook was found in the submission."))
+        nothing = "" if reports else "No .ipynb notebook was found in the submission."
+        write_json(Path(args.results), merge(reports, nothing))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""`check(grade_id, fn)` in a notebook: the exercise's checks, run in this process, as a printed report.
+"""The notebook's context: `check(grade_id, fn)` runs the exercise's checks in this process, prints a report and
+returns the points earned.
 
 Each call of `fn` gets a fresh in-process LocalAPI (recording every request) and the scenario's tools
 (recording every call), runs in a thread with a time limit, and its value comes back through JSON,
@@ -48,7 +49,11 @@ class NotebookContext:
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.registry.scenario(scenario), args, kwargs)
         client = local_client(call.api, max_retries=0) if call.api else None
-        args, kwargs = decode(call.args, call.kwargs, client, lambda name, input: tool_answer(*call.run_tool(name, input)))
+
+        def run_tool(name, input):
+            return tool_answer(*call.run_tool(name, input))
+
+        args, kwargs = decode(call.args, call.kwargs, client, run_tool)
         return call.outcome(run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout))
 
 

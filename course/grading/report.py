@@ -74,7 +74,14 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_json(path: Path, data: dict) -> None:
-    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    """Write `data` to `path`, unless the file already holds exactly that (a kept report keeps its time)."""
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, ValueError):
+        pass
+    write_atomic(path, text)
 
 
 def read_valid(path: Path) -> dict | None:

@@ -69,7 +69,8 @@ def read(path: Path) -> Submission:
 
 
 def solution_ids(sub: Submission) -> list[str]:
-    return [str(nbgrader(c)["grade_id"]) for c in sub.cells if nbgrader(c).get("solution") and nbgrader(c).get("grade_id")]
+    return [str(nbgrader(c)["grade_id"]) for c in sub.cells
+            if nbgrader(c).get("solution") and nbgrader(c).get("grade_id")]
 
 
 def program(sub: Submission, exercise: Exercise) -> tuple[list[str] | None, str]:
@@ -89,7 +90,8 @@ def assignment(sub: Submission, registry: Registry) -> list[Exercise]:
     """The exercises this submission answers: named in its metadata, else the group its grade_ids
     belong to, else the group named in its file name, else every exercise."""
     groups = registry.assignments()
-    named = (sub.metadata.get("course") or {}).get("assignment") if isinstance(sub.metadata.get("course"), dict) else None
+    ours = sub.metadata.get("course")
+    named = ours.get("assignment") if isinstance(ours, dict) else None
     if named in groups:
         return groups[named]
     present = set(solution_ids(sub))

@@ -62,7 +62,8 @@ class WorkerContext:
                 at, message = answer["at"], None
         except Gone as e:
             if time.monotonic() >= self.deadline:
-                self.problem = f"the exercise's time budget ({budget.exercise:g} s) ran out running the notebook's cells"
+                self.problem = (f"the exercise's time budget ({budget.exercise:g} s) ran out running the "
+                                "notebook's cells")
             elif at is None:
                 self.problem = f"running the notebook's cells: {e}"
             else:
@@ -73,7 +74,8 @@ class WorkerContext:
                 else:
                     self.problem = f"cell {at[0]} {why}, after {RETRIES} cells were skipped for the same: given up"
             return
-        cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []] + [(c, why) for c, (_, why) in self.skips.items()]
+        cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []]
+        cut += [(c, why) for c, (_, why) in self.skips.items()]
         self.notes = [f"cell {cell} {why}" for cell, why in sorted(cut)]
         if not answer.get("ready"):
             worker.kill()

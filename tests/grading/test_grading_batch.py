@@ -18,7 +18,7 @@ from course.grading.batch import Budget, grade_batch
 from course.grading.registry import Registry
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SLOW_ASK = ASK.replace("    reply =", "    import time\n    time.sleep(1)\n    reply =")
 
 
@@ -37,7 +37,7 @@ def course(*args) -> subprocess.CompletedProcess:
 
 def reports(out: Path) -> dict[str, float]:
     """stem -> modification time of each report written so far."""
-    return {p.stem: p.stat().st_mtime_ns for p in out.glob("*.json")}
+    return {p.stem: p.stat().st_mtime_ns for p in out.glob("*.json") if not p.name.startswith(".")}
 
 
 def test_a_batch_killed_half_way_grades_only_what_is_missing_when_started_again(tmp_path):
@@ -107,7 +107,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     assert str(CHECKS) not in everything and str(out) not in everything and str(tmp_path) not in everything
     assert Path(facts["cwd"]).is_relative_to(tempfile.gettempdir())
     assert not Path(facts["cwd"]).exists()  # the worker's folder is removed after grading
-    assert sorted(p.name for p in out.iterdir()) == ["spy.json", "summary.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [".ledger.json", "spy.json", "summary.csv"]
 
 
 def test_on_the_wire_every_solution_gets_full_marks_and_every_exercise_none_with_reasons(tmp_path):

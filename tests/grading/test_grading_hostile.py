@@ -16,7 +16,7 @@ from course.grading.registry import Registry
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow
-ROOT = os.geteuid() == 0  # workers then run as a uid of their own, and cannot signal the fork server
+AS_ROOT = os.geteuid() == 0  # workers then run as a uid of their own, and cannot signal the fork server
 
 TOOL_RESULT_FIRST = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "hi"}]}]
 CREATE = 'client.messages.create(model="claude-haiku-4-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])'
@@ -49,7 +49,7 @@ CASES = {
                             ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
     "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"
                                    "    return 'Paris'\n"),
-                          *((0, "Operation not permitted") if ROOT else (1, "0 requests reached the API"))),
+                          *((0, "Operation not permitted") if AS_ROOT else (1, "0 requests reached the API"))),
     "malformed_conversation": (dict(ask="def ask(client, prompt):\n    return client.messages.create(model='claude-haiku-4-5', "
                                         f"max_tokens=9, messages={TOOL_RESULT_FIRST!r}).content[0].text\n"), 0, "<400>"),
     "renamed_function": (dict(ask=ASK.replace("def ask(", "def ask_model(")), 0, "does not define ask()"),

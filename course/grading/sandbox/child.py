@@ -143,7 +143,8 @@ def execute(cells: list[str], seconds: float, stops: dict, progress) -> tuple[di
     """Run the cells in one namespace, as a script would, each cell interrupted after `seconds` and cell i stopped
     before its statement stops[i]; progress(i, j, line) before each statement. The namespace, each failing cell's
     error, and the cells cut short ({"cell", "why"}: ran past the limit, or called sys.exit())."""
-    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit, "quit": sys.exit}
+    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit,
+                 "quit": sys.exit}
     errors, cut = [], []
     signal.signal(signal.SIGALRM, interrupt)
 

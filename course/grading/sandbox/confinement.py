@@ -23,7 +23,7 @@ from pathlib import Path
 import course
 
 FIRST_UID = 1_500_000_000  # workers run as FIRST_UID + n: users no account, file or other process has
-CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")  # all the fork server keeps of root: it drops to workers' uids and kills them
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")  # all the fork server keeps of root: to drop to uids and kill them
 MODES = ("bwrap", "uid", "bwrap-user", "none")
 
 PARTIAL = {
@@ -97,7 +97,8 @@ class Confinement:
         for home in homes:
             mounts += ["--tmpfs", str(home)]
             inside = [p for p in needed() if p.is_relative_to(home)]  # Python under root's home (pyenv)
-            folders = dict.fromkeys(d for p in inside for d in reversed(p.parents) if d.is_relative_to(home) and d != home)
+            folders = dict.fromkeys(d for p in inside for d in reversed(p.parents)
+                                    if d.is_relative_to(home) and d != home)
             mounts += [a for d in folders for a in ("--perms", "0755", "--dir", str(d))]  # else bwrap makes them 0700
             mounts += [a for p in inside for a in ("--ro-bind", str(p), str(p))]
         hidden = [Path("/tmp"), *homes]

@@ -28,7 +28,7 @@ ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all of the grader's enviro
 
 
 # course.grading as a worker sees it: `from course.grading import check` works, and no check is there
-GRADING_STAND_IN = '''"""Stand-in for course.grading in a grading worker: the grader runs the checks, not this process."""
+GRADING_STAND_IN = '''"""Stand-in for course.grading in a grading worker: the grader runs the checks, not this."""
 
 
 def check(grade_id, fn, **options):
