@@ -74,6 +74,17 @@ def test_usage_errors_exit_2_and_graded_submissions_exit_0(tmp_path):
     done = course("grade", broken, "--out", tmp_path / "out", "--tests", CHECKS, "--jobs", "1")
     assert done.returncode == 0
     assert "not valid JSON" in json.loads((tmp_path / "out" / "broken.json").read_text())["output"]
+    assert "isolation: bwrap" in done.stderr.splitlines()[0] or os.geteuid() != 0
+    assert "warning" not in done.stderr
+
+
+def test_a_batch_without_a_sandbox_warns_in_its_summary_that_isolation_is_partial(tmp_path):
+    done = course("grade", write(tmp_path / "solved.ipynb"), "--out", tmp_path / "out", "--tests", CHECKS,
+                  "--isolation", "none")
+    assert done.returncode == 0, done.stderr
+    assert "isolation: none" in done.stderr.splitlines()[0]
+    assert done.stderr.splitlines()[-1].startswith("warning: isolation is partial")
+    assert "signal the grader" in done.stderr
 
 
 SPY = '''def spy():

@@ -29,8 +29,9 @@ MODES = ("bwrap", "uid", "bwrap-user", "none")
 PARTIAL = {
     "bwrap-user": "isolation is partial: bubblewrap hides the grader's files and processes, but every worker runs "
                   "as your user, so student code can signal or read another submission's worker while both run",
-    "none": "isolation is partial (not root, and bubblewrap does not work here): student code runs as your user, "
-            "so it can read and change any file you can (other submissions, hidden tests, the output folder), "
+    "none": "isolation is partial (bubblewrap does not work here, and student code cannot get a uid of its own): "
+            "it runs as your user, so it can read and change any file you can (other submissions, hidden tests, "
+            "the output folder), "
             "signal the grader, and read other processes' environment; results are rewritten from memory at the "
             "end and a later batch grades everything again, but grade untrusted classes as root or with bubblewrap",
 }
