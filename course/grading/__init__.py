@@ -1,4 +1,5 @@
-"""Grading: checks per exercise (`checks/`), `check()` for notebooks, and the wire-level grader.
+"""Grading: the exercise contract and its checks (`checks/`), `check()` in a notebook, and the batch grader
+with its sandbox (see docs/GRADING.md for the map).
 
 In a notebook: `from course.grading import check; check("agent_loop", agent_loop)`.
 """

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import course
 
-FIRST_UID = 1_500_000_000  # workers run as FIRST_UID + n: users no account, file or other process has
+FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
 CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")  # all the fork server keeps of root: to drop to uids and kill them
 MODES = ("bwrap", "uid", "bwrap-user", "none")
 

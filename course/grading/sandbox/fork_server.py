@@ -9,6 +9,7 @@ confined (bubblewrap, a uid per worker, or neither) is the batch's Confinement.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import site
 import socket
@@ -78,6 +79,7 @@ class ForkServer:
         self.path = site_view(root)
         self._lock = threading.Lock()
         self._count = 0
+        self.first_uid = FIRST_UID + secrets.randbelow(1 << 30)  # two batches at once never share a worker uid
         self._start()
 
     def _start(self) -> None:
@@ -113,7 +115,7 @@ class ForkServer:
                 self.close()
                 self._start()
                 pid, sock = self._fork()
-        uid = FIRST_UID + self._count if self.confinement.own_uid else None
+        uid = self.first_uid + self._count if self.confinement.own_uid else None
         folder.mkdir(mode=0o700)
         if uid is not None:
             os.chown(folder, uid, uid)
