@@ -167,6 +167,8 @@ def test_nothing_outside_the_scratch_space_changed(graded):
     outside = {p: v for p, v in after.items() if not p.startswith(str(out) + "/") and "/home/" not in p}
     assert outside == {p: v for p, v in before.items() if not p.startswith(str(out) + "/")}
     assert not [p for p in after if p.endswith("planted.txt")]
+    elsewhere = ["/tmp", "/var/tmp", "/dev/shm", CHECKS, os.path.dirname(os.__file__)]  # where writes_outside tried
+    assert not [d for d in elsewhere if Path(d, "planted.txt").exists()]
 
 
 def test_no_process_a_submission_started_outlives_the_batch(graded):
