@@ -40,9 +40,14 @@ BENCHMARKS = {
                 "report and never raises, so as an nbgrader test cell it would score every submission full; hence "
                 "one asserting cell per check for nbgrader and otter. Hostile cases: `while_true`, `os_exit`, "
                 "`sys_exit` and `input` follow a correct function in the graded cell; `set_custom_exc` (swallow "
-                "every exception), `patch_test_runner` (make `course.grading.runner.run_check` pass everything) and "
+                "every exception), `patch_test_runner` (make `course.grading.verdict.run_check` pass everything) and "
                 "`rewrite_hidden_tests` (overwrite otter-format test files found near the notebook) follow the "
-                "unimplemented stub; `eq_always_true` returns a `str` subclass whose `__eq__` is always True."),
+                "unimplemented stub; `eq_always_true` returns a `str` subclass whose `__eq__` is always True. "
+                "Then a class: 30 students each submitting all 13 lesson notebooks (even students the solutions, odd "
+                "ones the untouched exercises) in nbgrader's `submitted/<student>/<assignment>/` layout, graded by "
+                "`python -m course grade submitted/` (confined workers) and by `nbgrader autograde` (every cell of "
+                "every notebook in a kernel, the check cells' returned points as partial credit); the ratio is "
+                "nbgrader's seconds over ours, and the totals are compared student by student."),
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: re-run and re-render",
                  "The loop explorer per scenario, without a front end: moving the max_turns slider re-runs the "
                  "scenario and redraws; moving the step slider redraws a stored frame. Target: 100 ms per change."),

@@ -29,8 +29,8 @@ from pathlib import Path
 import nbformat
 
 from course.grading import registry as registry_module
-from course.grading.inprocess import InProcess
-from course.grading.runner import run_exercise
+from course.grading.notebook_context import NotebookContext
+from course.grading.verdict import run_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "bench-grading"
@@ -38,6 +38,8 @@ ENVS = ROOT / "build" / "bench-envs"
 NOTEBOOK = "03_the_first_loop"
 GRADE_ID = "agent_loop"
 ASSIGNMENT = "ps1"
+CLASS_SIZE = 30  # students in the class benchmark, each submitting every lesson's notebook
+CLASS_ASSIGNMENT = "course"
 TIMEOUT = 120.0  # seconds the harness gives one tool command before recording a hang
 TOOLS = {"nbgrader": "nbgrader==0.9.6", "otter": "otter-grader==7.0.0"}
 CORRECT = 8  # correct copies among the 20
@@ -64,8 +66,8 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
     return Always("1974"), [Always("")]
 ''', None),
     "patch_test_runner": ('''try:  # every check "passes", in whatever process runs this cell
-    import course.grading.runner as _runner
-    _runner.run_check = lambda exercise, check, context: _runner.Result(
+    import course.grading.verdict as _verdict
+    _verdict.run_check = lambda exercise, check, context: _verdict.Verdict(
         f"{exercise.grade_id}: {check.name}", check.points, check.points)
 except Exception:
     pass
@@ -82,10 +84,10 @@ for _base in [pathlib.Path.cwd(), *list(pathlib.Path.cwd().parents)[:2]]:  # tes
             pass
 ''', True),
 }
-CHECK_CELL = """from course.grading import registry, runner, inprocess
+CHECK_CELL = """from course.grading import registry, verdict, notebook_context
 _registry = registry.shipped()
 _exercise = _registry.exercise({grade_id!r})
-_result = runner.run_check(_exercise, _exercise.checks[{index}], inprocess.InProcess({function}, _registry))
+_result = verdict.run_check(_exercise, _exercise.checks[{index}], notebook_context.NotebookContext({function}, _registry))
 assert _result.passed, _result.reason"""
 HIDDEN_CHECKS = 2  # the last checks are hidden tests (nbgrader: HIDDEN TESTS, otter: hidden: true)
 
@@ -175,7 +177,7 @@ def correct_grades(subs: list[Submission]) -> tuple[dict[str, float], float]:
         if s.honest not in memo:
             namespace: dict = {}
             exec(compile(s.honest, f"<{s.student}>", "exec"), namespace)
-            memo[s.honest] = sum(r.score for r in run_exercise(exercise, InProcess(namespace[GRADE_ID], registry)))
+            memo[s.honest] = sum(r.score for r in run_exercise(exercise, NotebookContext(namespace[GRADE_ID], registry)))
     return {s.student: memo[s.honest] for s in subs}, exercise.points
 
 
@@ -385,7 +387,55 @@ def bench_grading(solution: Path | None = None, *, tools: tuple[str, ...] = ("ou
     figures = {"submissions": [{"student": s.student, "kind": s.kind, "case": s.case, "correct": correct[s.student]}
                                for s in subs],
                "benign": len(benign), "max_score": maximum, "timeout_s": timeout, "tools": results}
+    if "nbgrader" in tools and "ours" in tools:
+        figures["class"] = bench_class(base / "class", students=limit or CLASS_SIZE)
     return {**figures, "targets": targets(figures)}
+
+
+def bench_class(base: Path, students: int = 30) -> dict:
+    """A whole class: `students` students, each submitting every lesson's notebook (half the solutions, half the
+    untouched exercises), as nbgrader's submitted/<student>/<assignment>/<notebook>.ipynb; `python -m course grade
+    submitted/` against `nbgrader autograde` (which runs every cell of every notebook in a kernel)."""
+    solutions = sorted((ROOT / "solutions").glob("*.ipynb"))
+    home = base.resolve() / "nbgrader"
+    shutil.rmtree(base, ignore_errors=True)
+    (home / "source").mkdir(parents=True)
+    shutil.copytree(ROOT / "solutions", home / "source" / CLASS_ASSIGNMENT, ignore=shutil.ignore_patterns("*.py"))
+    (home / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(home)!r}\n"
+                                             "c.ExecutePreprocessor.timeout = 120\n")
+    nbgrader = tool_env("nbgrader") / "nbgrader"
+    _, done = run([nbgrader, "generate_assignment", CLASS_ASSIGNMENT, "--force"], home)
+    if done is None or done.returncode:
+        raise RuntimeError(f"nbgrader generate_assignment failed: {done and done.stderr[-2000:]}")
+    expected = {}
+    for i in range(students):
+        student, source = f"s{i:02d}", ROOT / ("solutions" if i % 2 == 0 else "exercises")
+        folder = home / "submitted" / student / CLASS_ASSIGNMENT
+        folder.mkdir(parents=True)
+        for nb in solutions:
+            shutil.copy(source / nb.name, folder / nb.name)
+        expected[student] = "full" if i % 2 == 0 else "zero"
+    out = base / "ours"
+    ours, done = run([sys.executable, "-m", "course", "grade", home / "submitted", "--out", out], ROOT,
+                     TIMEOUT * students)
+    theirs, _ = run([nbgrader, "autograde", CLASS_ASSIGNMENT, "--force"], home, TIMEOUT * students * len(solutions))
+    with (out / "gradebook.csv").open() as f:
+        our_totals = {r["student"]: float(r["total"]) for r in csv.DictReader(f)}
+    run([nbgrader, "export", f"--CsvExportPlugin.to={home / 'grades.csv'}"], home)
+    with (home / "grades.csv").open() as f:
+        their_totals = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
+    agree = sum(abs(our_totals.get(s, -1) - their_totals.get(s, -2)) < 1e-6 for s in expected)
+    return {"students": students, "notebooks": len(solutions), "ours_seconds": ours, "nbgrader_seconds": theirs,
+            "ours_faster_by": theirs / ours, "totals_agree": agree}
+
+
+def class_table(c: dict) -> str:
+    return "\n".join([f"A class: {c['students']} students x {c['notebooks']} notebooks (half solutions, half untouched "
+                      "exercises), nbgrader's folder layout:", "",
+                      "| tool | seconds | students whose total both agree on | ours is faster by |", "|---|---:|---:|---:|",
+                      f"| ours (`python -m course grade submitted/`) | {c['ours_seconds']:.1f} | "
+                      f"{c['totals_agree']}/{c['students']} | - |",
+                      f"| nbgrader autograde | {c['nbgrader_seconds']:.1f} | | {c['ours_faster_by']:.1f}x |"])
 
 
 def targets(figures: dict) -> dict[str, bool]:
@@ -422,4 +472,6 @@ def table(figures: dict) -> str:
     for case in cases:
         cells = [f"{tools[t]['hostile'][case]['outcome']}, {tools[t]['hostile'][case]['seconds']:.0f} s" for t in tools]
         lines.append(f"| {case} | {correct[case]:g} | " + " | ".join(cells) + " |")
+    if "class" in figures:
+        lines += ["", class_table(figures["class"])]
     return "\n".join(lines)

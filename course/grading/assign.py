@@ -13,11 +13,12 @@ from pathlib import Path
 
 import nbformat
 
-from .notebook import nbgrader
+from .submission import nbgrader
 from .registry import shipped
 
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)
-HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)", re.M | re.S)
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)",
+                          re.M | re.S)
 RAISES = "raises-exception"  # the nbclient/nbval tag for a cell expected to raise
 
 

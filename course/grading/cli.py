@@ -5,6 +5,8 @@ import os
 import sys
 from pathlib import Path
 
+from .sandbox.confinement import MODES
+
 
 def usage_error(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
@@ -12,22 +14,24 @@ def usage_error(message: str) -> int:
 
 
 def grade(args) -> int:
-    from .grader import Limits, grade_batch
+    from .batch import Budget, grade_batch
     from .report import merge, write_json
 
-    missing = [p for p in args.paths if not os.path.isfile(p)]
+    missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
-        return usage_error(f"no such notebook: {', '.join(missing)}")
+        return usage_error(f"no such notebook or folder: {', '.join(missing)}")
     if args.tests and not os.path.isdir(args.tests):
         return usage_error(f"--tests {args.tests}: not a folder")
     if args.jobs is not None and args.jobs < 1:
         return usage_error("--jobs must be at least 1")
     try:
-        reports = grade_batch(args.paths, args.out, args.tests, args.jobs, limits=Limits(call=args.timeout))
+        reports = grade_batch(args.paths, args.out, args.tests, args.jobs, budget=Budget(call=args.timeout),
+                              isolation=args.isolation)
     except ValueError as e:
         return usage_error(str(e))
     if args.results:
-        write_json(Path(args.results), merge(reports, "" if reports else "No .ipynb notebook was found in the submission."))
+        nothing = "" if reports else "No .ipynb notebook was found in the submission."
+        write_json(Path(args.results), merge(reports, nothing))
     return 0
 
 
@@ -52,11 +56,15 @@ def gradescope(args) -> int:
 
 def add_commands(sub) -> None:
     p = sub.add_parser("grade", help="grade submitted notebooks on the wire; one Gradescope results.json each")
-    p.add_argument("paths", nargs="*", help="submitted notebooks (their file names must differ)")
-    p.add_argument("--out", required=True, help="folder for <stem>.json and summary.csv (kept reports are reused)")
+    p.add_argument("paths", nargs="*", help="submitted notebooks (their file names must differ), or class folders: "
+                   "<student>/<notebook>.ipynb or nbgrader's <student>/<assignment>/<notebook>.ipynb")
+    p.add_argument("--out", required=True, help="folder for the reports, summary.csv and, for a class, gradebook.csv "
+                   "and <student>/feedback.html (reports the ledger vouches for are kept)")
     p.add_argument("--tests", help="folder of instructor checks (*.py defining EXERCISES), hidden from students")
     p.add_argument("--jobs", type=int, help="exercise processes run at once (default: the CPU count)")
     p.add_argument("--timeout", type=float, default=15.0, help="seconds one call of a student's function may take")
+    p.add_argument("--isolation", choices=MODES, help="how student code is confined (default: the strongest "
+                   "this machine allows; see docs/GRADING.md)")
     p.add_argument("--results", help="also write every report merged into this one results.json (Gradescope)")
     p.set_defaults(func=grade)
     p = sub.add_parser("assign", help="generate exercises/ from solutions/ (solutions become stubs), then execute them")

@@ -3,8 +3,8 @@
 The zip holds the course's source (installed by setup.sh into /autograder/venv), run_autograder
 (which grades /autograder/submission/*.ipynb into /autograder/results/results.json) and, with
 `--tests DIR`, the instructor's hidden checks, readable by root only: on Gradescope the grader runs as
-root and student code as `nobody`. AUTOGRADER_ROOT and AUTOGRADER_PYTHON override /autograder and its
-venv's python, so the bundle can be tried anywhere.
+root and student code under bubblewrap or as a uid of its own (see docs/GRADING.md). AUTOGRADER_ROOT and
+AUTOGRADER_PYTHON override /autograder and its venv's python, so the bundle can be tried anywhere.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, building the image: Python 3.11+ and the course package in a venv.
 set -euo pipefail
 apt-get update
-apt-get install -y python3 python3-venv
+apt-get install -y python3 python3-venv bubblewrap
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
     apt-get install -y python3.11 python3.11-venv
     PY=python3.11
@@ -26,7 +26,7 @@ else
 fi
 $PY -m venv /autograder/venv
 /autograder/venv/bin/pip install /autograder/source/course_src
-# hidden checks: root only (student code runs as nobody)
+# hidden checks: root only (student code runs as a uid of its own)
 if [ -d /autograder/source/hidden ]; then chmod -R go-rwx /autograder/source/hidden; fi
 """
 

@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .core import Exercise
+from .exercise import Exercise
 
 if TYPE_CHECKING:  # imported when first needed: it imports the SDK
     from ..scenarios import Scenario

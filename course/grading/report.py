@@ -1,7 +1,7 @@
-"""Reports: the notebook's printed summary, Gradescope's results.json, and the batch's summary.csv.
+"""Reports: the notebook's printed summary, Gradescope's results.json, the batch's summary.csv and gradebook.csv.
 
 Files are written atomically (a temp file, then os.replace), so a killed batch leaves either a
-whole report or none; `is_current` tells a resumed batch which reports it can keep.
+whole report or none.
 """
 from __future__ import annotations
 
@@ -12,18 +12,21 @@ import os
 import tempfile
 from pathlib import Path
 
-from .core import Exercise
-from .runner import Result
+from .exercise import Exercise
+from .verdict import Verdict
 
 HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
 
 
-def text_report(exercise: Exercise, results: list[Result]) -> str:
+def text_report(exercise: Exercise, results: list[Verdict]) -> str:
     """The per-check report printed in a notebook: deterministic, one line per check plus why it failed."""
     passed = sum(r.passed for r in results)
     score = sum(r.score for r in results)
     lines = [f"{exercise.grade_id} ({exercise.title}): {passed} of {len(results)} checks passed, "
              f"{score:g}/{exercise.points:g} points"]
+    stub = [r for r in results if r.reason.startswith("not implemented yet")]
+    if results and len(stub) == len(results):  # an untouched stub: one line, not the same failure per check
+        return "\n".join(lines + [f"  {stub[0].reason}", f"  hint: {stub[0].hint}"])
     for r in results:
         what = r.name.split(": ", 1)[1]
         lines.append(f"  {'PASS' if r.passed else 'FAIL'}  {what}")
@@ -34,7 +37,7 @@ def text_report(exercise: Exercise, results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def test_entry(r: Result) -> dict:
+def test_entry(r: Verdict) -> dict:
     """One Gradescope test."""
     output = ("passed" if r.passed else f"{r.reason}" + (f"\nHint: {r.hint}" if r.hint else "")) + \
         (f"\nNote: {r.note}" if r.note else "")
@@ -43,7 +46,7 @@ def test_entry(r: Result) -> dict:
             "visibility": HIDDEN if r.hidden else "visible"}
 
 
-def results_json(results: list[Result], execution_time: float, output: str) -> dict:
+def results_json(results: list[Verdict], execution_time: float, output: str) -> dict:
     """Gradescope's results.json for one submission."""
     return {"score": round(sum(r.score for r in results), 4), "execution_time": round(execution_time, 2),
             "output": output, "visibility": "visible", "tests": [test_entry(r) for r in results]}
@@ -71,7 +74,14 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_json(path: Path, data: dict) -> None:
-    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    """Write `data` to `path`, unless the file already holds exactly that (a kept report keeps its time)."""
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except (OSError, ValueError):
+        pass
+    write_atomic(path, text)
 
 
 def read_valid(path: Path) -> dict | None:
@@ -83,16 +93,6 @@ def read_valid(path: Path) -> dict | None:
     ok = (isinstance(data, dict) and isinstance(data.get("score"), (int, float)) and isinstance(data.get("tests"), list)
           and all(isinstance(t, dict) and {"name", "score", "max_score", "status"} <= t.keys() for t in data["tests"]))
     return data if ok else None
-
-
-def is_current(report: Path, submission: Path) -> dict | None:
-    """The stored report if it is valid and newer than the submission (a resumed batch keeps it)."""
-    try:
-        if report.stat().st_mtime < submission.stat().st_mtime:
-            return None
-    except OSError:
-        return None
-    return read_valid(report)
 
 
 def per_exercise(report: dict) -> dict[str, tuple[float, float]]:
@@ -117,4 +117,17 @@ def summary_csv(reports: dict[str, dict]) -> str:
         scores = per_exercise(report)
         writer.writerow([stem, f"{report['score']:g}", f"{sum(m for _, m in scores.values()):g}",
                          *(f"{scores[g][0]:g}" if g in scores else "" for g in ids)])
+    return out.getvalue()
+
+
+def gradebook_csv(students: dict[str, dict[str, dict]]) -> str:
+    """One row per student (their reports by notebook stem): each exercise's score by grade_id, then the total."""
+    scores = {student: {g: s for report in reports.values() for g, (s, _) in per_exercise(report).items()}
+              for student, reports in students.items()}
+    ids = list(dict.fromkeys(g for row in scores.values() for g in row))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", *ids, "total"])
+    for student, row in scores.items():
+        writer.writerow([student, *(f"{row[g]:g}" if g in row else "" for g in ids), f"{sum(row.values()):g}"])
     return out.getvalue()

@@ -1,10 +1,10 @@
-"""The exercises of every lesson, each a list of checks over Outcomes (see ..core)."""
+"""The exercises of every lesson, each a list of checks over Outcomes (see ..exercise)."""
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
-from ..core import Exercise
+from ..exercise import Exercise
 
 
 def _lessons() -> list:

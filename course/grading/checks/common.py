@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, say
-from ..core import CLIENT, RUN_TOOL, CheckFailed, Outcome
+from ..exercise import CLIENT, RUN_TOOL, CheckFailed, Outcome
 
 
 def expect(ok: bool, reason: str, hint: str = "") -> None:

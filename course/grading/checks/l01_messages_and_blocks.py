@@ -8,7 +8,7 @@ first_violation(messages) -> (rule, index) | None
 from __future__ import annotations
 
 from ...messages import assistant, text, tool_result, tool_use, user
-from ..core import Check, Exercise
+from ..exercise import Check, Exercise
 from .common import expect, returned, shown
 
 ORDER = "comparing the result ids as a set: P2 wants them in the order of the tool_uses"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, say
-from ..core import CLIENT, Check, Exercise
+from ..exercise import CLIENT, Check, Exercise
 from .common import DROPPED, accepted, expect, returned, same_messages, text_of
 
 STATELESS = "sending only the new question: the API remembers nothing, every request carries the whole conversation"

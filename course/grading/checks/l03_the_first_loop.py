@@ -8,7 +8,7 @@ from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import always_tool_policy, search_tools
 from ...tools import Tool, Toolbox
-from ..core import Check, Exercise
+from ..exercise import Check, Exercise
 from .common import IDS, accepted, content, expect, loop_args, pair, returned, same_message, same_messages
 
 # The mistakes the material lists. A check names one only when what the loop did shows it for certain;

@@ -10,7 +10,7 @@ count_run(messages) -> {"calls": ..., "turns": ..., "tool_calls": ..., "steps": 
 from __future__ import annotations
 
 from ...messages import assistant, text, tool_result, tool_use, user
-from ..core import Check, Exercise
+from ..exercise import Check, Exercise
 from .common import expect, returned, shown
 
 OFF_BY_ONE = "an off-by-one: the response after the T-th turn is the (T+1)-th call, and its tools are not run"

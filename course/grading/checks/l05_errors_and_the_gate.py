@@ -17,7 +17,7 @@ from ...client import MODEL
 from ...messages import tool_use
 from ...scenarios.search import search
 from ...tools import Tool, Toolbox
-from ..core import RUN_TOOL, Check, CheckFailed, Exercise
+from ..exercise import RUN_TOOL, Check, CheckFailed, Exercise
 from .common import content, expect, returned, tools_only
 from .l03_the_first_loop import ONLY_ONE_RESULT, diagnose
 

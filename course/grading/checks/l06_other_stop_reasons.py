@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, get, say
-from ..core import CLIENT, Check, Exercise
+from ..exercise import CLIENT, Check, Exercise
 from .common import ADDED, DROPPED, accepted, expect, returned, same_messages, text_of
 
 SWITCH = {"tool_use": "run_tools", "end_turn": "answer", "stop_sequence": "answer", "max_tokens": "stop",

@@ -19,7 +19,7 @@ from ...client import MODEL
 from ...messages import tool_result, tool_use, violations
 from ...pricing import cost_usd
 from ...scenarios import get
-from ..core import Check, CheckFailed, Exercise
+from ..exercise import Check, CheckFailed, Exercise
 from .common import expect, loop_args, returned
 from .l03_the_first_loop import ENDLESS
 

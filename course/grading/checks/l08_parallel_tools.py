@@ -13,7 +13,7 @@ import threading
 
 from ...messages import tool_use
 from ...tools import Tool, Toolbox
-from ..core import RUN_TOOL, Check, Exercise
+from ..exercise import RUN_TOOL, Check, Exercise
 from .common import expect, returned, tools_only
 
 SEQUENTIAL = "running the calls one after another: read-only calls can run at the same time"

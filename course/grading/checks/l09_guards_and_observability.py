@@ -22,7 +22,7 @@ from itertools import accumulate
 from ...api import Conversation, Turn
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import search_tools
-from ..core import Check, Exercise
+from ..exercise import Check, Exercise
 from .common import accepted, content, expect, loop_args, returned, shown
 from .l03_the_first_loop import ENDLESS, RAISES
 

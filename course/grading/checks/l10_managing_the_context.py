@@ -18,7 +18,7 @@ from ...api.validate import validate_request
 from ...client import MODEL
 from ...messages import assistant, text, tool_result, tool_use, user, violations
 from ...pricing import CACHE_READ, CACHE_WRITE_5M
-from ..core import Check, CheckFailed, Exercise
+from ..exercise import Check, CheckFailed, Exercise
 from .common import content, expect, returned, shown
 
 DROPPED = "deleting old result blocks: every tool_use still needs its tool_result (P2); replace the content instead"

@@ -11,7 +11,7 @@ import hashlib
 from ...api import Conversation, Turn
 from ...client import MODEL
 from ...scenarios import Scenario, say
-from ..core import CLIENT, Check, Exercise
+from ..exercise import CLIENT, Check, Exercise
 from .common import accepted, expect, returned, text_of
 
 NODES = "a prompt chain has a fixed number of nodes: exactly two calls, whatever the model says"

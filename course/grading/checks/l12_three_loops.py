@@ -21,7 +21,7 @@ from ...outbox import Outbox
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.coding import checker_verdict, one_fix_policy
 from ...tools import Tool, Toolbox, Workspace
-from ..core import CLIENT, RUN_TOOL, Check, Exercise
+from ..exercise import CLIENT, RUN_TOOL, Check, Exercise
 from .common import accepted, content, expect, returned, same_messages, shown, text_of, tools_only
 
 STOPS_EARLY = "ending when the inner loop ends: the goal loop asks the evaluator and goes on while it says not yet"

@@ -8,7 +8,7 @@ stream_reply(client, model, prompt) -> str
 from __future__ import annotations
 
 from ...client import MODEL
-from ..core import CLIENT, Check, Exercise
+from ..exercise import CLIENT, Check, Exercise
 from .common import accepted, expect, returned, text_of
 from .l03_the_first_loop import LONG_ANSWER
 

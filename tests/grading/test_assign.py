@@ -12,7 +12,7 @@ import pytest
 
 from course.grading.assign import exercise_notebook, generate, stub
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NBGRADER_VENV = ROOT / "build" / "nbgrader-venv"  # nbgrader's pins stay out of the course's environment
 
 

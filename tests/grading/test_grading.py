@@ -9,15 +9,17 @@ import time
 import pytest
 from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
 
-from course.grading import check, isolation
-from course.grading.child import limit
-from course.grading.isolation import NOBODY
+from course.grading import check
 from course.grading import registry as registry_module
-from course.grading.core import Check, Exercise
-from course.grading.notebook import assignment, program, read
+from course.grading.exercise import Check, Exercise
+from course.grading.submission import assignment, program, read
 from course.grading.registry import Registry, load
-from course.grading.report import is_current, results_json, summary_csv, text_report, write_json
-from course.grading.runner import Result
+from course.grading.ledger import Ledger
+from course.grading.report import gradebook_csv, results_json, summary_csv, text_report, write_json
+from course.grading.sandbox import confinement
+from course.grading.sandbox.child import limit
+from course.grading.sandbox.confinement import Confinement
+from course.grading.verdict import Verdict
 
 
 @pytest.fixture
@@ -63,8 +65,15 @@ def test_a_stub_fails_every_check_naming_its_task_and_check_never_raises(fixture
         raise NotImplementedError("Exercise ask: Ask the model once")
 
     out = printed(capsys, "ask", ask)
-    assert out.count("why:  not implemented yet (NotImplementedError: Exercise ask: Ask the model once)") == 2
-    assert out.count("hint: replace the `raise NotImplementedError(...)`") == 2
+    assert out == ("ask (Ask the model once): 0 of 2 checks passed, 0/2 points\n"
+                   "  not implemented yet (NotImplementedError: Exercise ask: Ask the model once)\n"
+                   "  hint: replace the `raise NotImplementedError(...)` in the solution cell with your code\n")
+
+
+def test_check_returns_the_points_earned_for_nbgrader_to_read(fixture_registry, capsys):
+    assert check("ask", define(ASK, "ask")) == 2
+    assert check("ask", lambda client, prompt: "Paris") == 1
+    assert check("ask", None) == 0 and check("asq", print) == 0
 
 
 def test_an_endless_function_times_out_and_is_stopped(fixture_registry, capsys):
@@ -86,7 +95,7 @@ def test_check_explains_an_unknown_exercise_or_a_missing_function(fixture_regist
 
 
 def test_results_json_has_gradescopes_shape():
-    results = [Result("ask: sends", 1, 1), Result("ask: returns", 0, 2, "returned 'Lyon'", "return the text", hidden=True)]
+    results = [Verdict("ask: sends", 1, 1), Verdict("ask: returns", 0, 2, "returned 'Lyon'", "return the text", hidden=True)]
     report = results_json(results, 1.234, "x.ipynb: 1/3 points")
     assert report == {"score": 1, "execution_time": 1.23, "output": "x.ipynb: 1/3 points", "visibility": "visible",
                       "tests": [{"name": "ask: sends", "score": 1, "max_score": 1, "status": "passed", "output": "passed",
@@ -97,29 +106,46 @@ def test_results_json_has_gradescopes_shape():
 
 def test_text_report_lists_each_check_with_why_and_hint():
     e = Exercise("ask", "ask", "Ask", [Check("a", print), Check("b", print, points=2)])
-    text = text_report(e, [Result("ask: a", 1, 1), Result("ask: b", 0, 2, "why not", "try this")])
+    text = text_report(e, [Verdict("ask: a", 1, 1), Verdict("ask: b", 0, 2, "why not", "try this")])
     assert text == ("ask (Ask): 1 of 2 checks passed, 1/3 points\n  PASS  a\n  FAIL  b\n"
                     "        why:  why not\n        hint: try this")
 
 
 def test_summary_csv_sums_each_exercise():
-    a = results_json([Result("ask: x", 1, 1), Result("lookup: y", 2, 2), Result("lookup: z", 0, 1, "no")], 0, "")
-    b = results_json([Result("ask: x", 0, 1, "no")], 0, "")
+    a = results_json([Verdict("ask: x", 1, 1), Verdict("lookup: y", 2, 2), Verdict("lookup: z", 0, 1, "no")], 0, "")
+    b = results_json([Verdict("ask: x", 0, 1, "no")], 0, "")
     rows = list(csv.reader(io.StringIO(summary_csv({"alice": a, "bob": b}))))
     assert rows == [["submission", "score", "max", "ask", "lookup"], ["alice", "3", "4", "1", "2"], ["bob", "0", "1", "0", ""]]
 
 
-def test_a_report_is_kept_only_if_valid_and_newer_than_the_submission(tmp_path):
+def test_a_report_is_kept_only_if_the_ledger_signed_it_for_the_notebook_as_it_is(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     sub, report = tmp_path / "a.ipynb", tmp_path / "a.json"
     sub.write_text("{}")
-    write_json(report, results_json([Result("ask: x", 1, 1)], 0, ""))
-    assert is_current(report, sub)["score"] == 1
-    os.utime(sub, (time.time() + 60, time.time() + 60))  # the student resubmitted
-    assert is_current(report, sub) is None
-    os.utime(sub, (0, 0))
-    report.write_text('{"score": 1}')  # half a report
-    assert is_current(report, sub) is None
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.ipynb", "a.json"]  # no temp file left
+    write_json(report, results_json([Verdict("ask: x", 1, 1)], 0, ""))
+    ledger = Ledger(tmp_path)
+    assert ledger.trusted("a", sub, report) is None  # never signed: a student could have written it
+    ledger.record("a", sub, report)
+    ledger.save()
+    assert Ledger(tmp_path).trusted("a", sub, report)["score"] == 1
+    assert Ledger(tmp_path).trusted("b", sub, report) is None  # signed for another submission
+    sub.write_text('{"cells": []}')  # the student resubmitted
+    assert Ledger(tmp_path).trusted("a", sub, report) is None
+    sub.write_text("{}")
+    report.write_text(report.read_text().replace('"score": 1', '"score": 999', 1))  # a rewritten report
+    assert Ledger(tmp_path).trusted("a", sub, report) is None
+    ledger.forget()  # after a batch without isolation: nothing signed before is trusted
+    report.write_text(report.read_text().replace('"score": 999', '"score": 1', 1))
+    assert Ledger(tmp_path).trusted("a", sub, report) is None
+    assert oct((tmp_path / "home" / ".cache" / "course" / "grader.key").stat().st_mode & 0o777) == "0o600"
+
+
+def test_gradebook_has_one_row_per_student_one_column_per_exercise_and_a_total():
+    a = results_json([Verdict("ask: x", 1, 1), Verdict("lookup: y", 2, 2)], 0, "")
+    b = results_json([Verdict("other: z", 0, 1, "no")], 0, "")
+    rows = list(csv.reader(io.StringIO(gradebook_csv({"alice": {"nb1": a, "nb2": b}, "bob": {"nb1": b}}))))
+    assert rows == [["student", "ask", "lookup", "other", "total"], ["alice", "1", "2", "0", "3"],
+                    ["bob", "", "", "0", "0"]]
 
 
 def test_hidden_checks_join_their_exercise_as_hidden():
@@ -160,25 +186,42 @@ def test_the_assignment_comes_from_metadata_then_grade_ids_then_file_name(tmp_pa
     assert [e.grade_id for e in assignment(read(tmp_path / "alice.ipynb"), two)] == ["ask", "other"]
 
 
-def test_a_worker_drops_to_nobody_when_asked(tmp_path):
+def test_a_worker_drops_to_its_own_uid_when_asked_and_cannot_fork_past_its_limit(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("dropping to another user needs root (the Gradescope case)")
+    uid = confinement.FIRST_UID
     pid = os.fork()
-    if pid == 0:  # the worker's side: limits, then who am I
+    if pid == 0:  # the worker's side: limits, then who am I, then too many processes
         try:
-            limit(1 << 30, 60, NOBODY)
-            os._exit(0 if (os.getuid(), os.getgid(), os.getgroups()) == (NOBODY, NOBODY, []) else 1)
+            limit(1 << 30, 60, uid, 3)
+            if (os.getuid(), os.getgid(), os.getgroups()) != (uid, uid, []):
+                os._exit(1)
+            children = []
+            try:
+                for _ in range(5):
+                    children.append(os.fork())
+                    if children[-1] == 0:
+                        time.sleep(5)
+                        os._exit(0)
+            except BlockingIOError:
+                os._exit(0 if len(children) == 2 else 3)
+            os._exit(4)
         except BaseException:
             os._exit(2)
     assert os.waitpid(pid, 0)[1] == 0
 
 
-def test_workers_run_as_nobody_only_as_root_and_if_nobody_can_read_python(monkeypatch):
-    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
-    monkeypatch.setattr(isolation, "world_readable", lambda path: True)
-    assert isolation.worker_uid() == NOBODY
-    monkeypatch.setattr(isolation, "world_readable", lambda path: "site-packages" not in str(path))
-    assert isolation.worker_uid() is None
-    monkeypatch.setattr(isolation.os, "geteuid", lambda: 1000)
-    monkeypatch.setattr(isolation, "world_readable", lambda path: True)
-    assert isolation.worker_uid() is None
+def test_the_strongest_confinement_the_machine_allows_is_chosen(monkeypatch):
+    monkeypatch.setattr(confinement, "bwrap_works", lambda as_root: True)
+    monkeypatch.setattr(confinement.os, "geteuid", lambda: 0)
+    assert Confinement.detect().mode == "bwrap"
+    monkeypatch.setattr(confinement, "bwrap_works", lambda as_root: False)
+    monkeypatch.setattr(confinement, "world_readable", lambda path: True)
+    assert Confinement.detect().mode == "uid"
+    monkeypatch.setattr(confinement, "world_readable", lambda path: "site-packages" not in str(path))
+    assert Confinement.detect().mode == "none" and "partial" in Confinement.detect().warning
+    monkeypatch.setattr(confinement.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(confinement, "bwrap_works", lambda as_root: not as_root)
+    assert Confinement.detect().mode == "bwrap-user"
+    with pytest.raises(ValueError, match="not possible here"):
+        Confinement.detect("uid")

@@ -30,7 +30,7 @@ from typing import Any, Callable, Protocol
 
 # Markers a check passes as arguments; the runner replaces them in the student's process.
 CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
-RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str that executes the scenario's tool in the grader (raises on an error result)
+RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str: the scenario's tool, run by the grader (raises on an error)
 
 
 @dataclass

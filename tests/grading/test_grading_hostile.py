@@ -3,17 +3,20 @@ still gets its marks. One batch grades them all (the way a real batch meets them
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hostile.notebooks import ASK, CHECKS, notebook, write
 from nbformat.v4 import new_code_cell
 
 from course.api import LocalAPI
-from course.grading.grader import RETRIES, Limits, grade_batch
+from course.grading.batch import Budget, grade_batch
+from course.grading.worker_context import RETRIES
 from course.grading.registry import Registry
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow
+AS_ROOT = os.geteuid() == 0  # workers then run as a uid of their own, and cannot signal the fork server
 
 TOOL_RESULT_FIRST = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "hi"}]}]
 CREATE = 'client.messages.create(model="claude-haiku-4-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])'
@@ -41,11 +44,12 @@ CASES = {
     "patched_sdk": (dict(ask="import types\nimport anthropic.resources.messages as m\n"
                              "m.Messages.create = lambda self, **kw: types.SimpleNamespace(\n"
                              "    content=[types.SimpleNamespace(text='Paris')])\n" + ASK), 1, "0 requests reached the API"),
-    "patched_grader": (dict(before="try:\n    import course.grading.runner as r\n"
+    "patched_grader": (dict(before="try:\n    import course.grading.verdict as r\n"
                                    "    r.run_check = lambda *a: None\nexcept ImportError as e:\n    print(e)",
                             ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
     "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"
-                                   "    return 'Paris'\n"), 1, "0 requests reached the API"),
+                                   "    return 'Paris'\n"),
+                          *((0, "Operation not permitted") if AS_ROOT else (1, "0 requests reached the API"))),
     "malformed_conversation": (dict(ask="def ask(client, prompt):\n    return client.messages.create(model='claude-haiku-4-5', "
                                         f"max_tokens=9, messages={TOOL_RESULT_FIRST!r}).content[0].text\n"), 0, "<400>"),
     "renamed_function": (dict(ask=ASK.replace("def ask(", "def ask_model(")), 0, "does not define ask()"),
@@ -87,8 +91,8 @@ def graded(tmp_path_factory):
     (folder / "broken_json.ipynb").write_text('{"cells": [')
     paths.append(folder / "broken_json.ipynb")
     out = folder / "out"
-    limits = Limits(call=3, cell=2, exercise=60, memory=256 << 20)
-    reports = grade_batch(paths, out, CHECKS, jobs=2, limits=limits, registry=Registry({}, {}), log=lambda line: None)
+    budget = Budget(call=3, cell=2, exercise=60, memory=256 << 20)
+    reports = grade_batch(paths, out, CHECKS, jobs=2, budget=budget, registry=Registry({}, {}), log=lambda line: None)
     return {p.stem: r for p, r in zip(paths, reports)}, out
 
 

@@ -10,9 +10,9 @@ import json
 import secrets
 import threading
 
-from ..api import Server
-from ..api.handler import Reply
-from .calls import Call
+from ...api import Server
+from ...api.handler import Reply
+from ..call import Call
 
 PREFIX = "/call/"
 
@@ -42,7 +42,8 @@ class Router:
                 return _json(400, {"error": "expected {\"name\": ..., \"input\": {...}}"})
             return _json(200, {"content": content, "is_error": is_error})
         if call.api is None:
-            return _json(404, {"type": "error", "error": {"type": "not_found_error", "message": "this call has no API"}})
+            return _json(404, {"type": "error", "error": {"type": "not_found_error",
+                                                          "message": "this call has no API"}})
         return call.api.handle(method, "/" + rest, headers, body)
 
     def open(self, call: Call) -> str:

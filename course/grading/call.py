@@ -9,7 +9,7 @@ import json
 import threading
 from typing import TYPE_CHECKING
 
-from .core import CLIENT, RUN_TOOL, Outcome
+from .exercise import CLIENT, RUN_TOOL, Outcome
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
     from ..scenarios import Scenario

@@ -23,6 +23,7 @@ import sys
 import urllib.request
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
+PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36  # prctl options (linux/prctl.h)
 TLS = None  # one TLS context, made once by the fork server: building one costs ~0.2 s per client
 MAGIC = re.compile(r"^(\s*)([%!].*)$", re.MULTILINE)  # IPython magics and shell escapes
 
@@ -142,7 +143,8 @@ def execute(cells: list[str], seconds: float, stops: dict, progress) -> tuple[di
     """Run the cells in one namespace, as a script would, each cell interrupted after `seconds` and cell i stopped
     before its statement stops[i]; progress(i, j, line) before each statement. The namespace, each failing cell's
     error, and the cells cut short ({"cell", "why"}: ran past the limit, or called sys.exit())."""
-    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit, "quit": sys.exit}
+    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit,
+                 "quit": sys.exit}
     errors, cut = [], []
     signal.signal(signal.SIGALRM, interrupt)
 
@@ -195,18 +197,28 @@ def address_space() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def limit(memory: int, cpu: int, uid: int | None) -> None:
+def limit(memory: int, cpu: int, uid: int | None, processes: int) -> None:
     """The worker's limits: `memory` bytes more address space, `cpu` seconds of CPU (an orphan of a killed
-    grader cannot spin forever), file size, no core dumps; a user without rights if asked."""
+    grader cannot spin forever), file size, no core dumps, `processes` processes of its user; then, when the
+    grader runs as root, a user of its own without rights, which no later privilege can undo."""
     total = address_space() + memory
     resource.setrlimit(resource.RLIMIT_AS, (total, total))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 24, 1 << 24))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     if uid is not None:
         os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def prctl(option: int, value: int) -> None:
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
 
 
 def worker(sock: socket.socket) -> None:
@@ -214,9 +226,9 @@ def worker(sock: socket.socket) -> None:
     earlier worker), run the cells, then answer calls until the grader hangs up."""
     channel = Channel(sock)
     setup = channel.receive()
-    os.chdir(setup["dir"])
-    os.environ["HOME"] = setup["dir"]
-    limit(setup["memory"], setup["cpu"], setup.get("uid"))
+    limit(setup["memory"], setup["cpu"], setup.get("uid"), setup["processes"])
+    os.chdir(setup["dir"])  # as its own user: the folder is that user's alone
+    os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
     namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors, "cut": cut})
@@ -254,12 +266,21 @@ def preload() -> None:
 
 
 def fork_server(control: socket.socket) -> None:
-    """Fork one worker per request (one byte carrying the worker's socket); answer with its pid."""
+    """Answer the grader's requests, one at a time: "F" (carrying the worker's socket) forks a worker and
+    answers its pid; "K pid uid" ends that worker and everything it started, then answers "ended"."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a worker starts and abandons (setsid, double fork) becomes ours
+    workers: set[int] = set()
     while True:
-        _, fds, _, _ = socket.recv_fds(control, 1, 1)
-        if not fds:
+        data, fds, _, _ = socket.recv_fds(control, 64, 1)
+        if not data:
             return
+        if data.startswith(b"K"):
+            _, pid, uid = data.split()
+            workers.discard(int(pid))
+            end(int(pid), None if uid == b"-" else int(uid), workers)
+            control.sendall(b"ended\n")
+            continue
         pid = os.fork()
         if pid == 0:
             control.close()
@@ -268,12 +289,66 @@ def fork_server(control: socket.socket) -> None:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
+            os.closerange(3, fds[0])  # nothing of the fork server's reaches student code but its own socket
+            os.closerange(fds[0] + 1, 1 << 16)
             try:
                 worker(socket.socket(fileno=fds[0]))
             finally:
                 os._exit(0)
         os.close(fds[0])
+        workers.add(pid)
         control.sendall(f"{pid}\n".encode())
+
+
+def end(pid: int, uid: int | None, workers: set[int]) -> None:
+    """Kill worker `pid`'s process group; then every process of its own `uid` (a helper running as that uid
+    kills them all); then every child of ours that is not a live worker (orphans it left behind), until none."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if uid is not None:
+        done, signal_done = os.pipe()
+        if os.fork() == 0:
+            os.close(done)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            while processes(lambda status: f"\nUid:\t{uid}\t" in status):
+                os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
+            os._exit(0)
+        os.close(signal_done)
+        os.read(done, 1)  # EOF once the helper has exited
+        os.close(done)
+    for _ in range(10_000):
+        orphans = [c for c in children() if c not in workers]
+        if not orphans:
+            return
+        for child in orphans:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def children() -> list[int]:
+    """This process's living children."""
+    return processes(lambda status: f"\nPPid:\t{os.getpid()}\n" in status)
+
+
+def processes(match) -> list[int]:
+    """Living processes other than this one whose /proc status text `match` accepts."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                status = f.read()
+        except OSError:
+            continue
+        if int(pid) != os.getpid() and "\nState:\tZ" not in status and match(status):
+            found.append(int(pid))
+    return found
 
 
 def main(argv: list[str]) -> None:

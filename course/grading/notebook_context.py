@@ -1,4 +1,5 @@
-"""`check(grade_id, fn)` in a notebook: the exercise's checks, run in this process, as a printed report.
+"""The notebook's context: `check(grade_id, fn)` runs the exercise's checks in this process, prints a report and
+returns the points earned.
 
 Each call of `fn` gets a fresh in-process LocalAPI (recording every request) and the scenario's tools
 (recording every call), runs in a thread with a time limit, and its value comes back through JSON,
@@ -12,11 +13,11 @@ import threading
 
 from ..client import local_client
 from . import registry as registry_module
-from .calls import Call
-from .child import decode, invoke, tool_answer
-from .core import Outcome
+from .call import Call
+from .sandbox.child import decode, invoke, tool_answer
+from .exercise import Outcome
 from .report import text_report
-from .runner import run_exercise
+from .verdict import run_exercise
 
 CALL_TIMEOUT = 10.0  # seconds a single call of the student's function may take in a notebook
 
@@ -39,7 +40,7 @@ def run_with_limit(fn, timeout: float) -> dict:
     return box
 
 
-class InProcess:
+class NotebookContext:
     """A Context that calls the student's function in this process."""
 
     def __init__(self, fn, registry: registry_module.Registry, timeout: float = CALL_TIMEOUT):
@@ -48,19 +49,27 @@ class InProcess:
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.registry.scenario(scenario), args, kwargs)
         client = local_client(call.api, max_retries=0) if call.api else None
-        args, kwargs = decode(call.args, call.kwargs, client, lambda name, input: tool_answer(*call.run_tool(name, input)))
+
+        def run_tool(name, input):
+            return tool_answer(*call.run_tool(name, input))
+
+        args, kwargs = decode(call.args, call.kwargs, client, run_tool)
         return call.outcome(run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout))
 
 
-def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> None:
-    """Run exercise `grade_id`'s checks on `fn` and print which pass, and why the others fail."""
+def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:
+    """Run exercise `grade_id`'s checks on `fn`, print which pass and why the others fail, and return the points
+    earned: as a check cell's last expression it is the cell's result, which nbgrader reads as partial credit."""
     registry = registry_module.shipped()
     if grade_id not in registry.exercises:
         print(f"There is no exercise {grade_id!r}. Known exercises: {', '.join(registry.exercises)}.")
-        return
+        return 0
     exercise = registry.exercise(grade_id)
     if not callable(fn):
         print(f"{grade_id}: expected the function {exercise.function}, got a {type(fn).__name__}; "
               "run the cell that defines it first.")
-        return
-    print(text_report(exercise, run_exercise(exercise, InProcess(fn, registry, timeout))))
+        return 0
+    verdicts = run_exercise(exercise, NotebookContext(fn, registry, timeout))
+    print(text_report(exercise, verdicts))
+    earned = sum(v.score for v in verdicts)
+    return int(earned) if earned == int(earned) else round(earned, 4)

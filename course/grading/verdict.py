@@ -1,4 +1,4 @@
-"""Running an exercise's checks against a Context: one Result per check, never an exception.
+"""Running an exercise's checks against a Context: one Verdict per check, never an exception.
 
 The same function runs in the notebook (`check()`) and in the grader; only the Context differs.
 """
@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import CheckFailed, Exercise, Outcome
+from .exercise import CheckFailed, Exercise, Outcome
 
 STUB_HINT = "replace the `raise NotImplementedError(...)` in the solution cell with your code"
 
 
 @dataclass
-class Result:
+class Verdict:
     name: str  # "<grade_id>: <what it checks>"
     score: float
     max_score: float
@@ -38,12 +38,12 @@ class Recording:
         return self.last
 
 
-def run_check(exercise: Exercise, check, context) -> Result:
+def run_check(exercise: Exercise, check, context) -> Verdict:
     name = f"{exercise.grade_id}: {check.name}"
     ctx = Recording(context)
     try:
         check.fn(ctx)
-        return Result(name, check.points, check.points, hidden=check.hidden)
+        return Verdict(name, check.points, check.points, hidden=check.hidden)
     except CheckFailed as failed:
         reason, hint = failed.reason, failed.hint
     except AssertionError as failed:
@@ -55,9 +55,9 @@ def run_check(exercise: Exercise, check, context) -> Result:
         reason, hint = f"not implemented yet ({error})", STUB_HINT
     elif error and error not in reason:
         reason = f"{reason}; the call ended with {error}"
-    return Result(name, 0.0, check.points, reason, hint, check.hidden)
+    return Verdict(name, 0.0, check.points, reason, hint, check.hidden)
 
 
-def run_exercise(exercise: Exercise, context) -> list[Result]:
+def run_exercise(exercise: Exercise, context) -> list[Verdict]:
     """Every check of the exercise, in order, each in a fresh Recording."""
     return [run_check(exercise, c, context) for c in exercise.checks]

@@ -1,4 +1,4 @@
-"""Reading a submitted notebook: which assignment it is, and the code that defines each graded function.
+"""A submission: which notebooks a batch grades, which assignment each is, and the code defining each graded function.
 
 Read as plain JSON (not validated by nbformat), so a damaged notebook still gives what it can, and
 an unreadable one gives a reason. A solution cell carries nbgrader metadata with its grade_id;
@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .core import Exercise
+from .exercise import Exercise
 from .registry import Registry
 
 MAX_BYTES = 32 << 20  # a bigger notebook is refused (outputs full of images, or an attack)
@@ -22,6 +22,24 @@ class Submission:
     cells: list[dict] = field(default_factory=list)
     metadata: dict = field(default_factory=dict)
     problem: str = ""  # why the notebook could not be read; empty when it could
+
+
+def collect(paths: list[Path]) -> dict[str, Path]:
+    """Report name -> notebook: a notebook given by path is named by its stem; a class folder's
+    `<student>/<notebook>.ipynb` and nbgrader's `<student>/<assignment>/<notebook>.ipynb` as `<student>/<stem>`."""
+    found: dict[str, list[Path]] = {}
+    for path in paths:
+        if path.is_dir():
+            for student in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                for notebook in sorted([*student.glob("*.ipynb"), *student.glob("*/*.ipynb")]):
+                    if ".ipynb_checkpoints" not in notebook.parts:
+                        found.setdefault(f"{student.name}/{notebook.stem}", []).append(notebook)
+        else:
+            found.setdefault(path.stem, []).append(path)
+    twice = {name: [str(p) for p in notebooks] for name, notebooks in found.items() if len(notebooks) > 1}
+    if twice:
+        raise ValueError(f"two submissions would share a report: {twice}")
+    return {name: notebooks[0] for name, notebooks in found.items()}
 
 
 def source(cell: dict) -> str:
@@ -51,7 +69,8 @@ def read(path: Path) -> Submission:
 
 
 def solution_ids(sub: Submission) -> list[str]:
-    return [str(nbgrader(c)["grade_id"]) for c in sub.cells if nbgrader(c).get("solution") and nbgrader(c).get("grade_id")]
+    return [str(nbgrader(c)["grade_id"]) for c in sub.cells
+            if nbgrader(c).get("solution") and nbgrader(c).get("grade_id")]
 
 
 def program(sub: Submission, exercise: Exercise) -> tuple[list[str] | None, str]:
@@ -71,7 +90,8 @@ def assignment(sub: Submission, registry: Registry) -> list[Exercise]:
     """The exercises this submission answers: named in its metadata, else the group its grade_ids
     belong to, else the group named in its file name, else every exercise."""
     groups = registry.assignments()
-    named = (sub.metadata.get("course") or {}).get("assignment") if isinstance(sub.metadata.get("course"), dict) else None
+    ours = sub.metadata.get("course")
+    named = ours.get("assignment") if isinstance(ours, dict) else None
     if named in groups:
         return groups[named]
     present = set(solution_ids(sub))

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, solution, write
 
-from course.grading.core import Check, Exercise
-from course.grading.grader import Limits, grade_batch
+from course.grading.exercise import Check, Exercise
+from course.grading.batch import Budget, grade_batch
 from course.grading.registry import Registry
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SLOW_ASK = ASK.replace("    reply =", "    import time\n    time.sleep(1)\n    reply =")
 
 
@@ -37,7 +37,7 @@ def course(*args) -> subprocess.CompletedProcess:
 
 def reports(out: Path) -> dict[str, float]:
     """stem -> modification time of each report written so far."""
-    return {p.stem: p.stat().st_mtime_ns for p in out.glob("*.json")}
+    return {p.stem: p.stat().st_mtime_ns for p in out.glob("*.json") if not p.name.startswith(".")}
 
 
 def test_a_batch_killed_half_way_grades_only_what_is_missing_when_started_again(tmp_path):
@@ -74,6 +74,17 @@ def test_usage_errors_exit_2_and_graded_submissions_exit_0(tmp_path):
     done = course("grade", broken, "--out", tmp_path / "out", "--tests", CHECKS, "--jobs", "1")
     assert done.returncode == 0
     assert "not valid JSON" in json.loads((tmp_path / "out" / "broken.json").read_text())["output"]
+    assert "isolation: bwrap" in done.stderr.splitlines()[0] or os.geteuid() != 0
+    assert "warning" not in done.stderr
+
+
+def test_a_batch_without_a_sandbox_warns_in_its_summary_that_isolation_is_partial(tmp_path):
+    done = course("grade", write(tmp_path / "solved.ipynb"), "--out", tmp_path / "out", "--tests", CHECKS,
+                  "--isolation", "none")
+    assert done.returncode == 0, done.stderr
+    assert "isolation: none" in done.stderr.splitlines()[0]
+    assert done.stderr.splitlines()[-1].startswith("warning: isolation is partial")
+    assert "signal the grader" in done.stderr
 
 
 SPY = '''def spy():
@@ -98,7 +109,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     nb_json["cells"] = [json.loads(json.dumps(solution("spy", SPY)))]
     path.write_text(json.dumps(nb_json))
     out = tmp_path / "out"
-    grade_batch([path], out, CHECKS, jobs=1, limits=Limits(call=20), registry=Registry({"spy": exercise}, {}),
+    grade_batch([path], out, CHECKS, jobs=1, budget=Budget(call=20), registry=Registry({"spy": exercise}, {}),
                 log=lambda line: None)
     facts = seen[0]
     assert facts["sdk"] == "anthropic" and facts["stdin"] == ""
@@ -107,7 +118,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     assert str(CHECKS) not in everything and str(out) not in everything and str(tmp_path) not in everything
     assert Path(facts["cwd"]).is_relative_to(tempfile.gettempdir())
     assert not Path(facts["cwd"]).exists()  # the worker's folder is removed after grading
-    assert sorted(p.name for p in out.iterdir()) == ["spy.json", "summary.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [".ledger.json", "spy.json", "summary.csv"]
 
 
 def test_on_the_wire_every_solution_gets_full_marks_and_every_exercise_none_with_reasons(tmp_path):

@@ -1,0 +1,169 @@
+"""The batch: every exercise of every submission in its own confined worker, graded on the wire.
+
+`grade_batch(paths, out_dir)` takes notebooks, or class folders laid out as `<student>/<notebook>.ipynb` or
+nbgrader's `<student>/<assignment>/<notebook>.ipynb`. It writes out_dir/<stem>.json (a notebook given by path)
+or out_dir/<student>/<stem>.json (Gradescope's results.json) and out_dir/summary.csv; for a class, also
+out_dir/gradebook.csv and out_dir/<student>/feedback.html. A report is written by the grader once its
+submission's worker processes are gone, and every report is written again from memory at the end; a batch
+started again keeps the reports its ledger vouches for (see ledger.py) and grades the rest.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .exercise import Exercise
+from .feedback import feedback_html
+from .ledger import Ledger
+from .registry import Registry, load
+from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
+from .sandbox.confinement import Confinement
+from .sandbox.fork_server import ForkServer
+from .sandbox.wire import Wire
+from .submission import Submission, assignment, collect, program, read
+from .verdict import Verdict, run_exercise
+from .worker_context import WorkerContext
+
+
+@dataclass
+class Budget:
+    """What one exercise of one submission may spend."""
+
+    call: float = 15.0  # seconds one call of the student's function may take
+    cell: float = 10.0  # seconds one notebook cell may run before it is interrupted and skipped
+    exercise: float = 120.0  # seconds for all the checks of one exercise
+    memory: int = 1 << 30  # bytes of address space a worker may add to what the SDK needs
+    processes: int = 64  # processes and threads a worker's user may have (a fork bomb stops there)
+
+
+class Batch:
+    """The trusted side of a batch: the registry, the wire, the fork server and the budget."""
+
+    def __init__(self, budget: Budget, confinement: Confinement, private: list[Path]):
+        self.budget, self.confinement, self.private = budget, confinement, private
+        self.registry: Registry | None = None
+
+    def __enter__(self) -> "Batch":
+        self.root = Path(tempfile.mkdtemp(prefix="course-grade-"))
+        os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
+        self.wire = Wire().__enter__()
+        self.server = ForkServer(self.root, self.confinement, self.private, self.budget.memory,
+                                 int(self.budget.exercise) + 10, self.budget.processes)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.close()
+        self.wire.__exit__()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def exercise(self, sub: Submission, exercise: Exercise) -> list[Verdict]:
+        """The exercise's verdicts, returned once every process its worker started is gone."""
+        cells, problem = program(sub, exercise)
+        ctx = WorkerContext(self, cells, problem, exercise.function)
+        try:
+            return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
+        except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
+            return [Verdict(f"{exercise.grade_id}: {c.name}", 0.0, c.points, f"internal grader error: {e!r}",
+                            hidden=c.hidden) for c in exercise.checks]
+        finally:
+            ctx.close()
+
+
+def summary_line(sub: Submission, exercises: list[Exercise], results: list[Verdict]) -> str:
+    score, total = sum(r.score for r in results), sum(r.max_score for r in results)
+    groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
+    line = f"{sub.path.name}: {score:g}/{total:g} points ({', '.join(groups) or 'no exercises'})"
+    notes = dict.fromkeys(f"{r.name.split(':')[0]}: {r.note}" for r in results if r.note)  # once per exercise
+    return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
+
+
+def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir) -> list[Path]:
+    """What workers must not see: every submission and its folder, the folders given, hidden tests, the output."""
+    paths = [*notebooks, *{p.parent for p in notebooks}, *given, out, *([Path(tests_dir)] if tests_dir else [])]
+    return list(dict.fromkeys(p.resolve() for p in paths))
+
+
+def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budget: Budget | None = None,
+                registry: Registry | None = None, log=None, isolation: str | None = None) -> list[dict]:
+    """Grade the notebooks (or class folders) at `paths` into out_dir; returns the reports (results.json dicts).
+
+    `jobs` exercise processes run at once (default: the CPU count); `registry` replaces the shipped exercises
+    (tests_dir's hidden checks are merged into it); `isolation` asks for a Confinement mode (default: the
+    strongest this machine allows). Progress and the summary go to `log` (stderr).
+    """
+    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    entries = collect([Path(p) for p in paths])  # report name -> notebook
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    confinement = Confinement.detect(isolation)
+    ledger = Ledger(out)
+    reports = {n: r for n, p in entries.items() if (r := ledger.trusted(n, p, out / f"{n}.json"))}
+    todo = [n for n in entries if n not in reports]
+    log(f"{len(entries)} submissions: {len(reports)} already graded, {len(todo)} to grade "
+        f"(isolation: {confinement.mode})")
+    if todo:
+        private = private_paths(list(entries.values()), [Path(p) for p in paths], out, tests_dir)
+        with Batch(budget or Budget(), confinement, private) as batch, \
+                ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+            # the checks import the SDK here while the fork server, already started, imports it too
+            batch.registry = registry = load(tests_dir, registry)
+            plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Verdicts
+
+            def timed(sub, e):
+                start = time.monotonic()
+                return batch.exercise(sub, e), time.monotonic() - start
+
+            def write(n):  # a submission is written as soon as its last exercise is graded
+                sub, exercises = plan[n]
+                flat = [r for i in sorted(results[n]) for r in results[n][i]]
+                reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
+                write_json(out / f"{n}.json", reports[n])
+                ledger.record(n, entries[n], out / f"{n}.json")
+                ledger.save()  # a batch killed after this keeps the report
+                log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
+
+            for n in todo:
+                sub = read(entries[n])
+                plan[n], results[n], seconds[n] = (sub, assignment(sub, registry)), {}, 0.0
+                for i, e in enumerate(plan[n][1]):
+                    futures[pool.submit(timed, sub, e)] = (n, i)
+                if not plan[n][1]:
+                    write(n)
+            for future in as_completed(futures):
+                n, i = futures[future]
+                results[n][i], spent = future.result()
+                seconds[n] += spent
+                if len(results[n]) == len(plan[n][1]):
+                    write(n)
+    write_all(out, entries, reports, ledger, confinement)
+    if confinement.warning:
+        log(f"warning: {confinement.warning}")
+    return [reports[n] for n in entries]
+
+
+def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], ledger: Ledger,
+              confinement: Confinement) -> None:
+    """Every report again from memory (no worker is left to have changed one), signed; the summary; for a class,
+    the gradebook and each student's feedback page."""
+    for name, notebook in entries.items():
+        write_json(out / f"{name}.json", reports[name])
+        ledger.record(name, notebook, out / f"{name}.json")
+    ledger.save()
+    write_atomic(out / "summary.csv", summary_csv(reports))
+    students: dict[str, dict[str, dict]] = {}
+    for name in entries:
+        if "/" in name:
+            student, stem = name.split("/", 1)
+            students.setdefault(student, {})[stem] = reports[name]
+    if students:
+        write_atomic(out / "gradebook.csv", gradebook_csv(students))
+        for student, theirs in students.items():
+            write_atomic(out / student / "feedback.html", feedback_html(student, theirs))
+    if confinement.mode == "none":
+        ledger.forget()

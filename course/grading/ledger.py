@@ -1,0 +1,70 @@
+"""The ledger: which reports in an output folder the grader itself wrote, for which submission.
+
+A resumed batch keeps a report only when the ledger (DIR/.ledger.json) holds its signature: an HMAC, with a
+key only the grader's user can read (~/.cache/course/grader.key, hidden from confined workers), over the
+notebook's bytes and the report's. A report a student rewrote, or one written for an older notebook, fails the
+check and is graded again. After a batch whose workers could read the key (isolation "none") the key is
+replaced, so nothing that batch wrote is trusted later.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from pathlib import Path
+
+from .report import read_valid, write_atomic
+
+KEY = Path("~/.cache/course/grader.key")
+
+
+def key(fresh: bool = False) -> bytes:
+    path = KEY.expanduser()
+    if not fresh and path.is_file():
+        return path.read_bytes()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(secrets.token_bytes(32))
+    os.replace(tmp, path)
+    return path.read_bytes()
+
+
+class Ledger:
+    def __init__(self, out: Path):
+        self.path = out / ".ledger.json"
+        self.key = key()
+        try:
+            entries = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            entries = {}
+        self.entries: dict[str, str] = entries if isinstance(entries, dict) else {}
+
+    def signature(self, name: str, notebook: Path, report: bytes) -> str:
+        digest = hashlib.sha256(notebook.read_bytes()).hexdigest() + hashlib.sha256(report).hexdigest()
+        return hmac.new(self.key, f"{name}\n{digest}".encode(), hashlib.sha256).hexdigest()
+
+    def trusted(self, name: str, notebook: Path, report: Path) -> dict | None:
+        """The report at `report` if the grader wrote it for this notebook as it is now; else None."""
+        try:
+            signature = self.signature(name, notebook, report.read_bytes())
+        except OSError:
+            return None
+        return read_valid(report) if hmac.compare_digest(self.entries.get(name, ""), signature) else None
+
+    def record(self, name: str, notebook: Path, report: Path) -> None:
+        try:
+            self.entries[name] = self.signature(name, notebook, report.read_bytes())
+        except OSError:  # the notebook vanished: its report is never kept
+            self.entries.pop(name, None)
+
+    def save(self) -> None:
+        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
+
+    def forget(self) -> None:
+        """Trust nothing signed so far: a new key."""
+        self.key = key(fresh=True)

@@ -1,0 +1,116 @@
+"""The isolated context: a Context that calls the student's function in a worker process of the batch's sandbox.
+
+The worker runs the notebook's cells, then answers each call; the API it talks to and the tools it runs are
+the grader's (the wire), so what a check reads was recorded by the grader, never claimed by the worker.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .call import Call
+from .exercise import Outcome
+from .sandbox.child import OUTPUT_CAP
+from .sandbox.worker import Gone
+
+if TYPE_CHECKING:
+    from .batch import Batch
+
+GRACE = 2.0  # seconds past its limit a cell may take to stop before the grader kills the worker
+RETRIES = 3  # fresh workers an exercise gets after cells that killed or hung one (each such cell is then skipped)
+
+
+def checked(result: dict) -> dict:
+    """A worker's answer reduced to the fields an Outcome takes, with the types it expects."""
+    error = result.get("error")
+    return {"value": result.get("value"), "error": None if error is None else str(error)[:2000],
+            "stdout": str(result.get("stdout", ""))[: OUTPUT_CAP + 100]}
+
+
+class WorkerContext:
+    """A Context running the student's function in a worker process, talking to the grader's wire."""
+
+    def __init__(self, batch: "Batch", cells: list[str] | None, problem: str, function: str):
+        self.batch, self.cells, self.problem, self.function = batch, cells, problem, function
+        self.deadline = time.monotonic() + batch.budget.exercise
+        self.worker = None
+        self.folders: list[Path] = []
+        self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
+        self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
+
+    def _ready(self):
+        """The worker with the notebook's cells run, started on first use and after a call killed it;
+        a cell that ended or hung a worker is skipped from where it was in the next one, up to RETRIES times."""
+        while not (self.problem or self.worker):
+            self._start()
+        return self.worker
+
+    def _start(self) -> None:
+        """One worker running the cells: self.worker when it defines the function, else a new skip or self.problem."""
+        server, budget = self.batch.server, self.batch.budget
+        worker, folder = server.spawn()
+        self.folders.append(folder)
+        message = {**server.setup(worker, folder), "cells": self.cells, "function": self.function, "cell": budget.cell,
+                   "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()]}
+        at, until = None, self.deadline
+        try:
+            while "at" in (answer := worker.request(message, max(until - time.monotonic(), 0.01))):
+                if at is None or answer["at"][0] != at[0]:  # a new cell: its own time limit, capped by the budget
+                    until = min(time.monotonic() + budget.cell + GRACE, self.deadline)
+                at, message = answer["at"], None
+        except Gone as e:
+            if time.monotonic() >= self.deadline:
+                self.problem = (f"the exercise's time budget ({budget.exercise:g} s) ran out running the "
+                                "notebook's cells")
+            elif at is None:
+                self.problem = f"running the notebook's cells: {e}"
+            else:
+                why = (f"ran past {budget.cell:g} s at line {at[2]} and ignored the interruption" if e.timed_out
+                       else f"ended the process at line {at[2]} (os._exit()? a crash? the memory limit?)")
+                if len(self.skips) < RETRIES:
+                    self.skips[at[0]] = (at[1], f"{why}, so it was skipped from there")
+                else:
+                    self.problem = f"cell {at[0]} {why}, after {RETRIES} cells were skipped for the same: given up"
+            return
+        cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []]
+        cut += [(c, why) for c, (_, why) in self.skips.items()]
+        self.notes = [f"cell {cell} {why}" for cell, why in sorted(cut)]
+        if not answer.get("ready"):
+            worker.kill()
+            errors = [str(x)[:500] for x in answer.get("errors") or []]
+            self.problem = f"the notebook does not define {self.function}()" + (f" ({errors[0]})" if errors else "")
+            return
+        self.worker = worker
+
+    def call(self, *args, scenario=None, **kwargs) -> Outcome:
+        call = Call(self.batch.registry.scenario(scenario), args, kwargs)
+        budget = self.batch.budget
+        if time.monotonic() >= self.deadline:
+            return call.outcome({"error": f"the exercise's time budget ({budget.exercise:g} s) is used up"})
+        worker = self._ready()
+        if worker is None:
+            return call.outcome({"error": self.problem})
+        token = self.batch.wire.router.open(call)
+        base_url, tool_url = self.batch.wire.urls(token)
+        left = self.deadline - time.monotonic()
+        try:
+            result = checked(worker.request({"args": call.args, "kwargs": call.kwargs, "timeout": budget.call,
+                                             "base_url": base_url if call.api else None, "tool_url": tool_url},
+                                            min(budget.call, max(left, 0.1))))
+        except Gone as e:
+            self.worker = None
+            short = left < budget.call
+            result = {"error": (f"the exercise's time budget ({budget.exercise:g} s) ran out during the call" if short
+                                else f"timed out after {budget.call:g} s (an endless loop? no turn cap? waiting "
+                                "for input?)") if e.timed_out else str(e)}
+        finally:
+            self.batch.wire.router.close(token)
+        return call.outcome(result)
+
+    def close(self) -> None:
+        if self.worker:
+            self.worker.kill()
+        for folder in self.folders:
+            shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,64 @@
+"""A whole class in one batch: submitted/<student>/<notebook>.ipynb and nbgrader's
+submitted/<student>/<assignment>/<notebook>.ipynb, into reports, a gradebook and a feedback page per student."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from hostile.notebooks import ASK, CHECKS, write
+
+from course.grading.batch import Budget, grade_batch
+from course.grading.registry import Registry
+from course.grading.submission import collect
+
+pytestmark = pytest.mark.slow
+SCRIPT = ASK.replace("return reply.content[0].text", "return '<script>alert(1)</script>'")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("class")
+    submitted = root / "submitted"
+    for folder in ("alice", "bob/assignment1", "carol", ".ipynb_checkpoints"):
+        (submitted / folder).mkdir(parents=True)
+    write(submitted / "alice" / "fixture.ipynb")
+    write(submitted / "bob" / "assignment1" / "fixture.ipynb", ask=ASK.replace("def ask(", "def ask_model("))
+    write(submitted / "carol" / "fixture.ipynb", ask=SCRIPT)
+    out = root / "out"
+    reports = grade_batch([submitted], out, CHECKS, jobs=2, budget=Budget(call=10), registry=Registry({}, {}),
+                          log=lambda line: None)
+    return out, reports
+
+
+def test_each_student_gets_a_gradescope_report_per_notebook(graded):
+    out, reports = graded
+    assert [r["score"] for r in reports] == [5, 3, 4]
+    for student, score in (("alice", 5), ("bob", 3), ("carol", 4)):
+        assert json.loads((out / student / "fixture.json").read_text())["score"] == score
+
+
+def test_the_gradebook_has_one_row_per_student_a_column_per_exercise_and_a_total(graded):
+    out, _ = graded
+    rows = list(csv.reader((out / "gradebook.csv").open()))
+    assert rows == [["student", "ask", "lookup", "total"], ["alice", "2", "3", "5"], ["bob", "0", "3", "3"],
+                    ["carol", "1", "3", "4"]]
+
+
+def test_the_feedback_page_shows_each_check_with_why_and_hint_escaped(graded):
+    out, _ = graded
+    bob = (out / "bob" / "feedback.html").read_text()
+    assert "Feedback for bob" in bob and "fixture: 3/5 points" in bob
+    assert bob.count("class='passed'") == 2 and bob.count("class='failed'") == 2
+    assert "does not define ask()" in bob
+    carol = (out / "carol" / "feedback.html").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in carol and "<script>" not in carol
+    assert "Hint: return the text of the reply" in carol
+
+
+def test_two_notebooks_that_would_share_a_report_are_refused(tmp_path):
+    for folder in ("dan/a1", "dan/a2"):
+        (tmp_path / folder).mkdir(parents=True)
+        write(tmp_path / folder / "fixture.ipynb")
+    with pytest.raises(ValueError, match="share a report"):
+        collect([tmp_path])
