@@ -6,14 +6,15 @@ import nbformat
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-CITING = ["01", "02", "10", "11", "12", "13"]  # lessons after 00 (which introduces the texts) that follow the form;
-# lessons 03-09 join the list once they follow it (docs/SYLLABUS.md)
+SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+CITING = ["01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13"]  # every lesson after 00
+# (which introduces the texts) follows the form (docs/SYLLABUS.md)
 BARE = [r"\bseed 00\d", r"\bthe blog\b", r"(?<!Model )(?<!Model's )\bExercise 10\.\d", r"(?<!Model's )\bExample \d\.\d",
         r"\b00[0-3]_", r"\bformal model of the loop\b"]
 
 
-def markdown(stem: str) -> str:
-    (path,) = NOTEBOOKS.glob(f"{stem}_*.ipynb")
+def markdown(stem: str, folder: Path = NOTEBOOKS) -> str:
+    (path,) = folder.glob(f"{stem}_*.ipynb")
     return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
 
 
@@ -28,6 +29,13 @@ def test_the_lesson_never_cites_the_material_bare(stem):
     text = markdown(stem)
     found = [m.group(0) for pattern in BARE for m in re.finditer(pattern, text)]
     assert found == [], f"lesson {stem}: {found} (see 'The source material' in lesson 00)"
+
+
+@pytest.mark.parametrize("stem", sorted(p.name[:2] for p in SOLUTIONS.glob("*.ipynb")))
+def test_the_exercise_never_cites_the_material_bare(stem):
+    text = markdown(stem, SOLUTIONS)
+    found = [m.group(0) for pattern in BARE for m in re.finditer(pattern, text)]
+    assert found == [], f"solutions/{stem}: {found} (see 'The source material' in lesson 00)"
 
 
 def test_the_patterns_catch_what_they_should():
