@@ -15,7 +15,6 @@ import httpx2
 import pytest
 
 from course.api import LocalAPI, Rules, Server, Turn
-from course.api.handler import sse
 from course.api.server import _HTTPServer
 from course.client import MODEL, make_client
 from course.pricing import cost_usd
@@ -119,8 +118,8 @@ def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, 
         protocol_version = "HTTP/1.1"
 
         def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            events = sse(api.create(body, "req_local_0001")).split(b"\n\n")
+            body = self.rfile.read(int(self.headers["content-length"]))
+            events = b"".join(api.handle("POST", "/v1/messages", dict(self.headers), body).body).split(b"\n\n")
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")

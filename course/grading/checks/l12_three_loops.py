@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...api import Conversation, Turn
 from ...client import MODEL
-from ...loops import NOT_YET
+from ...goal_loop import NOT_YET
 from ...outbox import Outbox
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.coding import checker_verdict, one_fix_policy
