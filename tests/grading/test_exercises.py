@@ -9,8 +9,8 @@ import nbformat
 import pytest
 
 from course.grading import checks, registry
-from course.grading.inprocess import InProcess
-from course.grading.runner import run_exercise
+from course.grading.notebook_context import NotebookContext
+from course.grading.verdict import run_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*.py"))
@@ -18,8 +18,8 @@ REGISTRY = registry.shipped()
 
 
 def grade(grade_id: str, fn) -> list:
-    """One runner Result per check of the exercise, with the notebook's in-process Context."""
-    return run_exercise(REGISTRY.exercise(grade_id), InProcess(fn, REGISTRY))
+    """One Verdict per check of the exercise, with the notebook's in-process Context."""
+    return run_exercise(REGISTRY.exercise(grade_id), NotebookContext(fn, REGISTRY))
 
 
 def notebooks() -> dict[str, dict]:
@@ -86,7 +86,7 @@ def test_a_stub_fails_every_check(exercise):
 
 
 def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_path):
-    from course.grading.grader import grade_batch
+    from course.grading.batch import grade_batch
 
     solution = ROOT / "solutions" / "03_the_first_loop.ipynb"
     wrong = nbformat.read(solution, as_version=4)

@@ -3,9 +3,9 @@ values shown as the student's function returned them."""
 from __future__ import annotations
 
 from course.grading.checks.common import ADDED, DROPPED, IDS, IS_ERROR, REORDERED, ROLE, difference, shown
-from course.grading.inprocess import InProcess
+from course.grading.notebook_context import NotebookContext
 from course.grading.registry import shipped
-from course.grading.runner import run_exercise
+from course.grading.verdict import run_exercise
 from course.messages import assistant, tool_result, tool_use, user
 
 Q = user("When was she born?")
@@ -56,6 +56,6 @@ def test_pairs_are_shown_as_tuples():
 def test_feedback_on_a_checker_says_your_function_and_shows_tuples():
     registry = shipped()
     exercise = registry.exercise("first_violation")
-    results = run_exercise(exercise, InProcess(lambda messages: ["P1", 0], registry))
+    results = run_exercise(exercise, NotebookContext(lambda messages: ["P1", 0], registry))
     reasons = " ".join(r.reason for r in results if not r.passed)
     assert "your function returned ('P1', 0)" in reasons and "the checker" not in reasons
