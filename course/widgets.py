@@ -92,7 +92,7 @@ class Explorer:
         self.quiet = False  # True while several controls change together
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
-                                   description="scenario", style=wide, layout=w.Layout(width="100%", max_width="720px"))
+                                   description="scenario", style=wide, layout=w.Layout(width="calc(100% - 8px)", max_width="720px"))
         self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1], style=wide,
                                      description="max_turns", continuous_update=False,
                                      tooltip="the cap T on tool-use turns: at most T+1 model calls")
