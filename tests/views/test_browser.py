@@ -104,7 +104,8 @@ def open_notebook(browser, lab, name: str, width: int = 1400):
 def run_all(page):
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     explorer = page.locator(".course-explorer")
-    explorer.locator(".course-frame").wait_for()
+    explorer.locator(".course-frame").wait_for(state="attached")
+    explorer.scroll_into_view_if_needed()
     return explorer
 
 
@@ -212,7 +213,8 @@ def test_every_badge_reaches_wcag_aa_contrast(browser, lab):
 
     page = open_notebook(browser, lab, "04_controls.ipynb")
     explorer = run_all(page)
-    explorer.locator("select").select_option(value="always_tool")
+    choice = explorer.locator("select")
+    choice.select_option(label=next(o for o in choice.locator("option").all_inner_texts() if o.startswith("always_tool:")))
     expect(explorer.locator(".course-frame")).to_contain_text("tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
     badges = explorer.locator(".course-messages span").filter(has_text="#").element_handles()
     ratios = page.evaluate(CONTRAST_JS, badges)
@@ -239,6 +241,7 @@ def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
     page.close()
     for width in WIDTHS:
         page = open_notebook(browser, lab, "04_reopen.ipynb", width=width)
+        assert page.evaluate(SCROLL_TO_OUTPUT_JS, "application/vnd.jupyter.widget-view+json") >= 0
         output = page.locator(".jp-OutputArea-output", has_text="Loop explorer").or_(page.locator(".course-explorer"))
         expect(output.first).to_be_visible()
         page.wait_for_timeout(2000)  # the widget manager restores its models after the page is up
