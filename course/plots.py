@@ -70,7 +70,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = "
     if window is not None and growth and min(growth) > 0:
         note += f"\nW = {tokens(window)}: K ≤ {window_bound(window, inputs[0], min(growth))} calls"
     ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
-    ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)  # under the note
+    ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)
     ax.set_title(title)
     return fig
 

@@ -35,7 +35,8 @@ if not Path(CHROMIUM).exists():
 CONTRAST_JS = """(spans) => {
     const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
     const lum = (c) => { const [r, g, b] = rgb(c).map(v => { v /= 255;
-        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
     return spans.map(s => { const st = getComputedStyle(s), a = lum(st.color), b = lum(st.backgroundColor);
         return [s.textContent, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; });
 }"""
@@ -214,7 +215,8 @@ def test_every_badge_reaches_wcag_aa_contrast(browser, lab):
     page = open_notebook(browser, lab, "04_controls.ipynb")
     explorer = run_all(page)
     choice = explorer.locator("select")
-    choice.select_option(label=next(o for o in choice.locator("option").all_inner_texts() if o.startswith("always_tool:")))
+    titles = choice.locator("option").all_inner_texts()
+    choice.select_option(label=next(t for t in titles if t.startswith("always_tool:")))
     expect(explorer.locator(".course-frame")).to_contain_text("tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
     badges = explorer.locator(".course-messages span").filter(has_text="#").element_handles()
     ratios = page.evaluate(CONTRAST_JS, badges)
@@ -235,7 +237,8 @@ def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
     saved = Path(lab.folder, "04_reopen.ipynb")
     expect(page.locator(".jp-mod-dirty")).to_have_count(0, timeout=CHANGE_S * 1000)
     outputs = [o for c in json.loads(saved.read_text())["cells"] for o in c.get("outputs", [])]
-    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)  # as autosave writes it
+    view = "application/vnd.jupyter.widget-view+json"
+    assert any(view in o.get("data", {}) for o in outputs)  # the live widget's output, as autosave writes it
     for session in json.loads(lab.api("/api/sessions")):
         lab.api(f"/api/sessions/{session['id']}", "DELETE")  # the kernel is gone, as after a restart of the machine
     page.close()

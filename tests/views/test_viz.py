@@ -81,7 +81,8 @@ def test_tool_input_keeps_its_whitespace_and_results_start_on_their_own_line():
 
 def test_a_long_result_shows_its_start_and_opens_to_the_rest():
     long = "".join(f"line {i:03d}\n" for i in range(100))  # 900 characters
-    html = MessageList([user("q"), assistant(tool_use("tu_a", "read", {})), user(tool_result("tu_a", long))])._repr_html_()
+    history = [user("q"), assistant(tool_use("tu_a", "read", {})), user(tool_result("tu_a", long))]
+    html = MessageList(history)._repr_html_()
     shown, rest = html.split("<details", 1)
     assert "line 000" in shown and "line 099" not in shown
     assert "show all 900 characters" in rest and "line 099" in rest
