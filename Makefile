@@ -18,7 +18,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 # Jupyter refuses to run as root unless told to (containers, CI machines)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(STAMP)
+# the course's JupyterLab settings (no news popup, widget state saved with the notebook), for this venv only
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_OVERRIDES): jupyter/overrides.json $(STAMP)
+	install -D -m 644 jupyter/overrides.json $@
+
+lab: $(STAMP) $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 # notebooks are compared cell by cell with their committed outputs (strict nbval);

@@ -192,9 +192,9 @@ def bench_browser() -> dict:
                 browser.close()
 
 
-def bench_explorer(repeats: int = REPEATS) -> dict:
+def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True) -> dict:
     """In Chromium: p50 and p95 of a change per loop and scenario; in the kernel: re-run, revisit and step times."""
-    browser = bench_browser() if Path(CHROMIUM).exists() else None
+    browser = bench_browser() if in_browser and Path(CHROMIUM).exists() else None
     scenarios = {name: bench_scenario(name, repeats) for name in SCENARIOS}
     slow = sorted(n for n, r in scenarios.items() if r["rerun_median_ms"] > TARGET_MS)
     targets = {}
@@ -223,7 +223,8 @@ def table(figures: dict) -> str:
             s = b["student"][name]
             missed = f" ({r['missed'] + s['missed']} missed)" if r["missed"] + s["missed"] else ""
             lines.append(f"| {name} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {s['p50_ms']:.0f} | {s['p95_ms']:.0f} | "
-                         f"{s['max_turns_p95_ms']:.0f} | {s['step_p95_ms']:.0f} | {r['changes']} + {s['changes']}{missed} |")
+                         f"{s['max_turns_p95_ms']:.0f} | {s['step_p95_ms']:.0f} | "
+                         f"{r['changes']} + {s['changes']}{missed} |")
         lines += ["", "In the kernel, without a front end (reference loop):", ""]
     lines += ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
               "|---|---:|---:|---:|---:|---:|"]

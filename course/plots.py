@@ -11,10 +11,20 @@ from itertools import accumulate
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from .context import window_bound
 from .events import ToolEnd
-from .viz.style import ERROR, OK, PALETTE
+from .viz.style import ERROR, OK, PALETTE, dollars, tokens
+
+TOKENS = FuncFormatter(lambda v, _: tokens(round(v)))  # axis ticks: 140,000
+DOLLARS = FuncFormatter(lambda v, _: dollars(v))  # axis ticks: $0.0005
+LABEL_SIZE = 10  # the smallest text on a plot
+
+
+def usd(amount: float) -> str:
+    """Dollars in a plot's text, where a pair of $ would start matplotlib's math mode."""
+    return dollars(amount).replace("$", r"\$")
 
 
 def new_figure(height: float) -> Figure:
@@ -34,20 +44,33 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = "
     fig = new_figure(3.6)
     ax = fig.subplots()
     calls = range(1, len(inputs) + 1)
-    ax.bar(calls, inputs, color=PALETTE[0], label="n_k: input of call k")
+    bars = ax.bar(calls, inputs, color=PALETTE[0], label="n_k: input of call k (left axis)")
     ax.set_xlabel("model call k")
     ax.set_ylabel("input tokens of the call", color=PALETTE[0])
     ax.set_xticks(list(calls))
+    ax.yaxis.set_major_formatter(TOKENS)
+    growth = [b - a for a, b in zip(inputs, inputs[1:])]
+    low, high = min(inputs), max(inputs)
+    if low > high / 2:  # from 0 the growth per call would not show: start the axis near the smallest call
+        bottom = max(0, low - (high - low))
+        ax.set_ylim(bottom, high + (high - bottom) * 0.45)
+        ax.set_ylabel(f"input tokens of the call (axis from {tokens(round(bottom))})", color=PALETTE[0])
+        for bar, step in zip(bars[1:], growth):
+            ax.annotate(f"+{tokens(step)}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
+                        textcoords="offset points", ha="center", fontsize=LABEL_SIZE - 1)
+    else:
+        ax.set_ylim(0, high * 1.45)  # room for the note and the legend above the bars
     total = list(accumulate(inputs))
     ax2 = ax.twinx()
-    ax2.plot(calls, total, color=PALETTE[1], marker="o", label="total so far")
+    line = ax2.plot(calls, total, color=PALETTE[1], marker="o", label="total so far (right axis)")
     ax2.set_ylabel("total input tokens", color=PALETTE[1])
-    ax2.set_ylim(bottom=0)
-    note = f"n_1 = {inputs[0]:,}, n_{len(inputs)} = {inputs[-1]:,}, total = {total[-1]:,}"
-    growth = [b - a for a, b in zip(inputs, inputs[1:])]
+    ax2.set_ylim(0, total[-1] * 1.45)
+    ax2.yaxis.set_major_formatter(TOKENS)
+    note = f"n_1 = {tokens(inputs[0])}, n_{len(inputs)} = {tokens(inputs[-1])}, total = {tokens(total[-1])}"
     if window is not None and growth and min(growth) > 0:
-        note += f"\nW = {window:,}: K ≤ {window_bound(window, inputs[0], min(growth))} calls"
-    ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=9)
+        note += f"\nW = {tokens(window)}: K ≤ {window_bound(window, inputs[0], min(growth))} calls"
+    ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
+    ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)
     ax.set_title(title)
     return fig
 
@@ -64,17 +87,18 @@ def budget_spend(costs: list[float], limit: float, *, title: str = "Budget, chec
     spent = list(accumulate(costs))
     ax.bar(calls, costs, color=PALETTE[4], label="c_k: cost of response k")
     ax.step(calls, spent, where="mid", color=OK, marker="o", label="S_k: spent so far")
-    ax.axhline(limit, color=ERROR, linestyle="--", label=f"B = {limit:g}")
+    ax.axhline(limit, color=ERROR, linestyle="--", label=f"B = {usd(limit)}")
     if spent and spent[-1] >= limit:
         over = spent[-1] - limit
         ax.fill_between([calls[-1] - 0.4, calls[-1] + 0.4], limit, spent[-1], color=ERROR, alpha=0.25)
-        ax.annotate(f"overshoot {over:.3g} < c_{calls[-1]} = {costs[-1]:.3g}", (calls[-1], spent[-1]),
-                    xytext=(-10, 6), textcoords="offset points", ha="right", color=ERROR, fontsize=9)
+        ax.annotate(f"overshoot {usd(over)} < c_{calls[-1]} = {usd(costs[-1])}", (calls[-1], spent[-1]),
+                    xytext=(-10, 6), textcoords="offset points", ha="right", color=ERROR, fontsize=LABEL_SIZE - 1)
     ax.set_xlabel("response k")
-    ax.set_ylabel("USD")
+    ax.set_ylabel("spent (USD)")
+    ax.yaxis.set_major_formatter(DOLLARS)
     ax.set_xticks(calls)
     ax.set_ylim(0, max(spent + [limit]) * 1.15)
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=LABEL_SIZE - 1)  # beside the plot, off the B line
     ax.set_title(title)
     return fig
 
@@ -91,13 +115,12 @@ def tool_timeline(runs: dict[str, list], *, title: str = "When each tool call ra
         ends = [e for e in events if isinstance(e, ToolEnd)]
         for row, e in enumerate(ends):
             ax.barh(row, e.ended - e.started, left=e.started, color=ERROR if e.is_error else PALETTE[row % len(PALETTE)])
-            ax.text(e.ended, row, f" {e.name} {e.id}", va="center", fontsize=8)
         span = max((e.ended for e in ends), default=0) - min((e.started for e in ends), default=0)
-        ax.set_yticks(range(len(ends)), [f"#{row + 1}" for row in range(len(ends))], fontsize=8)
+        ax.set_yticks(range(len(ends)), [f"#{row + 1} {e.name}" for row, e in enumerate(ends)], fontsize=LABEL_SIZE)
         ax.invert_yaxis()
-        ax.set_title(f"{label}: {len(ends)} calls over {span:.2f} s", fontsize=9, loc="left")
+        ax.set_title(f"{label}: {len(ends)} calls over {span:.2f} s", fontsize=LABEL_SIZE + 1, loc="left")
     last = max((e.ended for events in runs.values() for e in events if isinstance(e, ToolEnd)), default=0)
-    axes[-1].set_xlim(0, 1.4 * last or 1)  # the axes share x: room for every run's bars and their labels
+    axes[-1].set_xlim(0, last * 1.02 or 1)  # the axes share x: up to the last call's end
     axes[-1].set_xlabel("seconds since the run started")
     fig.suptitle(title)
     return fig

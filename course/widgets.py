@@ -92,12 +92,14 @@ class Explorer:
         self.quiet = False  # True while several controls change together
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
-                                   description="scenario", style=wide, layout=w.Layout(width="100%", max_width="720px"))
+                                   description="scenario", style=wide,
+                                   layout=w.Layout(width="calc(100% - 8px)", max_width="720px"))
         self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1], style=wide,
                                      description="max_turns", continuous_update=False,
                                      tooltip="the cap T on tool-use turns: at most T+1 model calls")
         self.budget = w.FloatSlider(value=0.0, min=0.0, description="budget", readout_format="$.6f", style=wide,
-                                    continuous_update=False, tooltip="max_budget_usd, checked after each response; 0: no limit",
+                                    continuous_update=False,
+                                    tooltip="max_budget_usd, checked after each response; 0: no limit",
                                     disabled=not self.applies("budget"))
         self.rules = w.HBox(layout=w.Layout(**WRAP))
         self.play = w.Play(value=0, min=0, max=0, interval=700, layout=w.Layout(display="none"))  # the timer only

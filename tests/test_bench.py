@@ -76,5 +76,5 @@ def test_explorer_bench_if_present():
     modules = runner.available()
     if "explorer" not in modules:
         pytest.skip("bench/explorer.py not written yet")
-    figures = modules["explorer"].bench_explorer(repeats=1)
+    figures = modules["explorer"].bench_explorer(repeats=1, in_browser=False)  # the browser part takes minutes
     assert figures["scenarios"] and "|" in modules["explorer"].table(figures)

@@ -117,5 +117,6 @@ def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: in
                        pending_note=pending_note(frame) if frame.pending else "")
     where = f"step {index} / {total - 1}: " if index is not None and total else ""
     alarm = f";color:{ERROR}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
-    return (f'<div class="course-frame" style="{FONT};{LINE}"><div style="font-weight:bold{alarm}">{esc(where + frame.step)}'
-            f"</div>{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>{view._repr_html_()}</div>")
+    return (f'<div class="course-frame" style="{FONT};{LINE}">'
+            f'<div style="font-weight:bold{alarm}">{esc(where + frame.step)}</div>'
+            f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>{view._repr_html_()}</div>")

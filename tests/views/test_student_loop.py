@@ -50,7 +50,8 @@ def budget_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tok
                 continue
             decision = gate.decide(b.name, b.input) if gate else None
             if decision is not None and decision.action == "deny":
-                results.append({"type": "tool_result", "tool_use_id": b.id, "content": decision.reason, "is_error": True})
+                results.append({"type": "tool_result", "tool_use_id": b.id, "content": decision.reason,
+                                "is_error": True})
             else:
                 results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
         messages = messages + [reply, {"role": "user", "content": results}]

@@ -81,7 +81,8 @@ def test_tool_input_keeps_its_whitespace_and_results_start_on_their_own_line():
 
 def test_a_long_result_shows_its_start_and_opens_to_the_rest():
     long = "".join(f"line {i:03d}\n" for i in range(100))  # 900 characters
-    html = MessageList([user("q"), assistant(tool_use("tu_a", "read", {})), user(tool_result("tu_a", long))])._repr_html_()
+    history = [user("q"), assistant(tool_use("tu_a", "read", {})), user(tool_result("tu_a", long))]
+    html = MessageList(history)._repr_html_()
     shown, rest = html.split("<details", 1)
     assert "line 000" in shown and "line 099" not in shown
     assert "show all 900 characters" in rest and "line 099" in rest
@@ -144,12 +145,27 @@ def test_token_growth_draws_the_materials_numbers():
     assert list(line.get_ydata()) == [sum(inputs[:k]) for k in range(1, 11)]
     note = fig.axes[0].texts[0].get_text()
     assert "n_10 = 23,000, total = 140,000" in note and "K ≤ 98" in note
+    legend = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert legend == ["n_k: input of call k (left axis)", "total so far (right axis)"]
+    assert fig.axes[0].get_ylim()[0] == 0 and fig.axes[0].yaxis.get_major_formatter()(140000, 0) == "140,000"
+
+
+def test_measured_laps_start_the_axis_near_the_data_so_growth_shows():
+    laps = [21_235, 22_307, 22_949, 23_812, 24_006]
+    ax = token_growth(laps).axes[0]
+    assert 0 < ax.get_ylim()[0] <= 21_235 and "axis from" in ax.get_ylabel()
+    growth = [t.get_text() for t in ax.texts if t.get_text().startswith("+")]
+    assert growth == ["+1,072", "+642", "+863", "+194"]
 
 
 def test_budget_spend_marks_the_overshoot_of_prop_5_4():
     fig = budget_spend([3, 3, 3, 3], 10)
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.texts] == ["overshoot 2 < c_4 = 3"]
+    assert [t.get_text() for t in ax.texts] == [r"overshoot \$2.00 < c_4 = \$3.00"]
+    fig.canvas.draw()
+    legend, plot = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= plot.x1  # beside the plot: the dashed B line cannot run through it
+    assert r"B = \$10.00" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert any(isinstance(c, PolyCollection) for c in ax.collections)  # the shaded overshoot
     under = budget_spend([3, 3], 10).axes[0]
     assert list(under.texts) == [] and not any(isinstance(c, PolyCollection) for c in under.collections)
@@ -162,6 +178,9 @@ def test_tool_timeline_places_each_call_at_its_times():
     spans = [[(round(p.get_x(), 3), round(p.get_x() + p.get_width(), 3)) for p in ax.patches] for ax in fig.axes]
     assert spans == [[(0.1, 0.6), (0.1, 0.5)], [(0.1, 0.6), (0.6, 1.0)]]
     assert fig.axes[0].get_title(loc="left") == "parallel: 2 calls over 0.50 s"
+    assert fig.axes[-1].get_xlim()[1] <= 1.0 * 1.05  # the axis ends with the data
+    labels = fig.axes[0].get_yticklabels()
+    assert [t.get_text() for t in labels] == ["#1 read", "#2 read"] and min(t.get_fontsize() for t in labels) >= 10
 
 
 def test_figures_are_released_by_pyplot():

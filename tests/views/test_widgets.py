@@ -132,3 +132,52 @@ def test_the_benchmark_measures_re_runs_and_steps(runs):
     assert set(figures) == {"rerun_median_ms", "rerun_max_ms", "revisit_median_ms", "step_median_ms", "step_max_ms"}
     assert all(v > 0 for v in figures.values())
     assert len(runs) == 1 + 2 * 4 + 3  # the first run, every setting of both repetitions, 3 kept for revisits
+
+
+def test_counts_are_grammatical_and_dollars_read_as_dollars():
+    from course.viz.style import dollars, tokens
+
+    e = Explorer("one_shot")
+    assert "after 1 call, 0 turns" in e.outcome_label.value and "after 1 call, 0 turns" in repr(e)
+    assert [dollars(x) for x in (0, 1e-05, 7.9e-05, 0.0003, 1.5)] == ["$0", "$0.00001", "$0.000079", "$0.0003", "$1.50"]
+    assert tokens(140000) == "140,000"
+    e.set(max_budget_usd=0.0003)
+    assert "budget: $0.0000" in e.view.value and "/ $0.0003" in e.view.value and "e-0" not in e.view.value
+
+
+def test_the_header_and_the_frame_name_the_same_run_while_stepping():
+    e = Explorer("aurora_run")
+    e.set(step=2)
+    assert "outcome of the run: " in e.outcome_label.value and ">success</span>" in e.outcome_label.value
+    assert "outcome at this step: " in e.view.value and ">running</span> after 1 call so far" in e.view.value
+
+
+def test_playback_buttons_move_the_step_and_stop_at_the_ends():
+    e = Explorer("aurora_run")
+    last = e.step.value
+    assert all(b.description and b.tooltip for b in (e.first, e.back, e.playing, e.next, e.last))
+    e.first.click()
+    assert e.step.value == 0
+    e.back.click()
+    assert e.step.value == 0  # no step before the first
+    e.next.click()
+    assert e.step.value == 1 and "step 1 / " in e.view.value
+    e.last.click()
+    e.next.click()
+    assert e.step.value == last
+
+
+def test_the_snapshot_says_how_to_get_the_controls_and_names_the_outcome_once():
+    html = Explorer("aurora_run").html()
+    assert "run this cell to get the controls" in html
+    assert html.count("outcome at this step") == 1 and "outcome of the run" not in html
+
+
+def test_moving_a_control_runs_the_other_max_turns_ahead(runs):
+    e = Explorer("always_tool", max_turns=3)
+    e.max_turns.value = 4  # as the slider does: an update, then runs ahead
+    e.pool.shutdown(wait=True)
+    assert {s.max_turns for s in runs} == set(range(0, 16))
+    assert len(runs) == len(set(runs))  # each setting ran once
+    e.set(max_turns=2)
+    assert len(runs) == 16 and e.frames[-1].calls == 3
