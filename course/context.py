@@ -1,4 +1,4 @@
-"""Context growth, budgets and managing the context (Sec. 5 of the material).
+"""Context growth, budgets and managing the context (the Model's Sec. 5).
 
 Arithmetic of Prop. 5.2 and 5.4 on plain numbers, the same identities read from
 what the API reports (`usage`), and three ways to send less: clearing old tool

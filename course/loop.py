@@ -1,4 +1,4 @@
-"""The reference agent loop: lesson 09's `agent_loop` made production grade (Def. 3.1 of the material).
+"""The reference agent loop: lesson 09's `agent_loop` made production grade (the Model's Def. 3.1).
 
 The same steps in the same order as the lesson's loop, under the same names: the wall clock; call the model and
 add up cost and tokens; end_turn or stop_sequence is success; max_tokens, refusal or a full window stops; budget,
