@@ -40,7 +40,7 @@ BENCHMARKS = {
                 "report and never raises, so as an nbgrader test cell it would score every submission full; hence "
                 "one asserting cell per check for nbgrader and otter. Hostile cases: `while_true`, `os_exit`, "
                 "`sys_exit` and `input` follow a correct function in the graded cell; `set_custom_exc` (swallow "
-                "every exception), `patch_test_runner` (make `course.grading.verdict.run_check` pass everything) and "
+                "every exception), `patch_test_runner` (make `course.grading.mark.run_check` pass everything) and "
                 "`rewrite_hidden_tests` (overwrite otter-format test files found near the notebook) follow the "
                 "unimplemented stub; `eq_always_true` returns a `str` subclass whose `__eq__` is always True. "
                 "Then a class: 30 students each submitting all 13 lesson notebooks (even students the solutions, odd "

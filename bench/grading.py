@@ -30,7 +30,7 @@ import nbformat
 
 from course.grading import registry as registry_module
 from course.grading.notebook_context import NotebookContext
-from course.grading.verdict import run_exercise
+from course.grading.mark import run_exercise
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "bench-grading"
@@ -66,8 +66,8 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
     return Always("1974"), [Always("")]
 ''', None),
     "patch_test_runner": ('''try:  # every check "passes", in whatever process runs this cell
-    import course.grading.verdict as _verdict
-    _verdict.run_check = lambda exercise, check, context: _verdict.Verdict(
+    import course.grading.mark as _mark
+    _mark.run_check = lambda exercise, check, context: _mark.Mark(
         f"{exercise.grade_id}: {check.name}", check.points, check.points)
 except Exception:
     pass

@@ -5,7 +5,7 @@ nbgrader's `<student>/<assignment>/<notebook>.ipynb`. It writes out_dir/<stem>.j
 or out_dir/<student>/<stem>.json (Gradescope's results.json) and out_dir/summary.csv; for a class, also
 out_dir/gradebook.csv and out_dir/<student>/feedback.html. A report is written by the grader once its
 submission's worker processes are gone, and every report is written again from memory at the end; a batch
-started again keeps the reports its ledger vouches for (see ledger.py) and grades the rest.
+started again keeps the reports its seals vouch for (see report_seals.py) and grades the rest.
 """
 from __future__ import annotations
 
@@ -20,14 +20,14 @@ from pathlib import Path
 
 from .exercise import Exercise
 from .feedback import feedback_html
-from .ledger import Ledger
+from .report_seals import ReportSeals
 from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .sandbox.wire import Wire
 from .submission import Submission, assignment, collect, program, read
-from .verdict import Verdict, run_exercise
+from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
 
 
@@ -62,20 +62,20 @@ class Batch:
         self.wire.__exit__()
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def exercise(self, sub: Submission, exercise: Exercise) -> list[Verdict]:
+    def exercise(self, sub: Submission, exercise: Exercise) -> list[Mark]:
         """The exercise's verdicts, returned once every process its worker started is gone."""
         cells, problem = program(sub, exercise)
         ctx = WorkerContext(self, cells, problem, exercise.function)
         try:
             return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
         except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
-            return [Verdict(f"{exercise.grade_id}: {c.name}", 0.0, c.points, f"internal grader error: {e!r}",
+            return [Mark(f"{exercise.grade_id}: {c.name}", 0.0, c.points, f"internal grader error: {e!r}",
                             hidden=c.hidden) for c in exercise.checks]
         finally:
             ctx.close()
 
 
-def summary_line(sub: Submission, exercises: list[Exercise], results: list[Verdict]) -> str:
+def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
     score, total = sum(r.score for r in results), sum(r.max_score for r in results)
     groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
     line = f"{sub.path.name}: {score:g}/{total:g} points ({', '.join(groups) or 'no exercises'})"
@@ -102,8 +102,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     confinement = Confinement.detect(isolation)
-    ledger = Ledger(out)
-    reports = {n: r for n, p in entries.items() if (r := ledger.trusted(n, p, out / f"{n}.json"))}
+    seals = ReportSeals(out)
+    reports = {n: r for n, p in entries.items() if (r := seals.trusted(n, p, out / f"{n}.json"))}
     todo = [n for n in entries if n not in reports]
     log(f"{len(entries)} submissions: {len(reports)} already graded, {len(todo)} to grade "
         f"(isolation: {confinement.mode})")
@@ -113,7 +113,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
             # the checks import the SDK here while the fork server, already started, imports it too
             batch.registry = registry = load(tests_dir, registry)
-            plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Verdicts
+            plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Marks
 
             def timed(sub, e):
                 start = time.monotonic()
@@ -124,8 +124,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 flat = [r for i in sorted(results[n]) for r in results[n][i]]
                 reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
                 write_json(out / f"{n}.json", reports[n])
-                ledger.record(n, entries[n], out / f"{n}.json")
-                ledger.save()  # a batch killed after this keeps the report
+                seals.record(n, entries[n], out / f"{n}.json")
+                seals.save()  # a batch killed after this keeps the report
                 log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
 
             for n in todo:
@@ -141,20 +141,20 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 seconds[n] += spent
                 if len(results[n]) == len(plan[n][1]):
                     write(n)
-    write_all(out, entries, reports, ledger, confinement)
+    write_all(out, entries, reports, seals, confinement)
     if confinement.warning:
         log(f"warning: {confinement.warning}")
     return [reports[n] for n in entries]
 
 
-def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], ledger: Ledger,
+def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], seals: ReportSeals,
               confinement: Confinement) -> None:
     """Every report again from memory (no worker is left to have changed one), signed; the summary; for a class,
     the gradebook and each student's feedback page."""
     for name, notebook in entries.items():
         write_json(out / f"{name}.json", reports[name])
-        ledger.record(name, notebook, out / f"{name}.json")
-    ledger.save()
+        seals.record(name, notebook, out / f"{name}.json")
+    seals.save()
     write_atomic(out / "summary.csv", summary_csv(reports))
     students: dict[str, dict[str, dict]] = {}
     for name in entries:
@@ -166,4 +166,4 @@ def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], led
         for student, theirs in students.items():
             write_atomic(out / student / "feedback.html", feedback_html(student, theirs))
     if confinement.mode == "none":
-        ledger.forget()
+        seals.forget()

@@ -17,7 +17,7 @@ from .call import Call
 from .sandbox.child import decode, invoke, tool_answer
 from .exercise import Outcome
 from .report import text_report
-from .verdict import run_exercise
+from .mark import run_exercise
 
 CALL_TIMEOUT = 10.0  # seconds a single call of the student's function may take in a notebook
 

@@ -13,12 +13,12 @@ import tempfile
 from pathlib import Path
 
 from .exercise import Exercise
-from .verdict import Verdict
+from .mark import Mark
 
 HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
 
 
-def text_report(exercise: Exercise, results: list[Verdict]) -> str:
+def text_report(exercise: Exercise, results: list[Mark]) -> str:
     """The per-check report printed in a notebook: deterministic, one line per check plus why it failed."""
     passed = sum(r.passed for r in results)
     score = sum(r.score for r in results)
@@ -37,7 +37,7 @@ def text_report(exercise: Exercise, results: list[Verdict]) -> str:
     return "\n".join(lines)
 
 
-def test_entry(r: Verdict) -> dict:
+def test_entry(r: Mark) -> dict:
     """One Gradescope test."""
     output = ("passed" if r.passed else f"{r.reason}" + (f"\nHint: {r.hint}" if r.hint else "")) + \
         (f"\nNote: {r.note}" if r.note else "")
@@ -46,7 +46,7 @@ def test_entry(r: Verdict) -> dict:
             "visibility": HIDDEN if r.hidden else "visible"}
 
 
-def results_json(results: list[Verdict], execution_time: float, output: str) -> dict:
+def results_json(results: list[Mark], execution_time: float, output: str) -> dict:
     """Gradescope's results.json for one submission."""
     return {"score": round(sum(r.score for r in results), 4), "execution_time": round(execution_time, 2),
             "output": output, "visibility": "visible", "tests": [test_entry(r) for r in results]}

@@ -50,7 +50,7 @@ class Relay:
                                    limits=httpx2.Limits(max_connections=None, max_keepalive_connections=100))
         relay = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class RelayHandler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def _answer(self):
@@ -61,7 +61,7 @@ class Relay:
             def log_message(self, *args):  # the relay logs one line per request itself
                 pass
 
-        self.httpd = _HTTPServer((host, port), Handler)
+        self.httpd = _HTTPServer((host, port), RelayHandler)
         self._thread: threading.Thread | None = None
 
     def __repr__(self) -> str:  # never the key

@@ -8,7 +8,7 @@ import pytest
 from bench import __main__ as runner
 from bench import grading, loop
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / f"{grading.NOTEBOOK}.ipynb"
 needs_solution = pytest.mark.skipif(not SOLUTION.exists(), reason=f"{SOLUTION.name} not written yet")
 

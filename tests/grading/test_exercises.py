@@ -10,7 +10,7 @@ import pytest
 
 from course.grading import checks, registry
 from course.grading.notebook_context import NotebookContext
-from course.grading.verdict import run_exercise
+from course.grading.mark import run_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*.py"))
@@ -18,7 +18,7 @@ REGISTRY = registry.shipped()
 
 
 def grade(grade_id: str, fn) -> list:
-    """One Verdict per check of the exercise, with the notebook's in-process Context."""
+    """One Mark per check of the exercise, with the notebook's in-process Context."""
     return run_exercise(REGISTRY.exercise(grade_id), NotebookContext(fn, REGISTRY))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from course.grading.checks.common import ADDED, DROPPED, IDS, IS_ERROR, REORDERED, ROLE, difference, shown
 from course.grading.notebook_context import NotebookContext
 from course.grading.registry import shipped
-from course.grading.verdict import run_exercise
+from course.grading.mark import run_exercise
 from course.messages import assistant, tool_result, tool_use, user
 
 Q = user("When was she born?")

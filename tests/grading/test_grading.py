@@ -14,12 +14,12 @@ from course.grading import registry as registry_module
 from course.grading.exercise import Check, Exercise
 from course.grading.submission import assignment, program, read
 from course.grading.registry import Registry, load
-from course.grading.ledger import Ledger
+from course.grading.report_seals import ReportSeals
 from course.grading.report import gradebook_csv, results_json, summary_csv, text_report, write_json
 from course.grading.sandbox import confinement
 from course.grading.sandbox.child import limit
 from course.grading.sandbox.confinement import Confinement
-from course.grading.verdict import Verdict
+from course.grading.mark import Mark
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_check_explains_an_unknown_exercise_or_a_missing_function(fixture_regist
 
 
 def test_results_json_has_gradescopes_shape():
-    results = [Verdict("ask: sends", 1, 1), Verdict("ask: returns", 0, 2, "returned 'Lyon'", "return the text", hidden=True)]
+    results = [Mark("ask: sends", 1, 1), Mark("ask: returns", 0, 2, "returned 'Lyon'", "return the text", hidden=True)]
     report = results_json(results, 1.234, "x.ipynb: 1/3 points")
     assert report == {"score": 1, "execution_time": 1.23, "output": "x.ipynb: 1/3 points", "visibility": "visible",
                       "tests": [{"name": "ask: sends", "score": 1, "max_score": 1, "status": "passed", "output": "passed",
@@ -106,43 +106,43 @@ def test_results_json_has_gradescopes_shape():
 
 def test_text_report_lists_each_check_with_why_and_hint():
     e = Exercise("ask", "ask", "Ask", [Check("a", print), Check("b", print, points=2)])
-    text = text_report(e, [Verdict("ask: a", 1, 1), Verdict("ask: b", 0, 2, "why not", "try this")])
+    text = text_report(e, [Mark("ask: a", 1, 1), Mark("ask: b", 0, 2, "why not", "try this")])
     assert text == ("ask (Ask): 1 of 2 checks passed, 1/3 points\n  PASS  a\n  FAIL  b\n"
                     "        why:  why not\n        hint: try this")
 
 
 def test_summary_csv_sums_each_exercise():
-    a = results_json([Verdict("ask: x", 1, 1), Verdict("lookup: y", 2, 2), Verdict("lookup: z", 0, 1, "no")], 0, "")
-    b = results_json([Verdict("ask: x", 0, 1, "no")], 0, "")
+    a = results_json([Mark("ask: x", 1, 1), Mark("lookup: y", 2, 2), Mark("lookup: z", 0, 1, "no")], 0, "")
+    b = results_json([Mark("ask: x", 0, 1, "no")], 0, "")
     rows = list(csv.reader(io.StringIO(summary_csv({"alice": a, "bob": b}))))
     assert rows == [["submission", "score", "max", "ask", "lookup"], ["alice", "3", "4", "1", "2"], ["bob", "0", "1", "0", ""]]
 
 
-def test_a_report_is_kept_only_if_the_ledger_signed_it_for_the_notebook_as_it_is(tmp_path, monkeypatch):
+def test_a_report_is_kept_only_if_the_grader_sealed_it_for_the_notebook_as_it_is(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     sub, report = tmp_path / "a.ipynb", tmp_path / "a.json"
     sub.write_text("{}")
-    write_json(report, results_json([Verdict("ask: x", 1, 1)], 0, ""))
-    ledger = Ledger(tmp_path)
-    assert ledger.trusted("a", sub, report) is None  # never signed: a student could have written it
-    ledger.record("a", sub, report)
-    ledger.save()
-    assert Ledger(tmp_path).trusted("a", sub, report)["score"] == 1
-    assert Ledger(tmp_path).trusted("b", sub, report) is None  # signed for another submission
+    write_json(report, results_json([Mark("ask: x", 1, 1)], 0, ""))
+    seals = ReportSeals(tmp_path)
+    assert seals.trusted("a", sub, report) is None  # never signed: a student could have written it
+    seals.record("a", sub, report)
+    seals.save()
+    assert ReportSeals(tmp_path).trusted("a", sub, report)["score"] == 1
+    assert ReportSeals(tmp_path).trusted("b", sub, report) is None  # signed for another submission
     sub.write_text('{"cells": []}')  # the student resubmitted
-    assert Ledger(tmp_path).trusted("a", sub, report) is None
+    assert ReportSeals(tmp_path).trusted("a", sub, report) is None
     sub.write_text("{}")
     report.write_text(report.read_text().replace('"score": 1', '"score": 999', 1))  # a rewritten report
-    assert Ledger(tmp_path).trusted("a", sub, report) is None
-    ledger.forget()  # after a batch without isolation: nothing signed before is trusted
+    assert ReportSeals(tmp_path).trusted("a", sub, report) is None
+    seals.forget()  # after a batch without isolation: nothing signed before is trusted
     report.write_text(report.read_text().replace('"score": 999', '"score": 1', 1))
-    assert Ledger(tmp_path).trusted("a", sub, report) is None
+    assert ReportSeals(tmp_path).trusted("a", sub, report) is None
     assert oct((tmp_path / "home" / ".cache" / "course" / "grader.key").stat().st_mode & 0o777) == "0o600"
 
 
 def test_gradebook_has_one_row_per_student_one_column_per_exercise_and_a_total():
-    a = results_json([Verdict("ask: x", 1, 1), Verdict("lookup: y", 2, 2)], 0, "")
-    b = results_json([Verdict("other: z", 0, 1, "no")], 0, "")
+    a = results_json([Mark("ask: x", 1, 1), Mark("lookup: y", 2, 2)], 0, "")
+    b = results_json([Mark("other: z", 0, 1, "no")], 0, "")
     rows = list(csv.reader(io.StringIO(gradebook_csv({"alice": {"nb1": a, "nb2": b}, "bob": {"nb1": b}}))))
     assert rows == [["student", "ask", "lookup", "other", "total"], ["alice", "1", "2", "0", "3"],
                     ["bob", "", "", "0", "0"]]

@@ -44,7 +44,7 @@ CASES = {
     "patched_sdk": (dict(ask="import types\nimport anthropic.resources.messages as m\n"
                              "m.Messages.create = lambda self, **kw: types.SimpleNamespace(\n"
                              "    content=[types.SimpleNamespace(text='Paris')])\n" + ASK), 1, "0 requests reached the API"),
-    "patched_grader": (dict(before="try:\n    import course.grading.verdict as r\n"
+    "patched_grader": (dict(before="try:\n    import course.grading.mark as r\n"
                                    "    r.run_check = lambda *a: None\nexcept ImportError as e:\n    print(e)",
                             ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
     "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"

@@ -18,7 +18,7 @@ import pytest
 from course.grading.registry import shipped
 from course.lessons import LESSONS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("notebooks", "solutions", "exercises")
 STEMS = [stem for stem, _ in LESSONS]
 GRADED = set(shipped().assignments())  # lessons with a graded exercise (00_start_here has none)

@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SYLLABUS = ROOT / "docs" / "SYLLABUS.md"
 
 # Every item of the seeds, by the ids the syllabus uses.

@@ -1,7 +1,7 @@
 """The material's theorems as properties of the real loop, over arbitrary policies, gates and limits.
 
 Each example scripts a toy model (random turns: texts, 0-3 tool calls, stop reasons), runs the real
-Agent through the genuine SDK on the in-process local API, and checks a proposition of seed 000.
+Agent through the genuine SDK on the in-process local API, and checks a proposition of the Model.
 """
 import json
 import string

@@ -1,4 +1,4 @@
-"""Running an exercise's checks against a Context: one Verdict per check, never an exception.
+"""Running an exercise's checks against a Context: one Mark per check, never an exception.
 
 The same function runs in the notebook (`check()`) and in the grader; only the Context differs.
 """
@@ -12,7 +12,7 @@ STUB_HINT = "replace the `raise NotImplementedError(...)` in the solution cell w
 
 
 @dataclass
-class Verdict:
+class Mark:
     name: str  # "<grade_id>: <what it checks>"
     score: float
     max_score: float
@@ -38,12 +38,12 @@ class Recording:
         return self.last
 
 
-def run_check(exercise: Exercise, check, context) -> Verdict:
+def run_check(exercise: Exercise, check, context) -> Mark:
     name = f"{exercise.grade_id}: {check.name}"
     ctx = Recording(context)
     try:
         check.fn(ctx)
-        return Verdict(name, check.points, check.points, hidden=check.hidden)
+        return Mark(name, check.points, check.points, hidden=check.hidden)
     except CheckFailed as failed:
         reason, hint = failed.reason, failed.hint
     except AssertionError as failed:
@@ -55,9 +55,9 @@ def run_check(exercise: Exercise, check, context) -> Verdict:
         reason, hint = f"not implemented yet ({error})", STUB_HINT
     elif error and error not in reason:
         reason = f"{reason}; the call ended with {error}"
-    return Verdict(name, 0.0, check.points, reason, hint, check.hidden)
+    return Mark(name, 0.0, check.points, reason, hint, check.hidden)
 
 
-def run_exercise(exercise: Exercise, context) -> list[Verdict]:
+def run_exercise(exercise: Exercise, context) -> list[Mark]:
     """Every check of the exercise, in order, each in a fresh Recording."""
     return [run_check(exercise, c, context) for c in exercise.checks]

@@ -1,6 +1,6 @@
-"""The ledger: which reports in an output folder the grader itself wrote, for which submission.
+"""The seals: which reports in an output folder the grader itself wrote, for which submission.
 
-A resumed batch keeps a report only when the ledger (DIR/.ledger.json) holds its signature: an HMAC, with a
+A resumed batch keeps a report only when DIR/.seals.json holds its signature: an HMAC, with a
 key only the grader's user can read (~/.cache/course/grader.key, hidden from confined workers), over the
 notebook's bytes and the report's. A report a student rewrote, or one written for an older notebook, fails the
 check and is graded again. After a batch whose workers could read the key (isolation "none") the key is
@@ -34,9 +34,9 @@ def key(fresh: bool = False) -> bytes:
     return path.read_bytes()
 
 
-class Ledger:
+class ReportSeals:
     def __init__(self, out: Path):
-        self.path = out / ".ledger.json"
+        self.path = out / ".seals.json"
         self.key = key()
         try:
             entries = json.loads(self.path.read_text())
