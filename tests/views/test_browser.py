@@ -9,6 +9,7 @@ and 1400 px, go to build/browser/.
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 import subprocess
 import sys
@@ -73,6 +74,10 @@ def lab(tmp_path_factory):
                    capture_output=True, timeout=RUN_S)
     for name in ("controls", "narrow", "reopen"):
         shutil.copy(executed, root / f"04_{name}.ipynb")
+    # every cell rendered, in view or not, so that elements can be found, measured and scrolled to
+    tracker = scratch / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
     with JupyterLab(root, scratch) as server:
         yield server
 
@@ -93,7 +98,8 @@ def open_notebook(browser, lab, name: str, width: int = 1400):
     """A page showing notebook `name` with its kernel ready."""
     page = browser.new_page(viewport={"width": width, "height": 1000})
     page.set_default_timeout(RUN_S * 1000)
-    page.goto(lab.url(name))
+    workspace = f"{Path(name).stem}-{width}-{secrets.token_hex(4)}"  # this notebook alone, not the last page's tabs
+    page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell")
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                            " && window.jupyterapp.shell.currentWidget.sessionContext")
