@@ -35,7 +35,12 @@ FRAMEWORKS := build/frameworks/.installed
 $(FRAMEWORKS): tests/api/test_frameworks.py | $(STAMP)
 	$(BIN)/python tests/api/test_frameworks.py
 
-test: $(STAMP) $(FRAMEWORKS)
+# the real nbgrader's venv, for tests/grading/test_nbgrader_scoring.py (also the grading benchmark's)
+NBGRADER := build/bench-envs/nbgrader/.installed
+$(NBGRADER): | $(STAMP)
+	$(BIN)/python -c "from bench.grading import tool_env; tool_env('nbgrader')"
+
+test: $(STAMP) $(FRAMEWORKS) $(NBGRADER)
 	$(BIN)/python -m pytest -q tests
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
 

@@ -11,11 +11,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from course.grading import registry
 from course.notebook import kernel_env
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-NBGRADER = ROOT / "build" / "bench-envs" / "nbgrader" / "bin" / "python"  # made by `python -m bench grading`
+NBGRADER = ROOT / "build" / "bench-envs" / "nbgrader" / "bin" / "python"  # made by `make test` (bench.grading.tool_env)
+POINTS = registry.shipped().exercise("agent_loop").points
 STUB = 'def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):\n' \
        '    raise NotImplementedError("Exercise agent_loop: the first loop")\n'
 SCORE = """import json, logging, sys
@@ -40,7 +42,7 @@ def mistake(name: str) -> str:
 def executed_check_cell(code: str, tmp_path: Path) -> nbformat.NotebookNode:
     """The check cell of a notebook holding `code`, after a real kernel ran it."""
     meta = {"nbgrader": {"schema_version": 3, "grade": True, "solution": False, "locked": True,
-                         "grade_id": "agent_loop_check", "points": 9.0}}
+                         "grade_id": "agent_loop_check", "points": POINTS}}
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from course.grading import check\n" + code),
                                          nbformat.v4.new_code_cell('check("agent_loop", agent_loop)', metadata=meta)])
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}) \
@@ -49,12 +51,11 @@ def executed_check_cell(code: str, tmp_path: Path) -> nbformat.NotebookNode:
 
 
 def test_nbgrader_gives_full_marks_to_the_solution_less_to_a_wrong_loop_and_zero_to_the_stub(tmp_path):
-    if not NBGRADER.exists():
-        pytest.skip("nbgrader's venv is made by `python -m bench grading`")
+    assert NBGRADER.exists(), "nbgrader's venv is missing: `make test` makes it (build/bench-envs/nbgrader)"
     cells = [executed_check_cell(code, tmp_path) for code in (solution(), mistake("l03_no_cap"), STUB)]
     assert all("checks passed" in c.outputs[0]["text"] for c in cells)  # the printed report stays
-    assert cells[0].outputs[-1]["data"]["text/plain"] == "9"
+    assert float(cells[0].outputs[-1]["data"]["text/plain"]) == POINTS
     scored = subprocess.run([NBGRADER, "-c", SCORE], input=json.dumps(cells), capture_output=True, text=True,
                             check=True)
     full, wrong, stub = json.loads(scored.stdout)
-    assert full == 9 and 0 < wrong < 9 and stub == 0
+    assert full == POINTS and 0 < wrong < POINTS and stub == 0

@@ -1,7 +1,7 @@
 """The views as a student sees them: JupyterLab in headless Debian Chromium, driven by Playwright.
 
 One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) serves copies of
-notebooks/04_termination.ipynb. The tests run the lesson, use the explorer's controls, measure
+notebooks/04_termination.ipynb (and lesson 07, for its plots). The tests run the lesson, use the explorer's controls, measure
 the layout at 1024 px with the file browser open, compute the badges' contrast from the rendered
 colours, and reopen a saved lesson after its kernel is gone. Screenshots of each view, at 1024 px
 and 1400 px, go to build/browser/.
@@ -23,6 +23,7 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "04_termination.ipynb"
+PLOTS = ROOT / "notebooks" / "07_context_growth_and_budgets.ipynb"  # the lesson with the plots (committed outputs)
 SHOTS = ROOT / "build" / "browser"
 RUN_S, CHANGE_S = 180, 60  # generous: the machine may be busy
 WIDTHS = (1024, 1400)
@@ -74,6 +75,7 @@ def lab(tmp_path_factory):
                    capture_output=True, timeout=RUN_S)
     for name in ("controls", "narrow", "reopen"):
         shutil.copy(executed, root / f"04_{name}.ipynb")
+    shutil.copy(PLOTS, root / "07_plots.ipynb")
     # every cell rendered, in view or not, so that elements can be found, measured and scrolled to
     tracker = scratch / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
@@ -110,7 +112,7 @@ def open_notebook(browser, lab, name: str, width: int = 1400):
 
 def run_all(page):
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    explorer = page.locator(".course-explorer")
+    explorer = page.locator(".course-explorer").first  # lesson 04 has two: the reference loop, then yours
     explorer.locator(".course-frame").wait_for(state="attached")
     explorer.scroll_into_view_if_needed()
     return explorer
@@ -132,11 +134,18 @@ SCROLL_TO_OUTPUT_JS = """async (needle) => {
 }"""  # a long notebook renders only the cells in view
 
 
-def shoot_lesson_views(page, width: int) -> None:
-    """The lesson's message-list view and plot."""
-    for needle, selector, name in (("course-messages", ".course-messages", "message-list"), ("image/png", "img", "plot")):
-        assert page.evaluate(SCROLL_TO_OUTPUT_JS, needle) >= 0, f"lesson 04 has no {name} output"
-        shoot(page, page.locator(".jp-OutputArea-output").filter(has=page.locator(selector)).first, name, width)
+def shoot_output(page, needle: str, selector: str, name: str, width: int) -> None:
+    """The first output holding `needle`, scrolled to and photographed."""
+    assert page.evaluate(SCROLL_TO_OUTPUT_JS, needle) >= 0, f"the notebook has no {name} output"
+    shoot(page, page.locator(".jp-OutputArea-output").filter(has=page.locator(selector)).first, name, width)
+
+
+def shoot_lesson_views(browser, lab, page, width: int) -> None:
+    """Lesson 04's message-list view, and a plot of lesson 07 (04 has none)."""
+    shoot_output(page, "course-messages", ".course-messages", "message-list", width)
+    plots = open_notebook(browser, lab, "07_plots.ipynb", width=width)
+    shoot_output(plots, "image/png", "img", "plot", width)
+    plots.close()
 
 
 def slider(explorer, page, label: str):
@@ -154,7 +163,7 @@ def test_the_explorer_follows_its_controls_and_labels_them(browser, lab):
     assert snapshot.text_content().count("outcome") == 1  # the outcome line is not repeated
     assert news.count() == 0, "JupyterLab's news popup covers the lesson"
     shoot(page, snapshot, "explorer-snapshot", 1400)
-    shoot_lesson_views(page, 1400)
+    shoot_lesson_views(browser, lab, page, 1400)
     explorer = run_all(page)
     outcome = explorer.locator(".course-outcome").first
     expect(outcome).to_have_text("success")
@@ -198,7 +207,7 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
     page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
     page.locator(".jp-FileBrowser").wait_for()
     assert page.locator(".jp-FileBrowser").is_visible()
-    shoot_lesson_views(page, 1024)
+    shoot_lesson_views(browser, lab, page, 1024)
     assert page.evaluate(SCROLL_TO_OUTPUT_JS, "Loop explorer") >= 0
     shoot(page, page.locator(".jp-OutputArea-output", has_text="Loop explorer · scenario aurora_run"),
           "explorer-snapshot", 1024)
