@@ -36,6 +36,7 @@ $(FRAMEWORKS): tests/api/test_frameworks.py | $(STAMP)
 	$(BIN)/python tests/api/test_frameworks.py
 
 test: $(STAMP) $(FRAMEWORKS)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q tests
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
 
