@@ -128,7 +128,8 @@ SCROLL_TO_OUTPUT_JS = """async (needle) => {
 
 def shoot_lesson_views(page, width: int) -> None:
     """The lesson's message-list view and plot."""
-    for needle, selector, name in (("course-messages", ".course-messages", "message-list"), ("image/png", "img", "plot")):
+    for needle, selector, name in (("course-messages", ".course-messages", "message-list"),
+                                   ("image/png", "img", "plot")):
         assert page.evaluate(SCROLL_TO_OUTPUT_JS, needle) >= 0, f"lesson 04 has no {name} output"
         shoot(page, page.locator(".jp-OutputArea-output").filter(has=page.locator(selector)).first, name, width)
 
