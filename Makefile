@@ -41,6 +41,7 @@ $(NBGRADER): | $(STAMP)
 	$(BIN)/python -c "from bench.grading import tool_env; tool_env('nbgrader')"
 
 test: $(STAMP) $(FRAMEWORKS) $(NBGRADER)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q tests
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
 

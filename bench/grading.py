@@ -87,7 +87,8 @@ for _base in [pathlib.Path.cwd(), *list(pathlib.Path.cwd().parents)[:2]]:  # tes
 CHECK_CELL = """from course.grading import registry, verdict, notebook_context
 _registry = registry.shipped()
 _exercise = _registry.exercise({grade_id!r})
-_result = verdict.run_check(_exercise, _exercise.checks[{index}], notebook_context.NotebookContext({function}, _registry))
+_result = verdict.run_check(_exercise, _exercise.checks[{index}], \
+notebook_context.NotebookContext({function}, _registry))
 assert _result.passed, _result.reason"""
 HIDDEN_CHECKS = 2  # the last checks are hidden tests (nbgrader: HIDDEN TESTS, otter: hidden: true)
 
@@ -177,7 +178,8 @@ def correct_grades(subs: list[Submission]) -> tuple[dict[str, float], float]:
         if s.honest not in memo:
             namespace: dict = {}
             exec(compile(s.honest, f"<{s.student}>", "exec"), namespace)
-            memo[s.honest] = sum(r.score for r in run_exercise(exercise, NotebookContext(namespace[GRADE_ID], registry)))
+            memo[s.honest] = sum(r.score for r in run_exercise(exercise,
+                                                               NotebookContext(namespace[GRADE_ID], registry)))
     return {s.student: memo[s.honest] for s in subs}, exercise.points
 
 
@@ -226,7 +228,8 @@ class Ours:
         for s in students:
             report = out / f"{s}.json"
             score = json.loads(report.read_text())["score"] if report.exists() else None
-            graded[s] = Graded(seconds, score, "timeout" if done is None else "graded" if score is not None else "failed")
+            graded[s] = Graded(seconds, score,
+                               "timeout" if done is None else "graded" if score is not None else "failed")
         return graded
 
 
@@ -252,7 +255,8 @@ class Nbgrader:
 
     def prepare(self, subs: list[Submission]) -> None:
         (self.home / "source" / ASSIGNMENT).mkdir(parents=True, exist_ok=True)
-        (self.home / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(self.home)!r}\n")
+        (self.home / "nbgrader_config.py").write_text(
+            f"c = get_config()\nc.CourseDirectory.root = {str(self.home)!r}\n")
         nbformat.write(self.source, self.home / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
         _, done = self.nbgrader("generate_assignment", ASSIGNMENT, "--force")
         if done is None or done.returncode:
@@ -295,7 +299,8 @@ class Otter:
         self.home = base / "otter"
         self.bin = tool_env("otter")
         raw = nbformat.v4.new_raw_cell
-        code = re.sub(r"^(\s*)### (BEGIN|END) SOLUTION", r"\1# \2 SOLUTION", solution_cell(solution), flags=re.MULTILINE)
+        code = re.sub(r"^(\s*)### (BEGIN|END) SOLUTION", r"\1# \2 SOLUTION", solution_cell(solution),
+                      flags=re.MULTILINE)
         cells = [raw("# ASSIGNMENT CONFIG\nname: agent_loop\nrequirements: null\nrun_tests: false\ninit_cell: true\n"
                      "check_all_cell: false\nexport_cell: false\nsolutions_pdf: false\ngenerate: true\n"),
                  raw(f"# BEGIN QUESTION\nname: {GRADE_ID}\npoints:\n  each: 1\n"),
@@ -303,7 +308,8 @@ class Otter:
                  raw("# BEGIN SOLUTION"), nbformat.v4.new_code_cell(code), raw("# END SOLUTION"), raw("# BEGIN TESTS")]
         tests = check_cells(GRADE_ID)
         for i, test in enumerate(tests):
-            hidden = '""" # BEGIN TEST CONFIG\nhidden: true\n""" # END TEST CONFIG\n' if i >= len(tests) - HIDDEN_CHECKS else ""
+            hidden = ('""" # BEGIN TEST CONFIG\nhidden: true\n""" # END TEST CONFIG\n'
+                      if i >= len(tests) - HIDDEN_CHECKS else "")
             cells.append(nbformat.v4.new_code_cell(hidden + test))
         cells += [raw("# END TESTS"), raw("# END QUESTION")]
         self.master = nbformat.v4.new_notebook(cells=cells)
@@ -331,8 +337,10 @@ class Otter:
             seconds, done = run([self.bin / "otter", "run", "-a", self.zip, "-o", out, "--no-logo",
                                  self.home / "submitted" / s / f"{NOTEBOOK}.ipynb"], self.home, timeout)
             report = out / "results.json"
-            score = sum(t.get("score") or 0 for t in json.loads(report.read_text())["tests"]) if report.exists() else None
-            graded[s] = Graded(seconds, score, "timeout" if done is None else "graded" if score is not None else "failed")
+            score = (sum(t.get("score") or 0 for t in json.loads(report.read_text())["tests"])
+                     if report.exists() else None)
+            graded[s] = Graded(seconds, score,
+                               "timeout" if done is None else "graded" if score is not None else "failed")
         return graded
 
 
@@ -432,7 +440,8 @@ def bench_class(base: Path, students: int = 30) -> dict:
 def class_table(c: dict) -> str:
     return "\n".join([f"A class: {c['students']} students x {c['notebooks']} notebooks (half solutions, half untouched "
                       "exercises), nbgrader's folder layout:", "",
-                      "| tool | seconds | students whose total both agree on | ours is faster by |", "|---|---:|---:|---:|",
+                      "| tool | seconds | students whose total both agree on | ours is faster by |",
+                      "|---|---:|---:|---:|",
                       f"| ours (`python -m course grade submitted/`) | {c['ours_seconds']:.1f} | "
                       f"{c['totals_agree']}/{c['students']} | - |",
                       f"| nbgrader autograde | {c['nbgrader_seconds']:.1f} | | {c['ours_faster_by']:.1f}x |"])

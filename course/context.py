@@ -98,7 +98,8 @@ def summary(messages: list) -> str:
             content = r.get("content", "")
             content = content if isinstance(content, str) else json.dumps(content)
             status = "error" if r.get("is_error") else "ok"
-            lines.append(f"- {u['name']}({json.dumps(u['input'], sort_keys=True)}) -> {status}: {' '.join(content.split())[:80]}")
+            lines.append(f"- {u['name']}({json.dumps(u['input'], sort_keys=True)}) -> {status}: "
+                         f"{' '.join(content.split())[:80]}")
     return "\n".join(lines)
 
 

@@ -78,7 +78,8 @@ class Observer:
                 self.records[-1].tools.append(ToolRecord(event.id, event.name, event.input))
             elif isinstance(event, ToolEnd):
                 t = next(t for t in self.records[-1].tools if t.id == event.id)
-                t.is_error, t.preview, t.latency_s = event.is_error, event.content[: self.preview], event.ended - event.started
+                t.is_error, t.preview, t.latency_s = (event.is_error, event.content[: self.preview],
+                                                      event.ended - event.started)
             elif isinstance(event, LimitHit):
                 self.limit = event
             elif isinstance(event, Finished):

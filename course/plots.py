@@ -114,7 +114,8 @@ def tool_timeline(runs: dict[str, list], *, title: str = "When each tool call ra
     for ax, (label, events) in zip(axes, runs.items()):
         ends = [e for e in events if isinstance(e, ToolEnd)]
         for row, e in enumerate(ends):
-            ax.barh(row, e.ended - e.started, left=e.started, color=ERROR if e.is_error else PALETTE[row % len(PALETTE)])
+            ax.barh(row, e.ended - e.started, left=e.started,
+                    color=ERROR if e.is_error else PALETTE[row % len(PALETTE)])
         span = max((e.ended for e in ends), default=0) - min((e.started for e in ends), default=0)
         ax.set_yticks(range(len(ends)), [f"#{row + 1} {e.name}" for row, e in enumerate(ends)], fontsize=LABEL_SIZE)
         ax.invert_yaxis()

@@ -26,7 +26,7 @@ from .viz.style import FONT, LINE, count, dollars, esc
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
-PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered when the tool exists
+PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered if the tool exists
 NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
 PREFETCH_WORKERS = 4  # runs of the other max_turns settings made in the background once a learner moves a control
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping

@@ -96,7 +96,8 @@ def calls_exactly(k: int, tool: str = "search") -> Callable[[Conversation], Turn
 
     def policy(c: Conversation) -> Turn:
         if c.calls_so_far < k - 1:
-            return Turn([{"type": "tool_use", "id": "", "name": tool, "input": {"query": f"step {c.calls_so_far + 1}"}}])
+            return Turn([{"type": "tool_use", "id": "", "name": tool,
+                          "input": {"query": f"step {c.calls_so_far + 1}"}}])
         return Turn([{"type": "text", "text": f"done after {k} calls"}])
 
     return policy
@@ -127,7 +128,8 @@ def cart_workflow(ws: Workspace) -> Workflow:
 
     return Workflow([
         Node("test", code=run_tests),
-        Node("fix", lambda o: f"The tests fail:\n{o['test']}\n\ncart.py:\n{FENCE}python\n{ws.read('cart.py')}{FENCE}\n\n"
+        Node("fix", lambda o: f"The tests fail:\n{o['test']}\n\ncart.py:\n"
+                              f"{FENCE}python\n{ws.read('cart.py')}{FENCE}\n\n"
                               f"Return the corrected cart.py in one python code block."),
         Node("retest", code=apply_fix),
         Node("report", lambda o: f"Test output after the fix:\n{o['retest']}\n\nWrite a one-line report."),
@@ -142,7 +144,8 @@ def workflow_model(c: Conversation) -> Turn:
         fixed = BUG.sub(lambda line: line.group(0).rstrip() + " * qty", code.group(1))
         return Turn([{"type": "text", "text": "total() forgot qty.\n" + FENCE + "python\n" + fixed + FENCE}])
     failing = re.findall(r"FAIL (\w+)", prompt)
-    report = f"Still failing: {', '.join(failing)}." if failing else "Fixed cart.py: total() now multiplies by qty; all tests pass."
+    report = (f"Still failing: {', '.join(failing)}." if failing
+              else "Fixed cart.py: total() now multiplies by qty; all tests pass.")
     return Turn([{"type": "text", "text": report}])
 
 

@@ -7,7 +7,7 @@ from course.context import (CLEARED, EditedClient, break_even_calls, cached_cost
                             costs, editing_messages, inputs_per_call, loop_input_cost, mark_for_caching,
                             max_calls_for_budget, reported_inputs, summary, total_lower_bound, turn_sizes,
                             uncached_cost, window_bound)
-from course.loop import Agent, Limits
+from course.loop import Limits
 from course.messages import check_invariant
 from course.scenarios import get
 
@@ -103,7 +103,8 @@ def test_compaction_keeps_the_invariant_and_the_last_turn():
 def test_summary_marks_errors():
     h = [{"role": "user", "content": "go"},
          {"role": "assistant", "content": [{"type": "tool_use", "id": "u1", "name": "read", "input": {"p": 1}}]},
-         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "u1", "content": "nope", "is_error": True}]}]
+         {"role": "user",
+          "content": [{"type": "tool_result", "tool_use_id": "u1", "content": "nope", "is_error": True}]}]
     assert summary(h).splitlines()[-1] == '- read({"p": 1}) -> error: nope'
 
 
@@ -131,7 +132,8 @@ def test_caching_on_the_local_api():
 def test_mark_for_caching_uses_at_most_four_breakpoints():
     h = history(3)
     request = mark_for_caching({"system": "s", "messages": h})
-    marked = [(i, j) for i, m in enumerate(request["messages"]) for j, b in enumerate(m["content"]) if "cache_control" in b]
+    marked = [(i, j) for i, m in enumerate(request["messages"])
+              for j, b in enumerate(m["content"]) if "cache_control" in b]
     assert marked == [(len(h) - 3, len(h[-3]["content"]) - 1), (len(h) - 1, len(h[-1]["content"]) - 1)]
     assert "cache_control" in request["system"][-1]
     assert not any("cache_control" in b for m in h for b in m["content"])  # the loop's history is untouched

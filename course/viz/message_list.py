@@ -139,7 +139,8 @@ class MessageList:
     def block_html(self, i: int, b: dict) -> str:
         kind = b.get("type")
         if kind == "text":
-            return f'<div style="margin:2px 0;white-space:pre-wrap">{tag("text", MUTED, filled=False)}{esc(b.get("text", ""))}</div>'
+            return (f'<div style="margin:2px 0;white-space:pre-wrap">'
+                    f'{tag("text", MUTED, filled=False)}{esc(b.get("text", ""))}</div>')
         if kind not in ("tool_use", "tool_result"):
             return f'<div style="margin:2px 0">{tag(str(kind), MUTED, filled=False)}</div>'
         id = b["id"] if kind == "tool_use" else b["tool_use_id"]
@@ -164,7 +165,8 @@ class MessageList:
         role = m.get("role", "?")
         broken = [v for v in self.violations if v.index == i]
         frame = f"border:2px solid {ERROR}" if broken else "border:1px solid #ddd"
-        notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ {v.rule} broken: {esc(v.detail)}</div>' for v in broken)
+        notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ {v.rule} broken: {esc(v.detail)}</div>'
+                        for v in broken)
         body = "".join(self.block_html(i, b) for b in blocks(m))
         return (f'<div style="{frame};border-radius:4px;margin:4px 0;padding:3px 6px">'
                 f'<div>{tag(f"[{i}] {role}", ROLE_COLOURS.get(role, MUTED))}</div>{notes}{body}</div>')
@@ -172,14 +174,18 @@ class MessageList:
     def summary_html(self) -> str:
         if self.holds:
             return f'<div style="color:{OK}">✓ pairing invariant P1–P3 holds ({len(self.messages)} messages)</div>'
-        items = "".join(f"<li><b>{v.rule}</b> ({esc(RULES[v.rule])}) broken at messages[{v.index}]: {esc(v.detail)}</li>"
+        items = "".join(f"<li><b>{v.rule}</b> ({esc(RULES[v.rule])}) "
+                        f"broken at messages[{v.index}]: {esc(v.detail)}</li>"
                         for v in self.violations)
-        return f'<div style="color:{ERROR}"><b>✗ pairing invariant broken</b><ul style="margin:2px 0">{items}</ul></div>'
+        return (f'<div style="color:{ERROR}"><b>✗ pairing invariant broken</b>'
+                f'<ul style="margin:2px 0">{items}</ul></div>')
 
     def _repr_html_(self) -> str:
         parts = [self.summary_html()] + [self.message_html(i, m) for i, m in enumerate(self.messages)]
         if self.pending:
             body = "".join(self.block_html(-1, b) for b in blocks(self.pending))
-            parts.append(f'<div style="border:1px dashed {MUTED};border-radius:4px;margin:4px 0;padding:3px 6px;opacity:0.75">'
-                         f'<div>{tag(self.pending.get("role", "assistant"), MUTED)}<i>{esc(self.pending_note)}</i></div>{body}</div>')
+            parts.append(f'<div style="border:1px dashed {MUTED};border-radius:4px;margin:4px 0;'
+                         'padding:3px 6px;opacity:0.75">'
+                         f'<div>{tag(self.pending.get("role", "assistant"), MUTED)}'
+                         f'<i>{esc(self.pending_note)}</i></div>{body}</div>')
         return f'<div class="course-messages" style="{FONT};{LINE}">{"".join(parts)}</div>'

@@ -72,7 +72,8 @@ def frames(events) -> list[Frame]:
 def meter(label: str, value: float, limit: float | None, shown: str) -> str:
     """A bar filled to value/limit, red once the limit is reached; a plain number without a limit."""
     if limit is None:
-        return f'<div style="margin:1px 0">{esc(label)}: {esc(shown)} <span style="color:{MUTED}">(no limit)</span></div>'
+        return (f'<div style="margin:1px 0">{esc(label)}: {esc(shown)} '
+                f'<span style="color:{MUTED}">(no limit)</span></div>')
     share = 1.0 if limit <= 0 else min(1.0, value / limit)
     colour = ERROR if value >= limit else OK
     bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
@@ -85,7 +86,8 @@ def meters_html(frame: Frame, limits: Limits) -> str:
     turns = f"{frame.turns} / {T}" if T is not None else str(frame.turns)
     calls = f"{frame.calls} / {T + 1} (T+1)" if T is not None else str(frame.calls)
     budget = f"{dollars(frame.spent)} / {dollars(B)}" if B is not None else dollars(frame.spent)
-    return (meter("tool-use turns", frame.turns, T, turns) + meter("model calls", frame.calls, None if T is None else T + 1, calls)
+    return (meter("tool-use turns", frame.turns, T, turns)
+            + meter("model calls", frame.calls, None if T is None else T + 1, calls)
             + meter("budget", frame.spent, B, budget))
 
 

@@ -27,7 +27,8 @@ def tag(label: str, colour: str, *, filled: bool = True) -> str:
         look = f"background:{colour};color:#fff"
     else:
         look = f"border:1px solid {colour};color:{colour}"
-    return f'<span style="{look};border-radius:3px;padding:0 4px;margin-right:4px;white-space:nowrap">{esc(label)}</span>'
+    return (f'<span style="{look};border-radius:3px;padding:0 4px;margin-right:4px;white-space:nowrap">'
+            f'{esc(label)}</span>')
 
 
 def shorten(text: str, limit: int = 160) -> str:

@@ -28,7 +28,8 @@ def test_the_exercise_notebook_drops_solutions_hidden_tests_and_outputs():
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("### BEGIN SOLUTION\nanswer = 42\n### END SOLUTION", metadata=meta,
                                   outputs=[nbformat.v4.new_output("stream", text="42")], execution_count=3),
-        nbformat.v4.new_code_cell("assert answer\n### BEGIN HIDDEN TESTS\nassert answer == 42\n### END HIDDEN TESTS\n")])
+        nbformat.v4.new_code_cell("assert answer\n### BEGIN HIDDEN TESTS\nassert answer == 42\n"
+                                  "### END HIDDEN TESTS\n")])
     out = exercise_notebook(nb, "01_x", {"top": "The answer"})
     assert out.metadata["course"] == {"assignment": "01_x"}
     assert out.cells[0].source == '# YOUR CODE HERE\nraise NotImplementedError("Exercise top: The answer")'

@@ -98,8 +98,8 @@ def test_results_json_has_gradescopes_shape():
     results = [Mark("ask: sends", 1, 1), Mark("ask: returns", 0, 2, "returned 'Lyon'", "return the text", hidden=True)]
     report = results_json(results, 1.234, "x.ipynb: 1/3 points")
     assert report == {"score": 1, "execution_time": 1.23, "output": "x.ipynb: 1/3 points", "visibility": "visible",
-                      "tests": [{"name": "ask: sends", "score": 1, "max_score": 1, "status": "passed", "output": "passed",
-                                 "visibility": "visible"},
+                      "tests": [{"name": "ask: sends", "score": 1, "max_score": 1, "status": "passed",
+                                 "output": "passed", "visibility": "visible"},
                                 {"name": "ask: returns", "score": 0, "max_score": 2, "status": "failed",
                                  "output": "returned 'Lyon'\nHint: return the text", "visibility": "after_published"}]}
 
@@ -115,7 +115,8 @@ def test_summary_csv_sums_each_exercise():
     a = results_json([Mark("ask: x", 1, 1), Mark("lookup: y", 2, 2), Mark("lookup: z", 0, 1, "no")], 0, "")
     b = results_json([Mark("ask: x", 0, 1, "no")], 0, "")
     rows = list(csv.reader(io.StringIO(summary_csv({"alice": a, "bob": b}))))
-    assert rows == [["submission", "score", "max", "ask", "lookup"], ["alice", "3", "4", "1", "2"], ["bob", "0", "1", "0", ""]]
+    assert rows == [["submission", "score", "max", "ask", "lookup"], ["alice", "3", "4", "1", "2"],
+                    ["bob", "0", "1", "0", ""]]
 
 
 def test_a_report_is_kept_only_if_the_grader_sealed_it_for_the_notebook_as_it_is(tmp_path, monkeypatch):

@@ -56,7 +56,8 @@ def test_a_batch_killed_half_way_grades_only_what_is_missing_when_started_again(
 
     again = course("grade", *paths, "--out", out, "--tests", CHECKS, "--results", tmp_path / "results.json")
     assert again.returncode == 0, again.stderr
-    assert f"{len(paths)} submissions: {len(before)} already graded, {len(paths) - len(before)} to grade" in again.stderr
+    assert (f"{len(paths)} submissions: {len(before)} already graded, {len(paths) - len(before)} to grade"
+            in again.stderr)
     after = reports(out)
     assert set(after) == {p.stem for p in paths}
     assert {s: after[s] for s in before} == before  # kept, not graded again
@@ -94,14 +95,16 @@ SPY = '''def spy():
     seen_checks = importlib.util.find_spec("course.grading.checks") is not None
     course.grading.check("spy", spy)  # a student's own check() call is harmless
     return {"cwd": os.getcwd(), "env": dict(os.environ), "argv": open("/proc/self/cmdline").read(),
-            "path": sys.path, "checks": seen_checks, "grading": os.listdir(course.grading.__path__[0]), "stdin": sys.stdin.read(),
+            "path": sys.path, "checks": seen_checks, "grading": os.listdir(course.grading.__path__[0]), \
+"stdin": sys.stdin.read(),
             "sdk": anthropic.__name__}
 '''
 
 
 def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folder(tmp_path):
     seen = []
-    exercise = Exercise("spy", "spy", "What a worker sees", [Check("records", lambda ctx: seen.append(ctx.call().value))],
+    exercise = Exercise("spy", "spy", "What a worker sees",
+                        [Check("records", lambda ctx: seen.append(ctx.call().value))],
                         "spy.ipynb")
     path = tmp_path / "spy.ipynb"
     nb = write(path)

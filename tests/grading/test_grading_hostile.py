@@ -19,7 +19,8 @@ pytestmark = pytest.mark.slow
 AS_ROOT = os.geteuid() == 0  # workers then run as a uid of their own, and cannot signal the fork server
 
 TOOL_RESULT_FIRST = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "hi"}]}]
-CREATE = 'client.messages.create(model="claude-haiku-4-5", max_tokens=100, messages=[{"role": "user", "content": prompt}])'
+CREATE = ('client.messages.create(model="claude-haiku-4-5", max_tokens=100, '
+          'messages=[{"role": "user", "content": prompt}])')
 
 # name -> (cells of the notebook, points for ask out of 2, words its failed checks must show)
 CASES = {
@@ -29,29 +30,35 @@ CASES = {
     "sys_exit": (dict(ask="import sys\ndef ask(client, prompt):\n    sys.exit()\n"), 0, "SystemExit"),
     "exit": (dict(ask="def ask(client, prompt):\n    exit()\n"), 0, "SystemExit"),
     "input": (dict(ask="def ask(client, prompt):\n    return input('the answer? ')\n"), 0, "EOFError"),
-    "huge_output": (dict(ask=ASK.replace("    return", "    for _ in range(50):\n        print('x' * 10**6)\n    return")),
+    "huge_output": (dict(ask=ASK.replace("    return",
+                                         "    for _ in range(50):\n        print('x' * 10**6)\n    return")),
                     2, ""),
     "huge_value": (dict(ask=f"def ask(client, prompt):\n    {CREATE}\n    return 'Paris' * (4 << 20)\n"), 1,
                    "larger than 8 MB"),
     "memory_bomb": (dict(ask="def ask(client, prompt):\n    hog = bytearray(512 << 20)\n    return 'Paris'\n"), 0,
                     "MemoryError"),
     "custom_exc": (dict(before="get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)",
-                        ask="def ask(client, prompt):\n    raise ValueError('swallowed?')\n"), 0, "ValueError: swallowed?"),
+                        ask="def ask(client, prompt):\n    raise ValueError('swallowed?')\n"), 0,
+                   "ValueError: swallowed?"),
     "always_equal": (dict(ask=f"class Same:\n    def __eq__(self, other):\n        return True\n\n"
-                              f"def ask(client, prompt):\n    {CREATE}\n    return Same()\n"), 1, "cannot be sent as JSON"),
+                              f"def ask(client, prompt):\n    {CREATE}\n    return Same()\n"), 1,
+                     "cannot be sent as JSON"),
     "str_always_equal": (dict(ask=f"class Same(str):\n    def __eq__(self, other):\n        return True\n\n"
                                   f"def ask(client, prompt):\n    {CREATE}\n    return Same('Lyon')\n"), 1, "'Lyon'"),
     "patched_sdk": (dict(ask="import types\nimport anthropic.resources.messages as m\n"
                              "m.Messages.create = lambda self, **kw: types.SimpleNamespace(\n"
-                             "    content=[types.SimpleNamespace(text='Paris')])\n" + ASK), 1, "0 requests reached the API"),
+                             "    content=[types.SimpleNamespace(text='Paris')])\n" + ASK), 1,
+                    "0 requests reached the API"),
     "patched_grader": (dict(before="try:\n    import course.grading.mark as r\n"
                                    "    r.run_check = lambda *a: None\nexcept ImportError as e:\n    print(e)",
                             ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
     "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"
                                    "    return 'Paris'\n"),
                           *((0, "Operation not permitted") if AS_ROOT else (1, "0 requests reached the API"))),
-    "malformed_conversation": (dict(ask="def ask(client, prompt):\n    return client.messages.create(model='claude-haiku-4-5', "
-                                        f"max_tokens=9, messages={TOOL_RESULT_FIRST!r}).content[0].text\n"), 0, "<400>"),
+    "malformed_conversation": (dict(ask="def ask(client, prompt):\n"
+                                        "    return client.messages.create(model='claude-haiku-4-5', "
+                                        f"max_tokens=9, messages={TOOL_RESULT_FIRST!r}).content[0].text\n"), 0,
+                               "<400>"),
     "renamed_function": (dict(ask=ASK.replace("def ask(", "def ask_model(")), 0, "does not define ask()"),
 }
 
@@ -62,7 +69,8 @@ SKIPPED = {
                                                    "    except BaseException:\n        pass"),
                                        "cell 1 ran past 2 s at line 1 and ignored the interruption"),
     "os_exit_in_a_cell": (dict(before="import os\nos._exit(1)"), "cell 1 ended the process at line 2"),
-    "sys_exit_in_a_cell": (dict(before="import sys\nsys.exit(3)"), "cell 1 called sys.exit()/exit() (code 3) and was skipped"),
+    "sys_exit_in_a_cell": (dict(before="import sys\nsys.exit(3)"),
+                           "cell 1 called sys.exit()/exit() (code 3) and was skipped"),
     "exit_in_a_cell": (dict(before="exit()"), "cell 1 called sys.exit()/exit() (code None) and was skipped"),
     "os_exit_after_the_function": (dict(ask=ASK + "\nimport os\nos._exit(1)\n"), "cell 2 ended the process at line 7"),
     "loop_after_the_function": (dict(ask=ASK + "\nwhile True:\n    pass\n"), "cell 2 ran past 2 s and was skipped"),
@@ -120,7 +128,8 @@ def test_hostile_ask_is_graded_with_a_reason_and_lookup_keeps_its_marks(graded, 
 def test_missing_solution_cell_names_its_grade_id(graded):
     report = graded[0]["missing_cell"]
     assert scores(report) == {"ask": 0, "lookup": 3}
-    assert all("no solution cell with grade_id 'ask'" in t["output"] for t in report["tests"] if t["status"] == "failed")
+    assert all("no solution cell with grade_id 'ask'" in t["output"]
+               for t in report["tests"] if t["status"] == "failed")
 
 
 def test_unreadable_notebook_scores_zero_out_of_everything_with_the_reason(graded):

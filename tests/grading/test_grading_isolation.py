@@ -59,12 +59,12 @@ def ask(client, prompt):
 for pid in [os.getppid()] + [p for p in os.listdir('/proc') if p.isdigit()]:
     if b'course\\x00grade' in open(f'/proc/{pid}/cmdline', 'rb').read() or pid == os.getppid():
         os.kill(int(pid), signal.SIGKILL)"""), 0, "PermissionError: [Errno 1]"),
-        "reads_secrets": (f"""import os
+        "reads_secrets": ("""import os
 def ask(client, prompt):
     found = dict(os.environ)
     for pid in os.listdir('/proc'):
         try:
-            found[pid] = open(f'/proc/{{pid}}/environ').read()
+            found[pid] = open(f'/proc/{pid}/environ').read()
         except OSError:
             pass
     return repr(found)

@@ -138,6 +138,7 @@ def test_lesson_05_reading_a_folder_shows_the_eisdir_error_it_promises():
 
 
 def test_the_setup_check_imports_even_when_a_dependency_is_missing():
-    code = "import sys; sys.modules['httpx2'] = None; from course.lessons import requirements; print(len(requirements()))"
+    code = ("import sys; sys.modules['httpx2'] = None; "
+            "from course.lessons import requirements; print(len(requirements()))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

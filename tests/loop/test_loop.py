@@ -137,7 +137,7 @@ def results(r):
 
 
 def test_errors_become_results_the_model_reads():
-    tools = echo_tools("look") 
+    tools = echo_tools("look")
     tools.add(Tool("boom", "", {"type": "object"}, lambda: 1 / 0))
     r = agent([say(call("nope"), call("look", q=3), call("boom")), say("ok")], tools=tools).run("q")
     (unknown, err1), (invalid, err2), (boom, err3) = results(r)
@@ -246,7 +246,8 @@ def test_an_interrupt_during_a_tool_leaves_a_valid_history():
         raise KeyboardInterrupt
 
     try:
-        r = agent([always("x"), always("y")], tools=echo_tools("look", fn=lambda q="": "ok" if q == "x" else hang())).run("q")
+        r = agent([always("x"), always("y")],
+                  tools=echo_tools("look", fn=lambda q="": "ok" if q == "x" else hang())).run("q")
     except KeyboardInterrupt:
         pytest.fail("the interrupt escaped the loop without a Result")
     assert r.subtype == DURING_EXECUTION and "interrupted" in r.detail

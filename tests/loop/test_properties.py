@@ -129,7 +129,8 @@ def test_prop_5_2_input_tokens_grow_by_exactly_what_was_appended(case):
     assert n[0] == s  # n_1 = s
     for k in range(1, len(n)):
         a, *b = sent[k][len(sent[k - 1]):]  # the response, then its results (none after a pause)
-        a_k = answered[k - 1].usage["output_tokens"] + tokens.MESSAGE_OVERHEAD + tokens.BLOCK_OVERHEAD * len(a["content"])
+        a_k = (answered[k - 1].usage["output_tokens"] + tokens.MESSAGE_OVERHEAD
+               + tokens.BLOCK_OVERHEAD * len(a["content"]))
         assert a == answered[k - 1].message and a_k == tokens.message_tokens(a)
         assert n[k] == n[k - 1] + a_k + sum(tokens.message_tokens(m) for m in b)  # n_k = s + sum (a_i + r_i)
 
@@ -154,7 +155,8 @@ def test_prop_5_4_the_budget_overshoots_by_less_than_one_response(case, costs, B
 
 
 files = st.dictionaries(st.sampled_from(["a.txt", "b.txt", "docs/c.md"]), words, min_size=1)
-reads = st.lists(st.one_of(st.builds(lambda p: call("read_file", path=p), st.sampled_from(["a.txt", "b.txt", "docs/c.md", "../x"])),
+reads = st.lists(st.one_of(st.builds(lambda p: call("read_file", path=p),
+                                     st.sampled_from(["a.txt", "b.txt", "docs/c.md", "../x"])),
                            st.builds(lambda p: call("list_files", path=p), st.sampled_from([".", "docs"]))),
                  min_size=1, max_size=5)
 
@@ -165,7 +167,8 @@ def test_prop_6_2_read_only_results_do_not_depend_on_the_order(content, uses, rn
     def results(order):
         ws = Workspace(content)
         script = [say(*order), say("done")]
-        r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL, ws.toolbox(run=False)).run("read")
+        r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL,
+                  ws.toolbox(run=False)).run("read")
         got = {}
         for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"]):
             got.setdefault(json.dumps([u["name"], u["input"]], sort_keys=True), set()).add(

@@ -33,7 +33,8 @@ def test_plain_errors_are_skipped_and_unknown_categories_refused():
 
 
 def tool_names(result):
-    return [b["name"] for m in result.messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
+    return [b["name"] for m in result.messages if m["role"] == "assistant"
+            for b in m["content"] if b["type"] == "tool_use"]
 
 
 @pytest.mark.parametrize("failure, names, answer", [

@@ -27,7 +27,8 @@ def test_the_decorator_builds_the_schema_from_hints_and_docstring():
 
 
 def test_from_dict_keeps_the_definition():
-    d = {"name": "echo", "description": "Echo.", "input_schema": {"type": "object", "properties": {"s": {"type": "string"}}}}
+    d = {"name": "echo", "description": "Echo.",
+         "input_schema": {"type": "object", "properties": {"s": {"type": "string"}}}}
     t = from_dict(d, lambda s="": s, read_only=True)
     assert t.definition() == d and t.read_only
 

@@ -1,8 +1,8 @@
 """The views as a student sees them: JupyterLab in headless Debian Chromium, driven by Playwright.
 
 One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) serves copies of
-notebooks/04_termination.ipynb (and lesson 07, for its plots). The tests run the lesson, use the explorer's controls, measure
-the layout at 1024 px with the file browser open, compute the badges' contrast from the rendered
+notebooks/04_termination.ipynb (and lesson 07, for its plots). The tests run the lesson, use the explorer's
+controls, measure the layout at 1024 px with the file browser open, compute the badges' contrast from the rendered
 colours, and reopen a saved lesson after its kernel is gone. Screenshots of each view, at 1024 px
 and 1400 px, go to build/browser/.
 """

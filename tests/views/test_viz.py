@@ -58,9 +58,9 @@ def test_tool_use_and_result_share_a_colour_and_a_number():
     assert html.count(f"border-left:6px solid {first}") == 2  # tu_a's tool_use and its tool_result
     assert html.count(f"border-left:6px solid {second}") == 2  # tu_b's
     lines = repr(view).splitlines()
-    assert any("tool_use #1 add" in l and "id=tu_a" in l for l in lines)
-    assert any("tool_result #1 " in l and "for id=tu_a" in l for l in lines)
-    assert any("tool_result #2 is_error" in l and "for id=tu_b" in l for l in lines)
+    assert any("tool_use #1 add" in line and "id=tu_a" in line for line in lines)
+    assert any("tool_result #1 " in line and "for id=tu_a" in line for line in lines)
+    assert any("tool_result #2 is_error" in line and "for id=tu_b" in line for line in lines)
 
 
 def test_is_error_is_marked_only_on_error_results():

@@ -21,7 +21,8 @@ EXTRA = "accepting a second result for the same call after the leading ones (P3)
 NEXT = "not checking that the message after a tool_use is a user message (P2)"
 USER_ONLY = "looking for stray tool_results only in user messages: P3 holds for every message, the assistant's too"
 
-ASK = assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"}), tool_use("t2", "search", {"query": "Mara Voss"}))
+ASK = assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"}),
+                tool_use("t2", "search", {"query": "Mara Voss"}))
 R1, R2 = tool_result("t1", "page 1"), tool_result("t2", "page 2")
 
 VALID = [
@@ -43,9 +44,12 @@ BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses 
     ("a result is missing", [user("q"), ASK, user(R1)], ("P2", 1), COUNT),
     ("results in the wrong order", [user("q"), ASK, user(R2, R1)], ("P2", 1), ORDER),
     ("text before the results", [user("q"), ASK, user("Here you go.", R1, R2)], ("P2", 1), FIRST),
-    ("an assistant message right after the tool_use", [user("q"), ASK, assistant("Done."), user(R1, R2)], ("P2", 1), NEXT),
-    ("a result with no tool_use before it", [user("q"), assistant("Hi."), user(tool_result("t7", "?"))], ("P3", 2), STRAY),
-    ("a second result for a call after the leading ones", [user("q"), ASK, user(R1, R2, text("again"), R1)], ("P3", 2), EXTRA),
+    ("an assistant message right after the tool_use", [user("q"), ASK, assistant("Done."), user(R1, R2)],
+     ("P2", 1), NEXT),
+    ("a result with no tool_use before it", [user("q"), assistant("Hi."), user(tool_result("t7", "?"))],
+     ("P3", 2), STRAY),
+    ("a second result for a call after the leading ones", [user("q"), ASK, user(R1, R2, text("again"), R1)],
+     ("P3", 2), EXTRA),
     ("an unanswered tool_use and a stray result in one message (P2 and P3 at one message)",
      [user("q"), assistant(tool_use("t1", "search", {}), tool_result("t9", "?")), user("No results.")],
      ("P2", 1), COUNT),

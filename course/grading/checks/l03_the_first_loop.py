@@ -49,7 +49,8 @@ def parallel_policy(c: Conversation) -> Turn:
         return say("I will look up the three pages at once.",
                     *(call("search", query=q) for q in ("Aurora Run", "Mara Voss", "Henrik Dahl")))
     seen = " ".join(c.result_text(r) for r in c.results())
-    return say("Mara Voss directed the film; she was born in 1974." if "Mara Voss (born 1974)" in seen else "I am not sure.")
+    return say("Mara Voss directed the film; she was born in 1974." if "Mara Voss (born 1974)" in seen
+               else "I am not sure.")
 
 
 def broken_tool(query: str) -> str:
@@ -80,9 +81,11 @@ def cut_tool_policy(c: Conversation) -> Turn:
     return say("Searching.", call("search", query="Aurora Run film adaptation directed by whom " * 8))
 
 
-PARALLEL = Scenario("grading_parallel_three", "Three searches in one response", "Who directed Aurora Run, and when was she born?",
+PARALLEL = Scenario("grading_parallel_three", "Three searches in one response",
+                    "Who directed Aurora Run, and when was she born?",
                     parallel_policy, search_tools)
-RAISES = Scenario("grading_tool_raises", "A tool that raises", "When was the director of Aurora Run born?", raising_policy,
+RAISES = Scenario("grading_tool_raises", "A tool that raises", "When was the director of Aurora Run born?",
+                  raising_policy,
                   lambda: Toolbox([Tool("search", "Search the encyclopedia.", {"type": "object", "properties": {
                       "query": {"type": "string"}}, "required": ["query"]}, broken_tool)]))
 LOOKS_FINAL = Scenario("grading_looks_final", "Text that looks final with stop_reason tool_use",
@@ -91,7 +94,8 @@ ENDLESS = Scenario("grading_endless", "A model that always asks for a tool", get
                    search_tools)
 LONG_ANSWER = Scenario("grading_long_answer", "An answer longer than max_tokens", "Tell me about Aurora Run.",
                        long_answer_policy, search_tools)
-CUT_TOOL = Scenario("grading_cut_tool_use", "A tool_use cut by max_tokens", "Tell me about Aurora Run.", cut_tool_policy,
+CUT_TOOL = Scenario("grading_cut_tool_use", "A tool_use cut by max_tokens", "Tell me about Aurora Run.",
+                    cut_tool_policy,
                     search_tools)
 SCENARIOS = [PARALLEL, RAISES, LOOKS_FINAL, ENDLESS, LONG_ANSWER, CUT_TOOL]
 
@@ -104,7 +108,8 @@ def diagnose(body: dict) -> str:
         if m.get("role") != "user" or not results:
             continue
         prev = messages[i - 1] if i else {}
-        ids = [b.get("id") for b in content(prev) if b.get("type") == "tool_use"] if prev.get("role") == "assistant" else []
+        ids = ([b.get("id") for b in content(prev) if b.get("type") == "tool_use"]
+               if prev.get("role") == "assistant" else [])
         got = [b.get("tool_use_id") for b in results]
         if not ids:
             return NO_ASSISTANT
@@ -172,7 +177,8 @@ def one_shot(ctx) -> None:
     answer, messages = pair(out.value)
     expect(len(out.requests) == 1, f"{len(out.requests)} model calls for a question answered at once; expected 1")
     body = out.requests[0]
-    expect(body.get("tools") == get("one_shot").make_tools().definitions(), "the request does not send the tool definitions given")
+    expect(body.get("tools") == get("one_shot").make_tools().definitions(),
+           "the request does not send the tool definitions given")
     expect(body.get("max_tokens") == 1024, f"max_tokens sent was {body.get('max_tokens')}, expected the default 1024")
     expect(answer == "Paris", f"the answer was {answer!r}, expected 'Paris' (the text of the final response)",
            ending(out, answer))
@@ -184,7 +190,8 @@ def aurora(ctx) -> None:
     answer, messages = pair(out.value)
     expect(len(out.requests) == 3, f"{len(out.requests)} model calls; Aurora Run takes 2 tool-use turns, so 3 calls",
            ending(out, answer) if len(out.requests) < 3 else "")
-    expect([name for name, _ in out.tool_calls] == ["search", "search"], f"tools run: {out.tool_calls}; expected two searches")
+    expect([name for name, _ in out.tool_calls] == ["search", "search"],
+           f"tools run: {out.tool_calls}; expected two searches")
     expect(answer == "1974", f"the answer was {answer!r}, expected '1974'", ending(out, answer))
     check_history(out, answer, messages)
 
@@ -229,7 +236,8 @@ def looks_final(ctx) -> None:
     answer, _ = pair(out.value)
     expect(len(out.requests) == 2 and out.tool_calls == [("search", {"query": "Mara Voss"})],
            "the first response said 'Done! The answer is 1951.' with stop_reason tool_use, and the loop "
-           f"ran {len(out.tool_calls)} tools in {len(out.requests)} calls instead of running the search and calling again",
+           f"ran {len(out.tool_calls)} tools in {len(out.requests)} calls "
+           "instead of running the search and calling again",
            ending(out, answer) if len(out.requests) == 1 else "")
     expect(answer == "Correction: the director, Mara Voss, was born in 1974.", f"the answer was {answer!r}",
            ending(out, answer))
@@ -241,7 +249,8 @@ def turn_cap(ctx) -> None:
         answer, messages = pair(out.value)
         n = len(out.requests)
         hint = NO_CAP if n >= GIVE_UP_AT else OFF_BY_ONE if abs(n - (cap + 1)) == 1 else ""
-        expect(n == cap + 1, f"max_turns={cap} with a model that always asks for a tool: {n} calls, expected {cap + 1}", hint)
+        expect(n == cap + 1, f"max_turns={cap} with a model that always asks for a tool: {n} calls, expected {cap + 1}",
+               hint)
         expect(len(out.tool_calls) == cap, f"max_turns={cap}: {len(out.tool_calls)} tools run, expected {cap} "
                "(the last response's tools are not run)", RAN_LAST_TOOLS if len(out.tool_calls) == cap + 1 else "")
         expect(answer is None, f"max_turns={cap}: the answer was {answer!r}, expected None", ANSWER_AT_CAP)
@@ -278,7 +287,8 @@ def cut_tool_use(ctx) -> None:
     out = run(ctx, CUT_TOOL, max_tokens=12)
     answer, messages = pair(out.value)
     expect(out.replies[0].get("stop_reason") == "max_tokens", "the reply was not cut (is max_tokens sent?)")
-    expect(not out.tool_calls, f"the response stopped at max_tokens inside a tool_use, and the loop ran it: {out.tool_calls}",
+    expect(not out.tool_calls,
+           f"the response stopped at max_tokens inside a tool_use, and the loop ran it: {out.tool_calls}",
            TOOLS_BEFORE_STOP_REASON)
     expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1",
            CONTINUES_AFTER_CUT)

@@ -47,7 +47,8 @@ def fix_failing_test() -> list:
 
 RUNS = [  # (what, messages, expected counts)
     ("example 4.3", fix_failing_test(), {"calls": 4, "turns": 3, "tool_calls": 5, "steps": 7}),
-    ("a one-shot answer", [user("Capital of France?"), assistant("Paris")], {"calls": 1, "turns": 0, "tool_calls": 0, "steps": 1}),
+    ("a one-shot answer", [user("Capital of France?"), assistant("Paris")],
+     {"calls": 1, "turns": 0, "tool_calls": 0, "steps": 1}),
     ("a turn with a note after the results", [user("q"), assistant(tool_use("a", "search", {})),
                                               user(tool_result("a", "x"), text("Also check 1951.")), assistant("1974")],
      {"calls": 2, "turns": 1, "tool_calls": 1, "steps": 3}),

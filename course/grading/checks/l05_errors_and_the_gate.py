@@ -46,7 +46,8 @@ RULES = [  # (rule, name, input, matches, the mistake that gets it wrong)
     ("write_file(/etc/*)", "read_file", {"path": "/etc/passwd"}, False, TOOL_IGNORED),
     ("run_python(test_*.py)", "run_python", {"path": "test_cart.py"}, True, NO_SPEC),
     ("run_python(test_*.py)", "run_python", {"path": "cart.py"}, False, NO_SPEC),
-    ("send_email(*@example.com)", "send_email", {"to": "bob@example.com", "subject": "Hi", "body": "Monday"}, True, NO_SPEC),
+    ("send_email(*@example.com)", "send_email",
+     {"to": "bob@example.com", "subject": "Hi", "body": "Monday"}, True, NO_SPEC),
     ("write_file(/etc/*)", "write_file", {"path": "/ETC/passwd", "content": "x"}, False, CASE),
     ("run_python(1*)", "run_python", {"path": "cart.py", "timeout": 10}, False, NOT_STRING),
 ]
@@ -56,7 +57,8 @@ def rules(ctx) -> None:
     for rule, name, input, want, mistake in RULES:
         out = ctx.call(rule, name, input)
         returned(out)
-        expect(out.value is want, f"rule_matches({rule!r}, {name!r}, {input}) returned {out.value!r}, expected {want}", mistake)
+        expect(out.value is want, f"rule_matches({rule!r}, {name!r}, {input}) returned {out.value!r}, expected {want}",
+               mistake)
 
 
 def delete_page(title: str) -> str:
@@ -105,7 +107,8 @@ def answer(ctx, calls: list[dict], deny: list[str]):
                           REFUSED_OMITTED if certain else hint) from None
     expect(message.get("role") == "user", f"the answer is from {message.get('role')!r}, not 'user'")
     results = content(message)
-    expect([b.get("tool_use_id") for b in results] == [u["id"] for u in calls], "the results are not one per call in order",
+    expect([b.get("tool_use_id") for b in results] == [u["id"] for u in calls],
+           "the results are not one per call in order",
            ORDER)
     return out, results
 
@@ -113,7 +116,8 @@ def answer(ctx, calls: list[dict], deny: list[str]):
 def all_allowed(ctx) -> None:
     calls = uses(("search", {"query": "Aurora Run"}), ("search", {"query": "Mara Voss"}))
     out, results = answer(ctx, calls, [])
-    expect(out.tool_calls == [(u["name"], u["input"]) for u in calls], f"tools run: {out.tool_calls}; expected both searches")
+    expect(out.tool_calls == [(u["name"], u["input"]) for u in calls],
+           f"tools run: {out.tool_calls}; expected both searches")
     expect([r.get("content") for r in results] == [search("Aurora Run"), search("Mara Voss")],
            "the results do not carry the tools' outputs")
     expect(not any(r.get("is_error") for r in results), "a successful call was marked is_error")
@@ -127,7 +131,8 @@ def refusal_hint(result: dict) -> str:
 
 
 def refused(ctx) -> None:
-    calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}), ("search", {"query": "Mara Voss"}))
+    calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}),
+                 ("search", {"query": "Mara Voss"}))
     out, results = answer(ctx, calls, ["delete_page"])
     expect(all(name != "delete_page" for name, _ in out.tool_calls), "the refused delete_page was run", REFUSED_RUN)
     expect(results[1].get("is_error") is True and results[1].get("content"),

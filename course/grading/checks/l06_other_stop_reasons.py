@@ -52,7 +52,8 @@ def always_pausing(c: Conversation) -> Turn:
     return say(f"Still searching (part {c.calls_so_far + 1})...", stop_reason="pause_turn")
 
 
-ENDLESS_PAUSE = Scenario("grading_endless_pause", "A turn that pauses every time", "What changed in the latest release?",
+ENDLESS_PAUSE = Scenario("grading_endless_pause", "A turn that pauses every time",
+                         "What changed in the latest release?",
                          always_pausing)
 SCENARIOS = [ENDLESS_PAUSE]
 

@@ -23,7 +23,8 @@ from ..exercise import Check, CheckFailed, Exercise
 from .common import expect, loop_args, returned
 from .l03_the_first_loop import ENDLESS
 
-CHECK_BEFORE_TOOLS = "checking the budget before the next call instead of after each response: the tools of the response that crossed it ran"
+CHECK_BEFORE_TOOLS = ("checking the budget before the next call instead of after each response: "
+                      "the tools of the response that crossed it ran")
 NO_BUDGET = "never stopping for the budget"
 LAST_COST = "leaving the last response's cost out of the spend: it is paid once the response arrives"
 FINAL_AS_BUDGET = "checking the budget before stop_reason: a response without tool use ends the run as success"
@@ -92,7 +93,8 @@ def tiny_budget(ctx) -> None:
     budget = costs(probe)[0] / 2
     out, (subtype, spent, calls) = run(ctx, ENDLESS, max_budget_usd=budget)
     expect(len(out.requests) == 1 and not out.tool_calls,
-           f"a budget below the first response's cost: {len(out.requests)} calls, {len(out.tool_calls)} tools; expected 1 and 0",
+           f"a budget below the first response's cost: {len(out.requests)} calls, {len(out.tool_calls)} tools; "
+           "expected 1 and 0",
            CHECK_BEFORE_TOOLS if len(out.requests) == 1 else NO_BUDGET if len(out.requests) == 11 else "")
     expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'",
            subtype_hint(subtype))
@@ -119,11 +121,13 @@ def t_zero(ctx) -> None:
            f"max_turns=0: {len(out.requests)} calls and {len(out.tool_calls)} tools; expected 1 and 0", T_ZERO)
     expect(subtype == "error_max_turns", f"max_turns=0 with a tool request ended {subtype!r}", subtype_hint(subtype))
     out, (subtype, _, _) = run(ctx, "one_shot", max_budget_usd=1.0, max_turns=0)
-    expect(subtype == "success" and len(out.requests) == 1, f"max_turns=0 with an immediate answer ended {subtype!r}", T_ZERO)
+    expect(subtype == "success" and len(out.requests) == 1, f"max_turns=0 with an immediate answer ended {subtype!r}",
+           T_ZERO)
 
 
 def growth(ctx) -> None:
-    for s, turns in ((5_000, [2_000] * 9), (8_000, [1_500, 1_500, 40_000] + [1_500] * 6), (8_000, [1_500] * 9), (300, [])):
+    for s, turns in ((5_000, [2_000] * 9), (8_000, [1_500, 1_500, 40_000] + [1_500] * 6), (8_000, [1_500] * 9),
+                     (300, [])):
         want = [s + sum(turns[:k]) for k in range(len(turns) + 1)]
         out = ctx.call(s, turns)
         returned(out)
@@ -139,7 +143,8 @@ def matches_the_api(ctx) -> None:
     out = ctx.call(s, turns)
     returned(out)
     reported = [u["input_tokens"] for u in result.usages]
-    expect(out.value == reported, f"for Aurora Run the API reported n_k = {reported}; input_tokens gave {out.value}", LINEAR)
+    expect(out.value == reported, f"for Aurora Run the API reported n_k = {reported}; input_tokens gave {out.value}",
+           LINEAR)
 
 
 def window(ctx) -> None:
@@ -166,7 +171,8 @@ def worst(ctx) -> None:
 
 
 def user_turns(ctx) -> None:
-    uses = [tool_use("toolu_1", "search", {"query": "Aurora Run"}), tool_use("toolu_2", "search", {"query": "Mara Voss"})]
+    uses = [tool_use("toolu_1", "search", {"query": "Aurora Run"}),
+            tool_use("toolu_2", "search", {"query": "Mara Voss"})]
     results = [tool_result("toolu_1", "page 1"), tool_result("toolu_2", "page 2", is_error=True)]
     for notes in (["Also check the novelist."], [], ["One.", "Two."]):
         out = ctx.call(results, notes)

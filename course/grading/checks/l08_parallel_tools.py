@@ -33,7 +33,8 @@ def barrier_tools() -> Toolbox:
         try:
             barrier.wait(WAIT_S)
         except threading.BrokenBarrierError:
-            raise RuntimeError(f"page {page} waited for the other reads, but they were not running at the same time") from None
+            raise RuntimeError(f"page {page} waited for the other reads, "
+                               "but they were not running at the same time") from None
         if page + 1 < PAGES:
             finished[page + 1].wait(WAIT_S)  # the last page finishes first
         finished[page].set()

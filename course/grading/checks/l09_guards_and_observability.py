@@ -80,7 +80,8 @@ SLOW = Scenario("grading_slow", "A model slower than the deadline", "When was th
                 slow_policy, search_tools)
 RECOVERS = Scenario("grading_recovers", "A model that stops repeating once warned",
                     "When was the director of Aurora Run born?", recovering_policy, search_tools)
-STUCK = Scenario("grading_stuck", "A model stuck on one call", "When was the director of Aurora Run born?", stuck_policy,
+STUCK = Scenario("grading_stuck", "A model stuck on one call", "When was the director of Aurora Run born?",
+                 stuck_policy,
                  search_tools)
 SCENARIOS = [STUCK, RECOVERS, SLOW]
 
@@ -148,7 +149,8 @@ def deadline(ctx) -> None:
 
 
 TOKENS_TOTAL = "logging running token totals: each record holds its own call's usage"
-RESULTS_MISSING = "not logging the results with their ids and is_error: the tool_result stream shows whether the environment cooperated"
+RESULTS_MISSING = ("not logging the results with their ids and is_error: "
+                   "the tool_result stream shows whether the environment cooperated")
 USES_MISSING = "not logging every tool_use with its id, name and input"
 
 
@@ -157,7 +159,8 @@ def records(ctx, scenario) -> tuple:
     accepted(out)
     returned(out)
     log = out.value if isinstance(out.value, list) else []
-    expect(len(log) == len(out.requests), f"{len(log)} records for {len(out.requests)} model calls; expected one per call")
+    expect(len(log) == len(out.requests),
+           f"{len(log)} records for {len(out.requests)} model calls; expected one per call")
     return out, log
 
 
@@ -168,18 +171,22 @@ def logged(ctx) -> None:
         for k, (record, reply) in enumerate(zip(log, out.replies)):
             where = f"{scenario.name}, record {k + 1}"
             expect(isinstance(record, dict) and record.get("call") == k + 1, f"{where}: call is not {k + 1}")
-            expect(record.get("stop_reason") == reply["stop_reason"], f"{where}: stop_reason {record.get('stop_reason')!r}, "
+            expect(record.get("stop_reason") == reply["stop_reason"],
+                   f"{where}: stop_reason {record.get('stop_reason')!r}, "
                    f"the API answered {reply['stop_reason']!r}")
             usage = reply["usage"]
-            expect((record.get("input_tokens"), record.get("output_tokens")) == (usage["input_tokens"], usage["output_tokens"]),
+            expect((record.get("input_tokens"), record.get("output_tokens"))
+                   == (usage["input_tokens"], usage["output_tokens"]),
                    f"{where}: tokens {record.get('input_tokens')}/{record.get('output_tokens')}, the call's usage was "
                    f"{usage['input_tokens']}/{usage['output_tokens']}",
                    TOKENS_TOTAL if k and record.get("input_tokens") == running[k] else "")
-            uses = [{"id": b["id"], "name": b["name"], "input": b["input"]} for b in reply["content"] if b["type"] == "tool_use"]
+            uses = [{"id": b["id"], "name": b["name"], "input": b["input"]}
+                    for b in reply["content"] if b["type"] == "tool_use"]
             expect(record.get("tool_uses") == uses, f"{where}: tool_uses {record.get('tool_uses')}, expected {uses}",
                    USES_MISSING if uses and not record.get("tool_uses") else "")
             sent = content(out.requests[k + 1]["messages"][-1]) if k + 1 < len(out.requests) else []
-            want = [{"tool_use_id": b["tool_use_id"], "is_error": bool(b.get("is_error")), "preview": str(b["content"])[:80]}
+            want = [{"tool_use_id": b["tool_use_id"], "is_error": bool(b.get("is_error")),
+                     "preview": str(b["content"])[:80]}
                     for b in sent if b.get("type") == "tool_result"]
             expect(record.get("results") == want, f"{where}: results {record.get('results')}, expected {want}",
                    RESULTS_MISSING if want and not record.get("results") else "")

@@ -37,7 +37,8 @@ def history() -> list:
     return [user("Why did the API slow down on Monday?"),
             assistant("Fetching the logs.", tool_use("t1", "fetch_log", {"service": "api"})),
             user(tool_result("t1", LOG)),
-            assistant(tool_use("t2", "fetch_log", {"service": "worker"}), tool_use("t3", "fetch_log", {"service": "db"})),
+            assistant(tool_use("t2", "fetch_log", {"service": "worker"}),
+                      tool_use("t3", "fetch_log", {"service": "db"})),
             user(tool_result("t2", LOG), tool_result("t3", "no such service", is_error=True), text("Focus on Monday.")),
             assistant(tool_use("t4", "grep", {"pattern": "slow"})),
             user(tool_result("t4", "12 matches"))]
@@ -83,7 +84,8 @@ def clearing(ctx) -> None:
         want = expected(keep)
         expect(len(got) == len(want), f"keep={keep}: {len(got)} messages, expected {len(want)}")
         for i, (g, w) in enumerate(zip(got, want)):
-            expect(content(g) == w["content"], f"keep={keep}: messages[{i}] is {content(g)}, expected {w['content']}"[:400],
+            expect(content(g) == w["content"],
+                   f"keep={keep}: messages[{i}] is {content(g)}, expected {w['content']}"[:400],
                    TOO_MUCH if outside_results(content(g), w["content"]) else "")
     saved = input_tokens({"messages": history()}) - input_tokens({"messages": expected(1)})
     expect(saved > 0, "clearing saves no tokens")  # holds for the data above: the logs are large

@@ -45,7 +45,8 @@ def chain(ctx) -> None:
     expect(not any(r.get("tools") for r in out.requests), "a request offered tools", TOOLS)
     expect(all(len(r["messages"]) == 1 for r in out.requests), "a node sent more than its own one message", FRESH)
     expect(TEXT in user_text(out.requests[0]), "the first call does not carry the text to summarise", CHAIN)
-    expect(text_of(out.replies[0]) in user_text(out.requests[1]), "the second call does not carry the first call's output",
+    expect(text_of(out.replies[0]) in user_text(out.requests[1]),
+           "the second call does not carry the first call's output",
            CHAIN)
     expect("summar" in user_text(out.requests[0]).lower(), "the first call does not ask for a summary")
     expect("french" in user_text(out.requests[1]).lower(), "the second call does not ask for French")

@@ -25,7 +25,8 @@ from ..exercise import CLIENT, RUN_TOOL, Check, Exercise
 from .common import accepted, content, expect, returned, same_messages, shown, text_of, tools_only
 
 STOPS_EARLY = "ending when the inner loop ends: the goal loop asks the evaluator and goes on while it says not yet"
-NEW_CONVERSATION = "starting a new conversation each round: the goal loop keeps one conversation and appends the feedback"
+NEW_CONVERSATION = ("starting a new conversation each round: "
+                    "the goal loop keeps one conversation and appends the feedback")
 NO_FEEDBACK = "not sending the evaluator's reason back: the next round needs to know what is left"
 NO_STALL = "no stall detection: rounds without any tool call are not progress"
 IMPOSSIBLE_IGNORED = "going on after the evaluator said impossible: that verdict ends the goal loop"
