@@ -40,7 +40,12 @@ NBGRADER := build/bench-envs/nbgrader/.installed
 $(NBGRADER): | $(STAMP)
 	$(BIN)/python -c "from bench.grading import tool_env; tool_env('nbgrader')"
 
-test: $(STAMP) $(FRAMEWORKS) $(NBGRADER)
+# a real JupyterHub (PyPI) and its proxy (npm), for tests/workshop/test_jupyterhub_config.py (and make bench)
+HUB := build/workshop/node_modules/.bin/configurable-http-proxy
+$(HUB): | $(STAMP)
+	$(BIN)/python -c "from bench.workshop import install; print(install())"
+
+test: $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q tests
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .messages import as_dict, tool_uses
-from .session import Session, spent
+from .session import Metered, Session
 
 NOT_YET, ACHIEVED, IMPOSSIBLE = "not_yet", "achieved", "impossible"  # the evaluator's three answers
 STALLED, MAX_ROUNDS, UNFINISHED = "stalled", "max_rounds", "unfinished"  # other ends of a goal loop
@@ -31,7 +31,7 @@ class Verdict:
 
 
 @dataclass
-class GoalResult:
+class GoalResult(Metered):
     """How a goal loop ended: `status` is achieved, impossible, stalled, max_rounds or unfinished."""
 
     status: str
@@ -39,15 +39,6 @@ class GoalResult:
     verdicts: list[Verdict] = field(default_factory=list)
     messages: list = field(default_factory=list)  # the one conversation, all rounds
     responses: list = field(default_factory=list)  # every model response, all rounds
-
-    @property
-    def calls(self) -> int:
-        return len(self.responses)
-
-    @property
-    def cost_usd(self) -> float:
-        return spent(self.responses)
-
 
 def used_tools(messages: list) -> bool:
     """Whether any assistant message asked for a tool."""

@@ -15,27 +15,18 @@ from typing import Callable
 from .events import ModelCall, Result
 from .goal_loop import Loop
 from .loop import Agent, finish
-from .session import Session, spent
+from .session import Metered, Session
 
 SUCCESS, MAX_LAPS = "success", "max_laps"  # how an outer loop ends
 
 
 @dataclass
-class OuterResult:
+class OuterResult(Metered):
     """How an outer loop ended: `success` (the condition held before a lap) or `max_laps`."""
 
     status: str
     laps: list[list] = field(default_factory=list)  # each lap's messages: one fresh session per lap
     responses: list = field(default_factory=list)  # every model response, all laps
-
-    @property
-    def calls(self) -> int:
-        return len(self.responses)
-
-    @property
-    def cost_usd(self) -> float:
-        return spent(self.responses)
-
 
 def outer_loop(loop: Loop, client, prompt: str, done: Callable[[], bool], *, max_laps: int = 8) -> OuterResult:
     """Run `loop` on the same prompt, a fresh conversation each lap, until `done()` (checked before each lap),

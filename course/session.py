@@ -11,8 +11,22 @@ from dataclasses import dataclass, field
 from .pricing import cost_usd
 
 
+class Metered:
+    """Anything that keeps the model's `responses`: how many calls they were and what they cost."""
+
+    responses: list
+
+    @property
+    def calls(self) -> int:
+        return len(self.responses)
+
+    @property
+    def cost_usd(self) -> float:
+        return spent(self.responses)
+
+
 @dataclass
-class Session:
+class Session(Metered):
     """A client that sends `earlier` in front of the messages of every request, and keeps each response."""
 
     client: object
@@ -32,15 +46,6 @@ class Session:
     def usages(self) -> list[dict]:
         """Each response's `usage`, as a dict."""
         return [r.usage.model_dump() for r in self.responses]
-
-    @property
-    def calls(self) -> int:
-        return len(self.responses)
-
-    @property
-    def cost_usd(self) -> float:
-        return spent(self.responses)
-
 
 def spent(responses: list) -> float:
     """USD for these responses, each priced by the model it names."""

@@ -1,5 +1,5 @@
-"""workshop/jupyterhub_config.py: loaded as JupyterHub loads it, its hook run on a student's spawn, and (when
-`python -m bench workshop` has installed JupyterHub into build/workshop/) a real hub serving one student."""
+"""workshop/jupyterhub_config.py: loaded as JupyterHub loads it, its hook run on a student's spawn, and a real hub
+serving one student (`make test` installs JupyterHub into build/workshop/, as `python -m bench workshop` does)."""
 from __future__ import annotations
 
 import asyncio
@@ -67,13 +67,10 @@ def test_with_a_relay_only_roster_students_log_in_and_each_server_gets_its_own_t
                              "COURSE_LIVE": "1"}
 
 
-installed = pytest.mark.skipif(not (bench.VENV / ".installed").exists() or not bench.PROXY.exists(),
-                               reason="JupyterHub is installed into build/workshop/ by `python -m bench workshop`")
-
-
-@installed
 @pytest.mark.slow
 def test_a_real_hub_logs_a_student_in_copies_the_course_and_runs_cells_with_the_relay_settings(tmp_path):
+    assert (bench.VENV / ".installed").exists() and bench.PROXY.exists(), \
+        "JupyterHub and its proxy are missing from build/workshop/: `make test` installs them"
     roster = tmp_path / "roster.csv"
     roster.write_text("student,token\nada,tok-ada\n")
     cells = ["import os; print(os.environ['ANTHROPIC_BASE_URL'], os.environ['ANTHROPIC_API_KEY'])",
