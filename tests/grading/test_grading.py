@@ -4,7 +4,9 @@ from __future__ import annotations
 import csv
 import io
 import os
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
@@ -226,3 +228,17 @@ def test_the_strongest_confinement_the_machine_allows_is_chosen(monkeypatch):
     assert Confinement.detect().mode == "bwrap-user"
     with pytest.raises(ValueError, match="not possible here"):
         Confinement.detect("uid")
+
+
+def test_what_workers_need_comes_back_read_only_inside_the_hidden_folders(monkeypatch, tmp_path):
+    """A checkout and its venv under /tmp (a CI clone) or Python under root's home stay readable in the sandbox."""
+    venv = tmp_path / "clone" / ".venv"
+    monkeypatch.setattr(confinement, "needed", lambda: [venv, tmp_path / "clone" / "course"])
+    argv = Confinement("bwrap").command(["python"], tmp_path / "scratch", [])
+    hide, back = argv.index("/tmp"), argv.index(str(venv))
+    assert argv[hide - 1] == "--tmpfs" and argv[back - 1] == "--ro-bind" and back > hide
+    assert argv[argv.index(str(tmp_path / "clone" / "course")) - 1] == "--ro-bind"
+
+
+def test_the_venv_a_worker_starts_from_is_among_what_it_needs():
+    assert Path(sys.prefix).resolve() in confinement.needed()

@@ -44,8 +44,8 @@ def world_readable(path: str | Path) -> bool:
 
 
 def needed() -> list[Path]:
-    """What a worker must read: Python, its standard library, the installed packages and the course."""
-    return [Path(p).resolve() for p in (sys.base_prefix, os.path.realpath(sys.executable),
+    """What a worker must read: Python, its standard library, the venv and its packages, and the course."""
+    return [Path(p).resolve() for p in (sys.base_prefix, os.path.realpath(sys.executable), sys.prefix,
                                         Path(course.__file__).parent, *site.getsitepackages())]
 
 
@@ -94,15 +94,17 @@ class Confinement:
             return argv
         homes = [h for h in dict.fromkeys([Path(pwd.getpwuid(os.getuid()).pw_dir).resolve(), Path.home().resolve()])
                  if h != Path("/")]
-        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp"]
-        for home in homes:
-            mounts += ["--tmpfs", str(home)]
-            inside = [p for p in needed() if p.is_relative_to(home)]  # Python under root's home (pyenv)
+        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+        hidden = [Path("/tmp").resolve(), *homes]
+        for base in hidden:
+            mounts += ["--tmpfs", str(base)]
+            # what workers need inside a hidden folder comes back read-only: Python under root's home (pyenv),
+            # a checkout and its venv under /tmp (a CI clone)
+            inside = [p for p in needed() if p.is_relative_to(base)]
             folders = dict.fromkeys(d for p in inside for d in reversed(p.parents)
-                                    if d.is_relative_to(home) and d != home)
+                                    if d.is_relative_to(base) and d != base)
             mounts += [a for d in folders for a in ("--perms", "0755", "--dir", str(d))]  # else bwrap makes them 0700
             mounts += [a for p in inside for a in ("--ro-bind", str(p), str(p))]
-        hidden = [Path("/tmp"), *homes]
         for p in [Path(p).resolve() for p in private if not any(Path(p).resolve().is_relative_to(h) for h in hidden)]:
             if p.is_dir() and not any(n.is_relative_to(p) for n in needed()):
                 mounts += ["--tmpfs", str(p)]  # a folder holding what workers need is never hidden whole
