@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STUDENTS = 80
 PAIRS = 5  # per student: requests direct and through the relay
 THINK = 4.0  # seconds a student pauses between pairs (students start spread over one pause)
-KEY = "sk-ant-bench-instructor-key"  # the local API accepts any key
+KEY = "bench-instructor-key-not-a-secret"  # the local API accepts any key
 TARGET_ADDED_P50_MS = 50.0  # a twentieth of a short live call (about a second)
 
 

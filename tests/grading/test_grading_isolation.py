@@ -17,7 +17,7 @@ from course.grading.sandbox.confinement import FIRST_UID
 pytestmark = pytest.mark.slow
 ISOLATION = None  # the strongest this machine allows; set "none" to watch these tests fail without a sandbox
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "sk-ant-api03-NOT-A-REAL-KEY-grader-test"
+SECRET = "grader-secret-NOT-A-REAL-KEY-test"
 TOKEN = "course-hostile-sleeper"  # in the command line of every process a hostile submission starts
 
 

@@ -21,7 +21,7 @@ from course.pricing import cost_usd
 from course.relay import Ledger, Relay, read_roster
 
 ROOT = Path(__file__).resolve().parents[2]
-KEY = "sk-ant-instructor-0123456789-not-a-real-key"  # the instructor's key, as the upstream sees it
+KEY = "instructor-key-0123456789-not-a-real-key"  # the instructor's key, as the upstream sees it
 ROSTER = {"tok-ada-1111": "ada", "tok-bob-2222": "bob"}
 
 
