@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from hostile.notebooks import ASK, CHECKS, notebook, write
+from hostile.notebooks import ASK, CHECKS, notebook, scores, write
 from nbformat.v4 import new_code_cell
 
 from course.api import LocalAPI
@@ -102,14 +102,6 @@ def graded(tmp_path_factory):
     budget = Budget(call=3, cell=2, exercise=60, memory=256 << 20)
     reports = grade_batch(paths, out, CHECKS, jobs=2, budget=budget, registry=Registry({}, {}), log=lambda line: None)
     return {p.stem: r for p, r in zip(paths, reports)}, out
-
-
-def scores(report) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for t in report["tests"]:
-        gid = t["name"].split(":")[0]
-        out[gid] = out.get(gid, 0) + t["score"]
-    return out
 
 
 @pytest.mark.parametrize("name", CASES)

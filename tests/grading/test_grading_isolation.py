@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile.notebooks import ASK, CHECKS, write
+from hostile.notebooks import ASK, CHECKS, scores, write
 
 from course.grading.sandbox.confinement import FIRST_UID
 
@@ -133,14 +133,6 @@ def graded(tmp_path_factory):
     assert done.returncode == 0, done.stderr
     reports = {p.stem: json.loads((out / f"{p.stem}.json").read_text()) for p in paths}
     return table, reports, out, before, snapshot(root), leftovers()
-
-
-def scores(report) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for t in report["tests"]:
-        gid = t["name"].split(":")[0]
-        out[gid] = out.get(gid, 0) + t["score"]
-    return out
 
 
 @pytest.mark.parametrize("name", ["tamper", "orphans", "fork_bomb", "signals_the_grader", "reads_secrets",

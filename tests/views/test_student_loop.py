@@ -1,6 +1,7 @@
 """The explorer runs the student's own loop (`Explorer(loop=agent_loop)`) and reads its frames from the wire."""
 import pytest
 
+from bench.explorer import STUDENT_LOOP
 from course.messages import blocks
 from course.pricing import cost_usd
 from course.viz import MessageList
@@ -8,27 +9,14 @@ from course.viz.student import CALL_CAP, StudentLoop
 from course.widgets import Explorer
 
 
-def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
-    """Lesson 03's loop: decided by stop_reason, tool failures become is_error results."""
-    messages = [{"role": "user", "content": prompt}]
-    turns = 0
-    while True:
-        response = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
-        reply = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in response.content]}
-        if response.stop_reason in ("end_turn", "stop_sequence"):
-            return "".join(b.text for b in response.content if b.type == "text"), messages + [reply]
-        if response.stop_reason != "tool_use" or turns == max_turns:
-            return None, messages
-        results = []
-        for b in response.content:
-            if b.type == "tool_use":
-                try:
-                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
-                except Exception as error:
-                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": f"Error: {error}",
-                                    "is_error": True})
-        messages = messages + [reply, {"role": "user", "content": results}]
-        turns += 1
+def loaded(source: str):
+    """The `agent_loop` a source defines, as a student's cell would."""
+    space: dict = {}
+    exec(source, space)
+    return space["agent_loop"]
+
+
+agent_loop = loaded(STUDENT_LOOP)  # lesson 03's loop, the one the explorer benchmark runs
 
 
 def budget_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024, max_budget_usd=None,

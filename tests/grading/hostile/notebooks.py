@@ -40,3 +40,12 @@ def notebook(ask: str = ASK, lookup: str = LOOKUP, before: str = "import json") 
 def write(path: Path, nb: nbformat.NotebookNode | None = None, **cells) -> Path:
     nbformat.write(nb or notebook(**cells), path)
     return path
+
+
+def scores(report) -> dict[str, float]:
+    """Points per grade_id in a Gradescope report."""
+    out: dict[str, float] = {}
+    for t in report["tests"]:
+        gid = t["name"].split(":")[0]
+        out[gid] = out.get(gid, 0) + t["score"]
+    return out
