@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test bench notebooks exercises clean
+.PHONY: lab lab-ja test bench notebooks exercises ja clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,10 @@ $(LAB_OVERRIDES): jupyter/overrides.json $(STAMP)
 
 lab: $(STAMP) $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+
+# the Japanese edition: the lessons in notebooks/ja, the library's messages in Japanese
+lab-ja: $(STAMP) $(LAB_OVERRIDES)
+	COURSE_LANG=ja $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/ja/00_start_here.ipynb
 
 # notebooks are compared cell by cell with their committed outputs (strict nbval);
 # folders that do not exist yet (exercises/ before `make exercises`) are skipped;
@@ -60,6 +64,10 @@ notebooks: $(STAMP)
 # regenerate exercises/ from solutions/
 exercises: $(STAMP)
 	$(BIN)/python -m course assign
+
+# rebuild notebooks/ja, exercises/ja and solutions/ja from the English ones and translations/ja, then execute them
+ja: $(STAMP)
+	$(BIN)/python -m course translate
 
 clean:
 	rm -rf $(VENV) build

@@ -1,4 +1,4 @@
-"""Command line: `python -m course serve|record|relay|assign|grade|gradescope|execute ...`."""
+"""Command line: `python -m course serve|record|relay|assign|grade|gradescope|execute|translate ...`."""
 from __future__ import annotations
 
 import argparse
@@ -86,6 +86,25 @@ def execute(args) -> int:
     return 1 if failed else 0
 
 
+def translate(args) -> int:
+    from .translation import ROOT, skeleton, sources, translate
+
+    if args.skeleton:
+        added = sum(skeleton(english) for english in sources())
+        print(f"{added} sections added in English to translations/ja/; translate them, then run this again")
+        return 0
+    try:
+        done = translate(execute=not args.no_execute)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 1
+    for path, error in done:
+        if error:
+            print(f"{path.relative_to(ROOT)}: {error}", file=sys.stderr)
+    print(f"built {len(done)} Japanese notebooks, {sum(1 for _, e in done if e)} failed")
+    return 1 if any(e for _, e in done) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m course", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -116,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("paths", nargs="+", help="notebooks to execute")
     p.add_argument("--timeout", type=int, default=60, help="seconds allowed per cell")
     p.set_defaults(func=execute)
+    p = sub.add_parser("translate", help="build notebooks/ja, exercises/ja and solutions/ja from translations/ja "
+                       "and execute them; compile the message catalogues")
+    p.add_argument("--skeleton", action="store_true", help="add the untranslated cells to the catalogues, in English")
+    p.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
+    p.set_defaults(func=translate)
     add_grading_commands(sub)
     args = parser.parse_args(argv)
     return args.func(args)
