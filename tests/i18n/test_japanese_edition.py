@@ -23,9 +23,13 @@ render = mistune.create_markdown(plugins=["table", "strikethrough"])
 
 
 def pairs(english: Path):
-    """(English cell, Japanese cell) for every prose cell of one notebook and its committed Japanese edition."""
-    ja = {c.id: c for c in nbformat.read(edition_path(english), as_version=4).cells}
+    """(English cell, Japanese cell) for every prose cell of one notebook and its Japanese edition."""
+    ja = {c.id: c for c in japanese(english).cells}
     return [(c, ja[c.id]) for c in nbformat.read(english, as_version=4).cells if is_prose(c)]
+
+
+def paragraphs(text: str) -> list[str]:
+    return [p for p in text.split("\n\n") if p.strip()]
 
 
 def shape(cell) -> tuple:
@@ -78,6 +82,20 @@ def test_bold_and_italic_render_in_japanese_text(english):
     literal = [f"cell {ja.id}" for _, ja in pairs(english)
                if "**" in CODE_HTML.sub("", render(FENCED.sub("", ja.source)))]
     assert literal == []
+
+
+def test_an_english_paragraph_shared_by_several_cells_reads_the_same_in_japanese_everywhere():
+    # the exercises' opening paragraph, the estimated times: one wording, so students learn it once
+    translations: dict[str, dict[str, list[str]]] = {}
+    for english in SOURCES:
+        for en, ja in pairs(english):
+            en_paras, ja_paras = paragraphs(en.source), paragraphs(ja.source)
+            for i, para in enumerate(en_paras):
+                aligned = ja_paras[i] if len(ja_paras) == len(en_paras) else "(paragraphs not aligned)"
+                translations.setdefault(para, {}).setdefault(aligned, []).append(f"{english.stem} {en.id}")
+    differing = {en[:40]: ja for en, ja in translations.items()
+                 if sum(len(cells) for cells in ja.values()) > 1 and len(ja) > 1}
+    assert differing == {}
 
 
 # The mechanism, on a one-notebook course in a temporary folder.
