@@ -166,9 +166,13 @@ def difference(got: list, want: list) -> tuple[str, str] | None:
     return tr("message {number}: {difference}").format(number=k + 1, difference=what), hint
 
 
+SEPARATOR = deferred("; ")  # between the items of a list inside a sentence
+
+
 def _listed(messages: list, indices: list[int]) -> str:
     """Some messages of a list, each as its number and brief."""
-    return "; ".join(tr("message {number} ({brief})").format(number=i + 1, brief=brief(messages[i])) for i in indices)
+    one = tr("message {number} ({brief})")
+    return tr(SEPARATOR).join(one.format(number=i + 1, brief=brief(messages[i])) for i in indices)
 
 
 def same_messages(got: list, want: list, what: str, readings: list | None = None, named: dict | None = None) -> None:
