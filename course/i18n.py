@@ -38,8 +38,8 @@ def catalogue(lang: str) -> gettext.NullTranslations:
 
 
 def tr(message: str) -> str:
-    """`message` in the language the course speaks now."""
-    return catalogue(language()).gettext(message)
+    """`message` in the language the course speaks now ("" stays "": gettext would give the catalogue's header)."""
+    return catalogue(language()).gettext(message) if message else message
 
 
 def tr_plural(singular: str, plural: str, n: int) -> str:

@@ -3,19 +3,21 @@ from __future__ import annotations
 
 from ...api import Conversation, Turn
 from ...client import MODEL
+from ...i18n import deferred, tr
 from ...scenarios import Scenario, say
 from ..exercise import CLIENT, RUN_TOOL, CheckFailed, Outcome
 
 
 def expect(ok: bool, reason: str, hint: str = "") -> None:
-    """Fail the check with `reason` (and the likely mistake, `hint`) unless `ok`."""
+    """Fail the check with `reason` (translated by the caller) and the likely mistake, `hint` (an English
+    `deferred` sentence, translated here), unless `ok`."""
     if not ok:
-        raise CheckFailed(reason, hint)
+        raise CheckFailed(reason, tr(hint))
 
 
 def returned(out: Outcome, hint: str = "") -> None:
     """The function returned (it did not raise)."""
-    expect(out.error is None, f"the function raised {out.error}", hint)
+    expect(out.error is None, tr("the function raised {error}").format(error=out.error), hint)
 
 
 def accepted(out: Outcome, diagnose=lambda body: "") -> None:
@@ -24,8 +26,8 @@ def accepted(out: Outcome, diagnose=lambda body: "") -> None:
         if status != 200:
             reply = out.replies[k] if k < len(out.replies) else {}
             message = (reply or {}).get("error", {}).get("message", "")
-            raise CheckFailed(f"request {k + 1} was rejected by the API with {status}: {message}",
-                              diagnose(out.requests[k]))
+            raise CheckFailed(tr("request {number} was rejected by the API with {status}: {message}").format(
+                number=k + 1, status=status, message=message), tr(diagnose(out.requests[k])))
 
 
 def loop_args(scenario: Scenario, prompt: str | None = None) -> list:
@@ -36,7 +38,8 @@ def loop_args(scenario: Scenario, prompt: str | None = None) -> list:
 def pair(value) -> tuple:
     """A returned (answer, messages) pair; fail if the value has another shape."""
     expect(isinstance(value, list) and len(value) == 2 and isinstance(value[1], list),
-           f"expected a pair (answer, messages), got {str(value)[:120]}", "return a tuple (answer, messages)")
+           tr("expected a pair (answer, messages), got {value}").format(value=str(value)[:120]),
+           deferred("return a tuple (answer, messages)"))
     return value[0], value[1]
 
 
@@ -79,12 +82,13 @@ def tools_only(name: str, title: str, make_tools) -> Scenario:
 
 # What differs between two message lists, one dimension at a time. A hint names a cause only when the
 # comparison makes it certain; otherwise the reason shows the first difference and no cause is named.
-ADDED = "adding messages: your list holds a message that the expected list does not (the why shows which)"
-DROPPED = "dropping messages: your list lacks a message that the expected list keeps (the why shows which)"
-REORDERED = "reordering messages: your list holds the expected messages, in another order"
-ROLE = "a message with the wrong role: assistant replies and user messages must alternate as sent"
-IDS = "wrong tool_use ids: each tool_result carries the id of the tool_use it answers"
-IS_ERROR = "a wrong is_error flag: a failed or refused call has is_error: true, a successful one does not"
+# The hints are English here (checks compare them) and translated where a check fails.
+ADDED = deferred("adding messages: your list holds a message that the expected list does not (the why shows which)")
+DROPPED = deferred("dropping messages: your list lacks a message that the expected list keeps (the why shows which)")
+REORDERED = deferred("reordering messages: your list holds the expected messages, in another order")
+ROLE = deferred("a message with the wrong role: assistant replies and user messages must alternate as sent")
+IDS = deferred("wrong tool_use ids: each tool_result carries the id of the tool_use it answers")
+IS_ERROR = deferred("a wrong is_error flag: a failed or refused call has is_error: true, a successful one does not")
 
 
 def shown(value) -> str:
@@ -118,17 +122,19 @@ def _is_subsequence(short: list, long: list) -> list[int] | None:
 def _field_difference(got: dict, want: dict) -> tuple[str, str]:
     """The first field that differs between two messages at the same place, and a hint if the field alone is wrong."""
     if got.get("role") != want.get("role"):
-        return f"role {got.get('role')!r}, expected {want.get('role')!r}", ROLE
+        return tr("role {got!r}, expected {want!r}").format(got=got.get("role"), want=want.get("role")), ROLE
     g, w = [essential(b) for b in content(got)], [essential(b) for b in content(want)]
     if len(g) != len(w):
-        return f"{len(g)} blocks ({brief(got)}), expected {len(w)} ({brief(want)})", ""
+        return tr("{got} blocks ({got_blocks}), expected {want} ({want_blocks})").format(
+            got=len(g), got_blocks=brief(got), want=len(w), want_blocks=brief(want)), ""
     for j, (a, b) in enumerate(zip(g, w)):
         fields = [k for k in dict.fromkeys([*b, *a]) if a.get(k) != b.get(k)]
         if fields:
             k = fields[0]
             hint = {"tool_use_id": IDS, "is_error": IS_ERROR}.get(k, "") if len(fields) == 1 else ""
-            return f"block {j + 1} field {k!r} is {str(a.get(k))[:60]!r}, expected {str(b.get(k))[:60]!r}", hint
-    return "the same blocks", ""
+            return tr("block {number} field {field!r} is {got!r}, expected {want!r}").format(
+                number=j + 1, field=k, got=str(a.get(k))[:60], want=str(b.get(k))[:60]), hint
+    return tr("the same blocks"), ""
 
 
 def first_difference(got: list, want: list) -> int:
@@ -141,27 +147,38 @@ def difference(got: list, want: list) -> tuple[str, str] | None:
     if len(got) == len(want) and all(same_message(a, b) for a, b in zip(got, want)):
         return None
     if len(got) > len(want) and (extra := _is_subsequence(want, got)) is not None:
-        return (f"{len(got)} messages, expected {len(want)}: yours adds "
-                + "; ".join(f"message {i + 1} ({brief(got[i])})" for i in extra)), ADDED
+        return tr("{got} messages, expected {want}: yours adds {which}").format(
+            got=len(got), want=len(want), which=_listed(got, extra)), ADDED
     if len(got) < len(want) and (missing := _is_subsequence(got, want)) is not None:
-        return (f"{len(got)} messages, expected {len(want)}: yours lacks "
-                + "; ".join(f"message {i + 1} ({brief(want[i])})" for i in missing)), DROPPED
+        return tr("{got} messages, expected {want}: yours lacks {which}").format(
+            got=len(got), want=len(want), which=_listed(want, missing)), DROPPED
     if len(got) == len(want) and sorted(map(brief, got)) == sorted(map(brief, want)) and \
             all(any(same_message(a, b) for b in want) for a in got):
         k = first_difference(got, want)
-        return f"message {k + 1} is {brief(got[k])}, expected {brief(want[k])}", REORDERED
+        return tr("message {number} is {got}, expected {want}").format(
+            number=k + 1, got=brief(got[k]), want=brief(want[k])), REORDERED
     if len(got) != len(want):
         k = first_difference(got, want)
-        return f"{len(got)} messages, expected {len(want)} (first difference at message {k + 1})", ""
+        return tr("{got} messages, expected {want} (first difference at message {number})").format(
+            got=len(got), want=len(want), number=k + 1), ""
     k = first_difference(got, want)
     what, hint = _field_difference(got[k], want[k])
-    return f"message {k + 1}: {what}", hint
+    return tr("message {number}: {difference}").format(number=k + 1, difference=what), hint
+
+
+SEPARATOR = deferred("; ")  # between the items of a list inside a sentence
+
+
+def _listed(messages: list, indices: list[int]) -> str:
+    """Some messages of a list, each as its number and brief."""
+    one = tr("message {number} ({brief})")
+    return tr(SEPARATOR).join(one.format(number=i + 1, brief=brief(messages[i])) for i in indices)
 
 
 def same_messages(got: list, want: list, what: str, readings: list | None = None, named: dict | None = None) -> None:
-    """Fail unless `got` is `want` (or one of the other accepted `readings`), saying what differs; `named` maps a
-    dimension's hint to the exercise's own words for it."""
+    """Fail unless `got` is `want` (or one of the other accepted `readings`), saying what differs (`what` is
+    translated by the caller); `named` maps a dimension's hint to the exercise's own words for it."""
     if any(difference(got, w) is None for w in [want, *(readings or [])]):
         return
     diff, hint = difference(got, want)
-    raise CheckFailed(f"{what}: {diff}", (named or {}).get(hint, hint))
+    raise CheckFailed(tr("{what}: {difference}").format(what=what, difference=diff), tr((named or {}).get(hint, hint)))

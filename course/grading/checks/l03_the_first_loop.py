@@ -5,6 +5,7 @@ agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1
 from __future__ import annotations
 
 from ...api import Conversation, Turn
+from ...i18n import deferred, tr
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.search import always_tool_policy, search_tools
 from ...tools import Tool, Toolbox
@@ -13,27 +14,33 @@ from .common import IDS, accepted, content, expect, loop_args, pair, returned, s
 
 # The mistakes the material lists. A check names one only when what the loop did shows it for certain;
 # otherwise the failure shows the difference (expected against got) and names no cause.
-TEXT_LOOKS_FINAL = "ending on a response whose stop_reason is tool_use (its text looked final): decide by stop_reason"
-NO_ASSISTANT = "tool_results that follow no assistant tool_use: keep the message that asked, right before them"
-ONLY_ONE_RESULT = "answering only some of a response's tool_uses: every tool_use needs its tool_result"
-ONE_MESSAGE_EACH = "returning parallel results one message each: all results go in one user message"
-TEXT_BEFORE_RESULTS = "putting text before the tool_result blocks: results come first"
+TEXT_LOOKS_FINAL = deferred("ending on a response whose stop_reason is tool_use (its text looked final): decide by "
+                            "stop_reason")
+NO_ASSISTANT = deferred("tool_results that follow no assistant tool_use: keep the message that asked, right before "
+                        "them")
+ONLY_ONE_RESULT = deferred("answering only some of a response's tool_uses: every tool_use needs its tool_result")
+ONE_MESSAGE_EACH = deferred("returning parallel results one message each: all results go in one user message")
+TEXT_BEFORE_RESULTS = deferred("putting text before the tool_result blocks: results come first")
 WRONG_IDS = IDS
-RESULTS_ORDER = "results in another order than the tool_uses: answer them in the order they were asked"
-ENDS_WITH_ASSISTANT = "sending a request that ends with an assistant message: the results go in a user message after it"
-TOOLS_BEFORE_STOP_REASON = "running the tool_use of a response cut at max_tokens: check stop_reason before tool blocks"
-NO_CAP = "no turn cap: a model that always asks for tools never stops the loop"
-OFF_BY_ONE = "an off-by-one cap: max_turns counts tool-use turns, so at most max_turns + 1 calls"
-RAN_LAST_TOOLS = "running the tools of the response after the last allowed turn: at the cap they are not run"
-ANSWER_AT_CAP = "returning an answer when the turn cap stopped the loop: a capped run has no answer (None)"
-ANSWER_WHEN_CUT = "returning the text of a reply cut at max_tokens as the answer: a cut reply is not an answer (None)"
-ANSWER_WHEN_REFUSED = "returning the text of a refused response as the answer: a refusal is not an answer"
-NO_ANSWER = "returning None after an end_turn response: its text is the answer"
-CONTINUES_AFTER_CUT = "calling the model again after a reply cut at max_tokens: the loop ends there, with no answer"
-NOT_ALL_TOOLS = "running only some of a response's tool_uses: run every one, in order"
-NO_IS_ERROR = "answering a failed tool without is_error: true"
-NO_ERROR_TEXT = "an is_error result without the error: its content should say what failed"
-TOOL_EXCEPTION = "a tool exception crashing the loop: it must become an is_error tool_result"
+RESULTS_ORDER = deferred("results in another order than the tool_uses: answer them in the order they were asked")
+ENDS_WITH_ASSISTANT = deferred("sending a request that ends with an assistant message: the results go in a user "
+                               "message after it")
+TOOLS_BEFORE_STOP_REASON = deferred("running the tool_use of a response cut at max_tokens: check stop_reason before "
+                                    "tool blocks")
+NO_CAP = deferred("no turn cap: a model that always asks for tools never stops the loop")
+OFF_BY_ONE = deferred("an off-by-one cap: max_turns counts tool-use turns, so at most max_turns + 1 calls")
+RAN_LAST_TOOLS = deferred("running the tools of the response after the last allowed turn: at the cap they are not run")
+ANSWER_AT_CAP = deferred("returning an answer when the turn cap stopped the loop: a capped run has no answer (None)")
+ANSWER_WHEN_CUT = deferred("returning the text of a reply cut at max_tokens as the answer: a cut reply is not an "
+                           "answer (None)")
+ANSWER_WHEN_REFUSED = deferred("returning the text of a refused response as the answer: a refusal is not an answer")
+NO_ANSWER = deferred("returning None after an end_turn response: its text is the answer")
+CONTINUES_AFTER_CUT = deferred("calling the model again after a reply cut at max_tokens: the loop ends there, with no "
+                               "answer")
+NOT_ALL_TOOLS = deferred("running only some of a response's tool_uses: run every one, in order")
+NO_IS_ERROR = deferred("answering a failed tool without is_error: true")
+NO_ERROR_TEXT = deferred("an is_error result without the error: its content should say what failed")
+TOOL_EXCEPTION = deferred("a tool exception crashing the loop: it must become an is_error tool_result")
 
 GIVE_UP_AT = 40  # the endless model ends its turn at this call, so a loop without a cap still ends
 
@@ -160,56 +167,62 @@ def check_history(out, answer, messages) -> None:
         before, now = out.requests[k - 1]["messages"], out.requests[k]["messages"]
         reply = {"role": "assistant", "content": out.replies[k - 1]["content"]}
         at = next((i for i, m in enumerate(now) if same_message(m, reply)), len(now) - 2)  # its results follow it
-        same_messages(now, before + [reply] + now[at + 1:at + 2], f"request {k + 1} is not request {k} plus reply {k} "
-                      "and one user message")
+        what = tr("request {number} is not request {previous} plus reply {previous} and one user message")
+        same_messages(now, before + [reply] + now[at + 1:at + 2], what.format(number=k + 1, previous=k))
     last = out.requests[-1]["messages"] if out.requests else []
     response = [{"role": "assistant", "content": out.replies[-1]["content"]}] if out.replies else []
     if answer is not None:
         same_messages(messages, last + response,
-                      "the returned messages are not the last request's plus the final reply")
+                      tr("the returned messages are not the last request's plus the final reply"))
     else:
-        same_messages(messages, last, "with no answer, the returned messages are not the last request's "
-                      "(with or without the response that ended the loop)", readings=[last + response])
+        same_messages(messages, last, tr("with no answer, the returned messages are not the last request's "
+                                         "(with or without the response that ended the loop)"),
+                      readings=[last + response])
 
 
 def one_shot(ctx) -> None:
     out = run(ctx, "one_shot")
     answer, messages = pair(out.value)
-    expect(len(out.requests) == 1, f"{len(out.requests)} model calls for a question answered at once; expected 1")
+    expect(len(out.requests) == 1, tr("{count} model calls for a question answered at once; expected 1").format(
+        count=len(out.requests)))
     body = out.requests[0]
     expect(body.get("tools") == get("one_shot").make_tools().definitions(),
-           "the request does not send the tool definitions given")
-    expect(body.get("max_tokens") == 1024, f"max_tokens sent was {body.get('max_tokens')}, expected the default 1024")
-    expect(answer == "Paris", f"the answer was {answer!r}, expected 'Paris' (the text of the final response)",
-           ending(out, answer))
+           tr("the request does not send the tool definitions given"))
+    expect(body.get("max_tokens") == 1024,
+           tr("max_tokens sent was {sent}, expected the default 1024").format(sent=body.get("max_tokens")))
+    expect(answer == "Paris", tr("the answer was {answer!r}, expected 'Paris' (the text of the final response)").format(
+        answer=answer), ending(out, answer))
     check_history(out, answer, messages)
 
 
 def aurora(ctx) -> None:
     out = run(ctx, "aurora_run")
     answer, messages = pair(out.value)
-    expect(len(out.requests) == 3, f"{len(out.requests)} model calls; Aurora Run takes 2 tool-use turns, so 3 calls",
-           ending(out, answer) if len(out.requests) < 3 else "")
+    expect(len(out.requests) == 3, tr("{count} model calls; Aurora Run takes 2 tool-use turns, so 3 calls").format(
+        count=len(out.requests)), ending(out, answer) if len(out.requests) < 3 else "")
     expect([name for name, _ in out.tool_calls] == ["search", "search"],
-           f"tools run: {out.tool_calls}; expected two searches")
-    expect(answer == "1974", f"the answer was {answer!r}, expected '1974'", ending(out, answer))
+           tr("tools run: {calls}; expected two searches").format(calls=out.tool_calls))
+    expect(answer == "1974", tr("the answer was {answer!r}, expected '1974'").format(answer=answer),
+           ending(out, answer))
     check_history(out, answer, messages)
 
 
 def parallel(ctx) -> None:
     out = run(ctx, PARALLEL)
     answer, messages = pair(out.value)
-    expect(len(out.tool_calls) == 3, f"{len(out.tool_calls)} of the 3 requested tools were run",
+    expect(len(out.tool_calls) == 3, tr("{count} of the 3 requested tools were run").format(count=len(out.tool_calls)),
            NOT_ALL_TOOLS if 0 < len(out.tool_calls) < 3 else ending(out, answer))
     order = [u["input"]["query"] for u in out.replies[0]["content"] if u["type"] == "tool_use"]
-    expect([i.get("query") for _, i in out.tool_calls] == order, f"the tools ran in the order "
-           f"{[i.get('query') for _, i in out.tool_calls]}; expected the order asked, {order}")
+    ran = [i.get("query") for _, i in out.tool_calls]
+    expect(ran == order, tr("the tools ran in the order {ran}; expected the order asked, {order}").format(
+        ran=ran, order=order))
     results = content(out.requests[1]["messages"][-1])
     asked = [b["id"] for b in out.replies[0]["content"] if b["type"] == "tool_use"]
     got = [b.get("tool_use_id") for b in results]
-    expect(got == asked, f"the results answer {got}; expected one per tool_use in the order asked, {asked}",
-           RESULTS_ORDER if sorted(got) == sorted(asked) else "")
-    expect(answer is not None and "1974" in answer, f"the answer was {answer!r}", ending(out, answer))
+    expect(got == asked, tr("the results answer {got}; expected one per tool_use in the order asked, {asked}").format(
+        got=got, asked=asked), RESULTS_ORDER if sorted(got) == sorted(asked) else "")
+    expect(answer is not None and "1974" in answer, tr("the answer was {answer!r}").format(answer=answer),
+           ending(out, answer))
     check_history(out, answer, messages)
 
 
@@ -220,27 +233,29 @@ def tool_raises(ctx) -> None:
     returned(out, TOOL_EXCEPTION if out.error and "the encyclopedia is offline" in out.error else "")
     answer, _ = pair(out.value)
     expect(len(out.requests) == 2,
-           f"{len(out.requests)} model calls; the failed tool's result should be sent back once")
+           tr("{count} model calls; the failed tool's result should be sent back once").format(count=len(out.requests)))
     results = [b for b in content(out.requests[1]["messages"][-1]) if b.get("type") == "tool_result"]
-    expect(len(results) == 1, f"{len(results)} tool_results for the one tool_use")
-    expect(results[0].get("is_error") is True, f"the failed tool's result has is_error {results[0].get('is_error')!r}, "
-           "expected True", NO_IS_ERROR)
+    expect(len(results) == 1, tr("{count} tool_results for the one tool_use").format(count=len(results)))
+    expect(results[0].get("is_error") is True,
+           tr("the failed tool's result has is_error {flag!r}, expected True").format(flag=results[0].get("is_error")),
+           NO_IS_ERROR)
     expect("the encyclopedia is offline" in str(results[0].get("content")),
-           f"the failed tool's result says {str(results[0].get('content'))[:80]!r}, not the error "
-           "('the encyclopedia is offline')", NO_ERROR_TEXT)
-    expect(answer == "The search failed, so I cannot answer.", f"the answer was {answer!r}", ending(out, answer))
+           tr("the failed tool's result says {says!r}, not the error ('the encyclopedia is offline')").format(
+               says=str(results[0].get("content"))[:80]), NO_ERROR_TEXT)
+    expect(answer == "The search failed, so I cannot answer.", tr("the answer was {answer!r}").format(answer=answer),
+           ending(out, answer))
 
 
 def looks_final(ctx) -> None:
     out = run(ctx, LOOKS_FINAL)
     answer, _ = pair(out.value)
     expect(len(out.requests) == 2 and out.tool_calls == [("search", {"query": "Mara Voss"})],
-           "the first response said 'Done! The answer is 1951.' with stop_reason tool_use, and the loop "
-           f"ran {len(out.tool_calls)} tools in {len(out.requests)} calls "
-           "instead of running the search and calling again",
+           tr("the first response said 'Done! The answer is 1951.' with stop_reason tool_use, and the loop ran "
+              "{tools} tools in {calls} calls instead of running the search and calling again").format(
+               tools=len(out.tool_calls), calls=len(out.requests)),
            ending(out, answer) if len(out.requests) == 1 else "")
-    expect(answer == "Correction: the director, Mara Voss, was born in 1974.", f"the answer was {answer!r}",
-           ending(out, answer))
+    expect(answer == "Correction: the director, Mara Voss, was born in 1974.",
+           tr("the answer was {answer!r}").format(answer=answer), ending(out, answer))
 
 
 def turn_cap(ctx) -> None:
@@ -249,73 +264,77 @@ def turn_cap(ctx) -> None:
         answer, messages = pair(out.value)
         n = len(out.requests)
         hint = NO_CAP if n >= GIVE_UP_AT else OFF_BY_ONE if abs(n - (cap + 1)) == 1 else ""
-        expect(n == cap + 1, f"max_turns={cap} with a model that always asks for a tool: {n} calls, expected {cap + 1}",
-               hint)
-        expect(len(out.tool_calls) == cap, f"max_turns={cap}: {len(out.tool_calls)} tools run, expected {cap} "
-               "(the last response's tools are not run)", RAN_LAST_TOOLS if len(out.tool_calls) == cap + 1 else "")
-        expect(answer is None, f"max_turns={cap}: the answer was {answer!r}, expected None", ANSWER_AT_CAP)
+        expect(n == cap + 1, tr("max_turns={cap} with a model that always asks for a tool: {count} calls, expected "
+                                "{expected}").format(cap=cap, count=n, expected=cap + 1), hint)
+        expect(len(out.tool_calls) == cap,
+               tr("max_turns={cap}: {count} tools run, expected {cap} (the last response's tools are not run)").format(
+                   cap=cap, count=len(out.tool_calls)), RAN_LAST_TOOLS if len(out.tool_calls) == cap + 1 else "")
+        expect(answer is None, tr("max_turns={cap}: the answer was {answer!r}, expected None").format(
+            cap=cap, answer=answer), ANSWER_AT_CAP)
         check_history(out, answer, messages)
 
 
 def cap_boundary(ctx) -> None:
     out = run(ctx, "aurora_run", max_turns=2)
     answer, _ = pair(out.value)
-    expect(answer == "1974", f"max_turns=2 allows Aurora Run's 2 turns: {len(out.requests)} calls, the answer was "
-           f"{answer!r}, expected '1974' after 3 calls",
+    expect(answer == "1974", tr("max_turns=2 allows Aurora Run's 2 turns: {count} calls, the answer was {answer!r}, "
+                                "expected '1974' after 3 calls").format(count=len(out.requests), answer=answer),
            OFF_BY_ONE if len(out.requests) == 2 and answer is None else ending(out, answer))
     out = run(ctx, "aurora_run", max_turns=1)
     answer, _ = pair(out.value)
-    expect(len(out.requests) == 2, f"max_turns=1: {len(out.requests)} calls, expected 2")
-    expect(answer is None, f"max_turns=1 stops before the answer, but the answer was {answer!r}",
-           ending(out, answer, 1))
+    expect(len(out.requests) == 2, tr("max_turns=1: {count} calls, expected 2").format(count=len(out.requests)))
+    expect(answer is None, tr("max_turns=1 stops before the answer, but the answer was {answer!r}").format(
+        answer=answer), ending(out, answer, 1))
 
 
 def max_tokens(ctx) -> None:
     out = run(ctx, LONG_ANSWER, max_tokens=60)
     answer, messages = pair(out.value)
     sent = out.requests[0].get("max_tokens")
-    expect(sent == 60, f"max_tokens sent was {sent}, expected 60")
-    expect(out.replies[0].get("stop_reason") == "max_tokens", "the reply was not cut (is max_tokens sent?)")
-    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1",
-           CONTINUES_AFTER_CUT)
-    expect(answer is None, f"a reply cut at max_tokens was returned as the answer: {str(answer)[:60]!r}...",
-           ANSWER_WHEN_CUT)
+    expect(sent == 60, tr("max_tokens sent was {sent}, expected 60").format(sent=sent))
+    expect(out.replies[0].get("stop_reason") == "max_tokens", tr("the reply was not cut (is max_tokens sent?)"))
+    expect(len(out.requests) == 1, tr("{count} calls after a reply cut at max_tokens; expected 1").format(
+        count=len(out.requests)), CONTINUES_AFTER_CUT)
+    expect(answer is None, tr("a reply cut at max_tokens was returned as the answer: {answer!r}...").format(
+        answer=str(answer)[:60]), ANSWER_WHEN_CUT)
     check_history(out, answer, messages)
 
 
 def cut_tool_use(ctx) -> None:
     out = run(ctx, CUT_TOOL, max_tokens=12)
     answer, messages = pair(out.value)
-    expect(out.replies[0].get("stop_reason") == "max_tokens", "the reply was not cut (is max_tokens sent?)")
+    expect(out.replies[0].get("stop_reason") == "max_tokens", tr("the reply was not cut (is max_tokens sent?)"))
     expect(not out.tool_calls,
-           f"the response stopped at max_tokens inside a tool_use, and the loop ran it: {out.tool_calls}",
-           TOOLS_BEFORE_STOP_REASON)
-    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a reply cut at max_tokens; expected 1",
-           CONTINUES_AFTER_CUT)
-    expect(answer is None, f"the answer was {answer!r} after a reply cut at max_tokens; expected None", ANSWER_WHEN_CUT)
+           tr("the response stopped at max_tokens inside a tool_use, and the loop ran it: {calls}").format(
+               calls=out.tool_calls), TOOLS_BEFORE_STOP_REASON)
+    expect(len(out.requests) == 1, tr("{count} calls after a reply cut at max_tokens; expected 1").format(
+        count=len(out.requests)), CONTINUES_AFTER_CUT)
+    expect(answer is None, tr("the answer was {answer!r} after a reply cut at max_tokens; expected None").format(
+        answer=answer), ANSWER_WHEN_CUT)
     check_history(out, answer, messages)
 
 
 def other_stop(ctx) -> None:
     out = run(ctx, "refusal")
     answer, messages = pair(out.value)
-    expect(out.replies[0].get("stop_reason") == "refusal", "the scenario's model did not refuse")
-    expect(len(out.requests) == 1, f"{len(out.requests)} calls after a refusal; expected 1")
-    expect(answer is None, f"a refusal was returned as the answer: {str(answer)[:60]!r}", ANSWER_WHEN_REFUSED)
+    expect(out.replies[0].get("stop_reason") == "refusal", tr("the scenario's model did not refuse"))
+    expect(len(out.requests) == 1, tr("{count} calls after a refusal; expected 1").format(count=len(out.requests)))
+    expect(answer is None, tr("a refusal was returned as the answer: {answer!r}").format(answer=str(answer)[:60]),
+           ANSWER_WHEN_REFUSED)
     check_history(out, answer, messages)
 
 
 EXERCISES = [
-    Exercise("agent_loop", "agent_loop", "Fix a broken loop", [
-        Check("one-shot question: one call, the answer is the final text", one_shot),
-        Check("Aurora Run: two searches, three calls, answer 1974, history kept", aurora),
-        Check("three tool_uses in one response: all answered, in one message, in order", parallel),
-        Check("a tool that raises becomes an is_error tool_result with the error", tool_raises),
-        Check("text that looks final does not end the loop: stop_reason does", looks_final),
-        Check("max_turns=T: exactly T+1 calls (T = 0, 1, 3), the last tools not run, answer None", turn_cap),
-        Check("max_turns at the boundary: 2 is enough for Aurora Run, 1 is not", cap_boundary),
-        Check("a reply cut at max_tokens is not an answer", max_tokens),
-        Check("a tool_use cut at max_tokens is not run", cut_tool_use),
-        Check("another stop_reason (a refusal) ends the loop without an answer", other_stop),
+    Exercise("agent_loop", "agent_loop", deferred("Fix a broken loop"), [
+        Check(deferred("one-shot question: one call, the answer is the final text"), one_shot),
+        Check(deferred("Aurora Run: two searches, three calls, answer 1974, history kept"), aurora),
+        Check(deferred("three tool_uses in one response: all answered, in one message, in order"), parallel),
+        Check(deferred("a tool that raises becomes an is_error tool_result with the error"), tool_raises),
+        Check(deferred("text that looks final does not end the loop: stop_reason does"), looks_final),
+        Check(deferred("max_turns=T: exactly T+1 calls (T = 0, 1, 3), the last tools not run, answer None"), turn_cap),
+        Check(deferred("max_turns at the boundary: 2 is enough for Aurora Run, 1 is not"), cap_boundary),
+        Check(deferred("a reply cut at max_tokens is not an answer"), max_tokens),
+        Check(deferred("a tool_use cut at max_tokens is not run"), cut_tool_use),
+        Check(deferred("another stop_reason (a refusal) ends the loop without an answer"), other_stop),
     ], notebook="solutions/03_the_first_loop.ipynb"),
 ]

@@ -14,6 +14,7 @@ import fnmatch
 from ...api import APIError
 from ...api.validate import validate_request
 from ...client import MODEL
+from ...i18n import deferred, tr
 from ...messages import tool_use
 from ...scenarios.search import search
 from ...tools import Tool, Toolbox
@@ -21,22 +22,24 @@ from ..exercise import RUN_TOOL, Check, CheckFailed, Exercise
 from .common import content, expect, returned, tools_only
 from .l03_the_first_loop import ONLY_ONE_RESULT, diagnose
 
-TOOL_PREFIX = "matching tool names by prefix: `search` is not `search_web`"
-SUBSTRING = "matching the spec as a substring: `/etc/*` is a glob over the whole argument"
-TOOL_IGNORED = "matching the spec without the tool: `write_file(/etc/*)` says nothing about read_file"
-CASE = "matching case-insensitively: fnmatch.fnmatchcase compares letters exactly"
-NOT_STRING = "matching arguments that are not strings: only the call's string arguments are compared"
-NO_SPEC = "ignoring the spec: `run_python(test_*.py)` does not match every run_python call"
-REFUSED_OMITTED = "omitting a refused call: it still needs a tool_result with is_error (Prop. 3.5)"
-REFUSED_RUN = "running a call that a deny rule matches: a refused call is never run"
-REFUSED_NO_ERROR = "answering a refused call without is_error: true: the model must see it was refused"
-NO_REASON = "a refused call's result without content: say why it was refused"
-NAME_ONLY = "matching a deny rule by the tool name only: `delete_page(Aurora*)` refuses only the matching calls"
-ALLOWED_REFUSED = "refusing a call that no deny rule matches"
-NO_ERROR_TEXT = "answering an exception without its message: the is_error result carries the error, e.g. str(error)"
-FAILED_NO_ERROR = "answering a failed call without is_error: true"
-EXCEPTION = "letting a tool's exception escape: it becomes an is_error result the model can read"
-ORDER = "results out of order: one per tool_use, in the order they were asked"
+TOOL_PREFIX = deferred("matching tool names by prefix: `search` is not `search_web`")
+SUBSTRING = deferred("matching the spec as a substring: `/etc/*` is a glob over the whole argument")
+TOOL_IGNORED = deferred("matching the spec without the tool: `write_file(/etc/*)` says nothing about read_file")
+CASE = deferred("matching case-insensitively: fnmatch.fnmatchcase compares letters exactly")
+NOT_STRING = deferred("matching arguments that are not strings: only the call's string arguments are compared")
+NO_SPEC = deferred("ignoring the spec: `run_python(test_*.py)` does not match every run_python call")
+REFUSED_OMITTED = deferred("omitting a refused call: it still needs a tool_result with is_error (Prop. 3.5)")
+REFUSED_RUN = deferred("running a call that a deny rule matches: a refused call is never run")
+REFUSED_NO_ERROR = deferred("answering a refused call without is_error: true: the model must see it was refused")
+NO_REASON = deferred("a refused call's result without content: say why it was refused")
+NAME_ONLY = deferred("matching a deny rule by the tool name only: `delete_page(Aurora*)` refuses only the matching "
+                     "calls")
+ALLOWED_REFUSED = deferred("refusing a call that no deny rule matches")
+NO_ERROR_TEXT = deferred("answering an exception without its message: the is_error result carries the error, e.g. "
+                         "str(error)")
+FAILED_NO_ERROR = deferred("answering a failed call without is_error: true")
+EXCEPTION = deferred("letting a tool's exception escape: it becomes an is_error result the model can read")
+ORDER = deferred("results out of order: one per tool_use, in the order they were asked")
 
 RULES = [  # (rule, name, input, matches, the mistake that gets it wrong)
     ("search", "search", {"query": "Aurora Run"}, True, TOOL_PREFIX),
@@ -57,8 +60,8 @@ def rules(ctx) -> None:
     for rule, name, input, want, mistake in RULES:
         out = ctx.call(rule, name, input)
         returned(out)
-        expect(out.value is want, f"rule_matches({rule!r}, {name!r}, {input}) returned {out.value!r}, expected {want}",
-               mistake)
+        why = tr("rule_matches({rule!r}, {name!r}, {input}) returned {value!r}, expected {want}")
+        expect(out.value is want, why.format(rule=rule, name=name, input=input, value=out.value, want=want), mistake)
 
 
 def delete_page(title: str) -> str:
@@ -103,13 +106,13 @@ def answer(ctx, calls: list[dict], deny: list[str]):
         omitted = [u["id"] for u in calls if u["id"] not in {b.get("tool_use_id") for b in content(message)}]
         refused_ids = [u["id"] for u in calls if any(matches(r, u) for r in deny)]
         certain = hint == ONLY_ONE_RESULT and omitted and set(omitted) <= set(refused_ids)
-        raise CheckFailed(f"the API rejects it as the next message: {e.message}",
-                          REFUSED_OMITTED if certain else hint) from None
-    expect(message.get("role") == "user", f"the answer is from {message.get('role')!r}, not 'user'")
+        raise CheckFailed(tr("the API rejects it as the next message: {error}").format(error=e.message),
+                          tr(REFUSED_OMITTED if certain else hint)) from None
+    expect(message.get("role") == "user",
+           tr("the answer is from {role!r}, not 'user'").format(role=message.get("role")))
     results = content(message)
     expect([b.get("tool_use_id") for b in results] == [u["id"] for u in calls],
-           "the results are not one per call in order",
-           ORDER)
+           tr("the results are not one per call in order"), ORDER)
     return out, results
 
 
@@ -117,10 +120,10 @@ def all_allowed(ctx) -> None:
     calls = uses(("search", {"query": "Aurora Run"}), ("search", {"query": "Mara Voss"}))
     out, results = answer(ctx, calls, [])
     expect(out.tool_calls == [(u["name"], u["input"]) for u in calls],
-           f"tools run: {out.tool_calls}; expected both searches")
+           tr("tools run: {calls}; expected both searches").format(calls=out.tool_calls))
     expect([r.get("content") for r in results] == [search("Aurora Run"), search("Mara Voss")],
-           "the results do not carry the tools' outputs")
-    expect(not any(r.get("is_error") for r in results), "a successful call was marked is_error")
+           tr("the results do not carry the tools' outputs"))
+    expect(not any(r.get("is_error") for r in results), tr("a successful call was marked is_error"))
 
 
 def refusal_hint(result: dict) -> str:
@@ -134,12 +137,14 @@ def refused(ctx) -> None:
     calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}),
                  ("search", {"query": "Mara Voss"}))
     out, results = answer(ctx, calls, ["delete_page"])
-    expect(all(name != "delete_page" for name, _ in out.tool_calls), "the refused delete_page was run", REFUSED_RUN)
+    expect(all(name != "delete_page" for name, _ in out.tool_calls), tr("the refused delete_page was run"), REFUSED_RUN)
     expect(results[1].get("is_error") is True and results[1].get("content"),
-           f"the refused call's result has is_error {results[1].get('is_error')!r} and content "
-           f"{str(results[1].get('content'))[:60]!r}; expected is_error True and why", refusal_hint(results[1]))
+           tr("the refused call's result has is_error {flag!r} and content {says!r}; expected is_error True and "
+              "why").format(flag=results[1].get("is_error"), says=str(results[1].get("content"))[:60]),
+           refusal_hint(results[1]))
     expect(not results[0].get("is_error") and not results[2].get("is_error"),
-           f"is_error flags {[bool(r.get('is_error')) for r in results]}, expected [False, True, False]",
+           tr("is_error flags {flags}, expected [False, True, False]").format(
+               flags=[bool(r.get("is_error")) for r in results]),
            ALLOWED_REFUSED if out.tool_calls != [(u["name"], u["input"]) for u in (calls[0], calls[2])] else "")
 
 
@@ -148,13 +153,17 @@ def refused_by_spec(ctx) -> None:
     out, results = answer(ctx, calls, ["delete_page(Aurora*)"])
     ran = [input.get("title") for _, input in out.tool_calls]
     flags = [r.get("is_error") for r in results]
-    expect("Aurora Run" not in ran, f"with deny delete_page(Aurora*), the tools run were {out.tool_calls}; "
-           "the Aurora Run call is refused", REFUSED_RUN)
-    expect(ran == ["Northern Lights"] and not flags[1], f"with deny delete_page(Aurora*), the Northern Lights call was "
-           f"{'run' if 'Northern Lights' in ran else 'not run'} and its result has is_error {flags[1]!r}; "
-           "it matches no rule, so it runs and succeeds", NAME_ONLY if not ran and flags == [True, True] else "")
-    expect(flags[0] is True and results[0].get("content"), f"the refused Aurora Run call's result has is_error "
-           f"{flags[0]!r} and content {str(results[0].get('content'))[:60]!r}; expected is_error True and why",
+    expect("Aurora Run" not in ran, tr("with deny delete_page(Aurora*), the tools run were {calls}; the Aurora Run "
+                                       "call is refused").format(calls=out.tool_calls), REFUSED_RUN)
+    northern = (tr("with deny delete_page(Aurora*), the Northern Lights call was run and its result has is_error "
+                   "{flag!r}; it matches no rule, so it runs and succeeds") if "Northern Lights" in ran else
+                tr("with deny delete_page(Aurora*), the Northern Lights call was not run and its result has is_error "
+                   "{flag!r}; it matches no rule, so it runs and succeeds"))
+    expect(ran == ["Northern Lights"] and not flags[1], northern.format(flag=flags[1]),
+           NAME_ONLY if not ran and flags == [True, True] else "")
+    expect(flags[0] is True and results[0].get("content"),
+           tr("the refused Aurora Run call's result has is_error {flag!r} and content {says!r}; expected is_error "
+              "True and why").format(flag=flags[0], says=str(results[0].get("content"))[:60]),
            refusal_hint(results[0]))
 
 
@@ -163,26 +172,28 @@ def failures(ctx) -> None:
                  ("search", {"query": "Henrik Dahl"}))
     out, results = answer(ctx, calls, [])
     flags = [bool(r.get("is_error")) for r in results]
-    expect(flags == [True, True, True, False], f"is_error flags {flags}: an unknown tool, an invalid input and a "
-           "tool that raises should each give an is_error result, the valid call its page",
+    expect(flags == [True, True, True, False], tr("is_error flags {flags}: an unknown tool, an invalid input and a "
+                                                  "tool that raises should each give an is_error result, the valid "
+                                                  "call its page").format(flags=flags),
            FAILED_NO_ERROR if flags[3] is False and not all(flags[:3]) else "")
     tools = PAGES.make_tools()
     for use, result in zip(calls[:3], results[:3]):
         error = tools.run(use["name"], use["input"])[0]
-        expect(error in str(result.get("content")), f"the {use['name']} call's result says "
-               f"{str(result.get('content'))[:60]!r}; expected the error, {error[:60]!r}", NO_ERROR_TEXT)
-    expect(results[3].get("content") == search("Henrik Dahl"), "the valid search does not carry its page")
+        expect(error in str(result.get("content")),
+               tr("the {tool} call's result says {says!r}; expected the error, {error!r}").format(
+                   tool=use["name"], says=str(result.get("content"))[:60], error=error[:60]), NO_ERROR_TEXT)
+    expect(results[3].get("content") == search("Henrik Dahl"), tr("the valid search does not carry its page"))
 
 
 EXERCISES = [
-    Exercise("rule_matches", "rule_matches", "Permission rules Tool and Tool(spec)", [
-        Check("tool names, globs over string arguments, and specs that do not match", rules),
+    Exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"), [
+        Check(deferred("tool names, globs over string arguments, and specs that do not match"), rules),
     ], notebook="solutions/05_errors_and_the_gate.ipynb"),
-    Exercise("answer_calls", "answer_calls", "Answering every tool_use through the gate", [
-        Check("allowed calls run, results in order, accepted by the API", all_allowed),
-        Check("a refused call is not run and still gets an is_error result", refused),
-        Check("a rule with a spec refuses only the calls it matches", refused_by_spec),
-        Check("an unknown tool, an invalid input and a tool that raises become is_error results with the error",
-              failures),
+    Exercise("answer_calls", "answer_calls", deferred("Answering every tool_use through the gate"), [
+        Check(deferred("allowed calls run, results in order, accepted by the API"), all_allowed),
+        Check(deferred("a refused call is not run and still gets an is_error result"), refused),
+        Check(deferred("a rule with a spec refuses only the calls it matches"), refused_by_spec),
+        Check(deferred("an unknown tool, an invalid input and a tool that raises become is_error results with the "
+                       "error"), failures),
     ], notebook="solutions/05_errors_and_the_gate.ipynb"),
 ]

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 from ...api import Conversation, Turn
 from ...client import MODEL
+from ...i18n import deferred, tr, tr_plural
 from ...scenarios import Scenario, get, say
 from ..exercise import CLIENT, Check, Exercise
 from .common import ADDED, DROPPED, accepted, expect, returned, same_messages, text_of
 
 SWITCH = {"tool_use": "run_tools", "end_turn": "answer", "stop_sequence": "answer", "max_tokens": "stop",
           "refusal": "stop", "model_context_window_exceeded": "stop", "pause_turn": "continue"}
-NOT_TOOL_USE = "treating a stop_reason that ends the turn without an answer as an answer"
-NOT_AN_ANSWER = "treating stop_sequence as no answer: the reply stopped at your stop sequence, its text is the answer"
-PAUSE_FINAL = "treating pause_turn as the end: the turn is not finished, send it back"
-TOOLS_AS_OTHER = "not running tools on tool_use: it is the one stop_reason that continues with tools"
-SEND_AS_IS = "adding a message before sending a paused turn back: send h.a as it is"
-DROPS_PAUSED = "leaving paused replies out of the continuation: append each one, keep the earlier ones"
-UNKNOWN = "accepting an unknown stop_reason silently: raise, so a new value is noticed"
-NO_LIMIT = "continuing paused turns without a limit"
+NOT_TOOL_USE = deferred("treating a stop_reason that ends the turn without an answer as an answer")
+NOT_AN_ANSWER = deferred("treating stop_sequence as no answer: the reply stopped at your stop sequence, its text is "
+                         "the answer")
+PAUSE_FINAL = deferred("treating pause_turn as the end: the turn is not finished, send it back")
+TOOLS_AS_OTHER = deferred("not running tools on tool_use: it is the one stop_reason that continues with tools")
+SEND_AS_IS = deferred("adding a message before sending a paused turn back: send h.a as it is")
+DROPS_PAUSED = deferred("leaving paused replies out of the continuation: append each one, keep the earlier ones")
+UNKNOWN = deferred("accepting an unknown stop_reason silently: raise, so a new value is noticed")
+NO_LIMIT = deferred("continuing paused turns without a limit")
 
 
 def switch_hint(want: str, got) -> str:
@@ -41,11 +43,12 @@ def switch(ctx) -> None:
     for reason, action in SWITCH.items():
         out = ctx.call(reason)
         returned(out)
-        expect(out.value == action, f"stop_action({reason!r}) returned {out.value!r}, expected {action!r}",
-               switch_hint(action, out.value))
+        expect(out.value == action, tr("stop_action({reason!r}) returned {value!r}, expected {action!r}").format(
+            reason=reason, value=out.value, action=action), switch_hint(action, out.value))
     out = ctx.call("thinking_too_hard")
     expect(out.error is not None and out.error.startswith("ValueError"),
-           f"stop_action('thinking_too_hard') returned {out.value!r} instead of raising ValueError", UNKNOWN)
+           tr("stop_action('thinking_too_hard') returned {value!r} instead of raising ValueError").format(
+               value=out.value), UNKNOWN)
 
 
 def always_pausing(c: Conversation) -> Turn:
@@ -71,44 +74,50 @@ def resent(out, prompt: str) -> None:
     for k in range(1, len(out.requests)):
         want = [{"role": "user", "content": prompt}] + [{"role": "assistant", "content": r["content"]}
                                                           for r in out.replies[:k]]
-        same_messages(out.requests[k]["messages"], want, f"continuation {k} is not the prompt and the "
-                      f"{k} paused repl{'y' if k == 1 else 'ies'} so far",
+        what = tr_plural("continuation {number} is not the prompt and the {number} paused reply so far",
+                         "continuation {number} is not the prompt and the {number} paused replies so far", k)
+        same_messages(out.requests[k]["messages"], want, what.format(number=k),
                       named={ADDED: SEND_AS_IS, DROPPED: DROPS_PAUSED})
 
 
 def paused(ctx) -> None:
     out = ask(ctx, "pause_turn")
-    expect(not any(r.get("tools") for r in out.requests), "a request offered tools; finish_turn asks with no tools")
-    expect(len(out.requests) >= 2, f"{len(out.requests)} request for a turn that paused; expected 2", PAUSE_FINAL)
+    expect(not any(r.get("tools") for r in out.requests), tr("a request offered tools; finish_turn asks with no tools"))
+    expect(len(out.requests) >= 2, tr("{count} request for a turn that paused; expected 2").format(
+        count=len(out.requests)), PAUSE_FINAL)
     resent(out, get("pause_turn").prompt)
-    expect(len(out.requests) == 2, f"{len(out.requests)} requests for a turn paused once; expected 2")
-    expect(out.value == text_of(out.replies[1]), f"returned {out.value!r}; expected the final reply's text")
+    expect(len(out.requests) == 2, tr("{count} requests for a turn paused once; expected 2").format(
+        count=len(out.requests)))
+    expect(out.value == text_of(out.replies[1]),
+           tr("returned {value!r}; expected the final reply's text").format(value=out.value))
 
 
 def not_answers(ctx) -> None:
     out = ask(ctx, "one_shot")
-    expect(out.value == "Paris", f"one_shot: returned {out.value!r}, expected 'Paris'")
+    expect(out.value == "Paris", tr("one_shot: returned {value!r}, expected 'Paris'").format(value=out.value))
     out = ask(ctx, "refusal")
-    expect(out.value is None, f"a refusal was returned as the answer: {out.value!r}", NOT_TOOL_USE)
-    expect(len(out.requests) == 1, f"{len(out.requests)} requests after a refusal; expected 1")
+    expect(out.value is None, tr("a refusal was returned as the answer: {value!r}").format(value=out.value),
+           NOT_TOOL_USE)
+    expect(len(out.requests) == 1, tr("{count} requests after a refusal; expected 1").format(count=len(out.requests)))
 
 
 def limited(ctx) -> None:
     out = ask(ctx, ENDLESS_PAUSE, max_continuations=2)
     n = len(out.requests)
-    expect(n == 3, f"max_continuations=2 with a turn that always pauses: {n} requests, expected 3",
-           NO_LIMIT if n > 3 else PAUSE_FINAL if n == 1 else "")
+    expect(n == 3, tr("max_continuations=2 with a turn that always pauses: {count} requests, expected 3").format(
+        count=n), NO_LIMIT if n > 3 else PAUSE_FINAL if n == 1 else "")
     resent(out, ENDLESS_PAUSE.prompt)
-    expect(out.value is None, f"returned {out.value!r}; a turn still paused is not an answer", PAUSE_FINAL)
+    expect(out.value is None, tr("returned {value!r}; a turn still paused is not an answer").format(value=out.value),
+           PAUSE_FINAL)
 
 
 EXERCISES = [
-    Exercise("stop_action", "stop_action", "The stop_reason switch", [
-        Check("each of the seven stop reasons, and an unknown one", switch),
+    Exercise("stop_action", "stop_action", deferred("The stop_reason switch"), [
+        Check(deferred("each of the seven stop reasons, and an unknown one"), switch),
     ], notebook="solutions/06_other_stop_reasons.ipynb"),
-    Exercise("finish_turn", "finish_turn", "Continuing a paused turn", [
-        Check("pause_turn: the conversation goes back as it is, the final text is returned", paused),
-        Check("end_turn is an answer, refusal is not", not_answers),
-        Check("continuations are limited, and each one appends the paused reply", limited),
+    Exercise("finish_turn", "finish_turn", deferred("Continuing a paused turn"), [
+        Check(deferred("pause_turn: the conversation goes back as it is, the final text is returned"), paused),
+        Check(deferred("end_turn is an answer, refusal is not"), not_answers),
+        Check(deferred("continuations are limited, and each one appends the paused reply"), limited),
     ], notebook="solutions/06_other_stop_reasons.ipynb"),
 ]
