@@ -213,24 +213,24 @@ def user_turns(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("budget_loop", "budget_loop", "Report how a budgeted run ended", [
-        Check("Aurora Run under a large budget: success, the spend is the three responses' cost", success),
-        Check("the budget is checked after each response, before its tools (Prop. 5.4)", after_response),
-        Check("a budget below one response's cost: one call, no tools", tiny_budget),
-        Check("a final answer that reaches the budget is still a success, its cost counted", final_response),
-        Check("exercise 10.1: max_turns=0 is one call and no tools", t_zero),
+    Exercise("budget_loop", "budget_loop", deferred("Report how a budgeted run ended"), [
+        Check(deferred("Aurora Run under a large budget: success, the spend is the three responses' cost"), success),
+        Check(deferred("the budget is checked after each response, before its tools (Prop. 5.4)"), after_response),
+        Check(deferred("a budget below one response's cost: one call, no tools"), tiny_budget),
+        Check(deferred("a final answer that reaches the budget is still a success, its cost counted"), final_response),
+        Check(deferred("exercise 10.1: max_turns=0 is one call and no tools"), t_zero),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("input_tokens", "input_tokens", "Input tokens per call (Prop. 5.2)", [
-        Check("example 5.3 and exercise 10.3", growth),
-        Check("the same numbers as the local API's usage for Aurora Run", matches_the_api),
+    Exercise("input_tokens", "input_tokens", deferred("Input tokens per call (Prop. 5.2)"), [
+        Check(deferred("example 5.3 and exercise 10.3"), growth),
+        Check(deferred("the same numbers as the local API's usage for Aurora Run"), matches_the_api),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("max_calls", "max_calls", "The window bound", [
-        Check("K <= (W - s)/c + 1 in whole calls", window),
+    Exercise("max_calls", "max_calls", deferred("The window bound"), [
+        Check(deferred("K <= (W - s)/c + 1 in whole calls"), window),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("worst_costs", "worst_costs", "Exercise 10.4: the overshoot bound is tight", [
-        Check("costs at most c_max that stop at B + c_max - delta", worst),
+    Exercise("worst_costs", "worst_costs", deferred("Exercise 10.4: the overshoot bound is tight"), [
+        Check(deferred("costs at most c_max that stop at B + c_max - delta"), worst),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("user_turn", "user_turn", "Exercise 10.2: results first, then text", [
-        Check("the user message keeps P2 and the API accepts it", user_turns),
+    Exercise("user_turn", "user_turn", deferred("Exercise 10.2: results first, then text"), [
+        Check(deferred("the user message keeps P2 and the API accepts it"), user_turns),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
 ]

@@ -82,8 +82,8 @@ def with_failure(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("run_parallel", "run_parallel", "Running read-only calls at the same time", [
-        Check("three reads run at the same time, results in request order", concurrent),
-        Check("a failing call among them is its own is_error result", with_failure),
+    Exercise("run_parallel", "run_parallel", deferred("Running read-only calls at the same time"), [
+        Check(deferred("three reads run at the same time, results in request order"), concurrent),
+        Check(deferred("a failing call among them is its own is_error result"), with_failure),
     ], notebook="solutions/08_parallel_tools.ipynb"),
 ]

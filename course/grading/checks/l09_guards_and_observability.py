@@ -214,16 +214,17 @@ def logged(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("repeated_call", "repeated_call", "Detecting a repeated identical call", [
-        Check("identical calls in a row, inputs compared as values", repeats),
+    Exercise("repeated_call", "repeated_call", deferred("Detecting a repeated identical call"), [
+        Check(deferred("identical calls in a row, inputs compared as values"), repeats),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
-    Exercise("guarded_loop", "guarded_loop", "A repeat rule that warns once, and a deadline", [
-        Check("the third identical call is answered with an is_error warning; the same call again stops", stuck),
-        Check("a model that changes course after the warning goes on to its answer", recovers),
-        Check("different calls are progress; a far deadline and a failing tool change nothing", progress),
-        Check("a deadline is checked before the first call and before running tools", deadline),
+    Exercise("guarded_loop", "guarded_loop", deferred("A repeat rule that warns once, and a deadline"), [
+        Check(deferred("the third identical call is answered with an is_error warning; the same call again stops"),
+              stuck),
+        Check(deferred("a model that changes course after the warning goes on to its answer"), recovers),
+        Check(deferred("different calls are progress; a far deadline and a failing tool change nothing"), progress),
+        Check(deferred("a deadline is checked before the first call and before running tools"), deadline),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
-    Exercise("turn_log", "turn_log", "What to log each turn", [
-        Check("one record per call: stop_reason, tool_uses, results, that call's tokens", logged),
+    Exercise("turn_log", "turn_log", deferred("What to log each turn"), [
+        Check(deferred("one record per call: stop_reason, tool_uses, results, that call's tokens"), logged),
     ], notebook="solutions/09_guards_and_observability.ipynb"),
 ]

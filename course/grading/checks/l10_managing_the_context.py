@@ -131,10 +131,10 @@ def caching(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("clear_old_results", "clear_old_results", "Clearing old tool results", [
-        Check("old results cleared, the last turns kept, P1-P3 and the API still happy", clearing),
+    Exercise("clear_old_results", "clear_old_results", deferred("Clearing old tool results"), [
+        Check(deferred("old results cleared, the last turns kept, P1-P3 and the API still happy"), clearing),
     ], notebook="solutions/10_managing_the_context.ipynb"),
-    Exercise("cache_costs", "cache_costs", "What a prompt cache saves", [
-        Check("a write at 1.25x, reads at 0.1x, prefixes below min_cacheable not cached", caching),
+    Exercise("cache_costs", "cache_costs", deferred("What a prompt cache saves"), [
+        Check(deferred("a write at 1.25x, reads at 0.1x, prefixes below min_cacheable not cached"), caching),
     ], notebook="solutions/10_managing_the_context.ipynb"),
 ]

@@ -57,7 +57,7 @@ def chain(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("summarize_then_translate", "summarize_then_translate", "A two-node prompt chain", [
-        Check("two fresh calls, the second on the first's output", chain),
+    Exercise("summarize_then_translate", "summarize_then_translate", deferred("A two-node prompt chain"), [
+        Check(deferred("two fresh calls, the second on the first's output"), chain),
     ], notebook="solutions/11_workflows_versus_agents.ipynb"),
 ]

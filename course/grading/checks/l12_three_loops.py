@@ -218,16 +218,16 @@ def no_duplicates(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("goal_loop", "goal_loop", "A goal loop around your loop", [
-        Check("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent back",
-              achieved),
-        Check("max_turns caps each round, not the rounds together", per_round_cap),
-        Check("rounds are capped", capped),
-        Check("rounds without tool use stall the loop", stalled),
-        Check("the evaluator's impossible ends the loop", impossible),
+    Exercise("goal_loop", "goal_loop", deferred("A goal loop around your loop"), [
+        Check(deferred("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent "
+                       "back"), achieved),
+        Check(deferred("max_turns caps each round, not the rounds together"), per_round_cap),
+        Check(deferred("rounds are capped"), capped),
+        Check(deferred("rounds without tool use stall the loop"), stalled),
+        Check(deferred("the evaluator's impossible ends the loop"), impossible),
     ], notebook="solutions/12_three_loops.ipynb"),
-    Exercise("send_notices", "send_notices", "An outer loop that survives a dropped connection", [
-        Check("every recipient gets exactly one notice after a retried batch; None when no attempt finishes",
+    Exercise("send_notices", "send_notices", deferred("An outer loop that survives a dropped connection"), [
+        Check(deferred("every recipient gets exactly one notice after a retried batch; None when no attempt finishes"),
               no_duplicates),
     ], notebook="solutions/12_three_loops.ipynb"),
 ]

@@ -52,10 +52,10 @@ def streamed(ctx) -> None:
 
 
 EXERCISES = [
-    Exercise("choose_backend", "choose_backend", "Live only when asked and a key exists", [
-        Check("six environments, the key never printed", backends),
+    Exercise("choose_backend", "choose_backend", deferred("Live only when asked and a key exists"), [
+        Check(deferred("six environments, the key never printed"), backends),
     ], notebook="solutions/13_the_real_api.ipynb"),
-    Exercise("stream_reply", "stream_reply", "Streaming a reply", [
-        Check("the request streams, the text is printed as it arrives and returned", streamed),
+    Exercise("stream_reply", "stream_reply", deferred("Streaming a reply"), [
+        Check(deferred("the request streams, the text is printed as it arrives and returned"), streamed),
     ], notebook="solutions/13_the_real_api.ipynb"),
 ]
