@@ -42,7 +42,7 @@ REPORTS = [
      ("max_calls(200000, 5000, 2000) returned 99; expected 98",
       "the window bound K <= (W - s)/c + 1 counts whole calls: round down"),
      ("max_calls(200000, 5000, 2000) が 99 を返しました。期待値は 98 です。",
-      "コンテキストウィンドウによる上限 K <= (W - s)/c + 1 は呼び出しの回数なので整数です。切り捨ててください。")),
+      "コンテキストウィンドウによる上界 K <= (W - s)/c + 1 は呼び出しの回数なので整数です。切り捨ててください。")),
     ("repeated_call", repeated_call,
      ("repeated_call([['search', {'q': 'a'}], ['search', {'q': 'b'}], ['search', {'q': 'a'}], "
       "['search', {'q': 'a'}], ['search', {'q': 'a'}]], 3) returned 2; expected 4",
@@ -59,7 +59,7 @@ REPORTS = [
      ("choose_backend({'ANTHROPIC_API_KEY': '<key>'}) returned 'live', expected 'local'",
       "going live just because a key exists: the learner asks for it with COURSE_LIVE=1"),
      ("choose_backend({'ANTHROPIC_API_KEY': '<key>'}) が 'live' を返しました。期待値は 'local' です。",
-      "キーがあるというだけで実際の API を使っています。使うのは、学習者が COURSE_LIVE=1 で求めたときだけです。")),
+      "API キーがあるというだけで実際の API を使っています。使うのは、学習者が COURSE_LIVE=1 で求めたときだけです。")),
 ]
 
 
