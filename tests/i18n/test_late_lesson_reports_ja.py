@@ -2,12 +2,23 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
+from course.grading.checks import exercise
 from course.grading.notebook_context import check
 
 LOCALE_VARIABLES = ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+MISTAKES = Path(__file__).resolve().parents[1] / "mistakes"
+
+
+def mistake(stem: str, function: str):
+    """A wrong submission of the feedback corpus, tests/mistakes/<stem>.py."""
+    namespace: dict = {}
+    path = MISTAKES / f"{stem}.py"
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace[function]
 
 
 def max_calls(window, s, c):
@@ -55,6 +66,12 @@ REPORTS = [
       "pricing the cache write like a plain input: a 5-minute write costs 1.25x"),
      ("cache_costs(50000, 10, 3.0) が (1.5, 0.285) を返しました。期待値は (1.500000, 0.322500) です。",
       "キャッシュの書き込みを通常の入力と同じ価格にしています。5 分キャッシュの書き込みは 1.25 倍です。")),
+    ("goal_loop", mistake("l12_goal_no_stall", "goal_loop"),
+     ("a model that never uses a tool: 10 calls, returned ('max_rounds', 10); expected 2 calls and ('stalled', 2)",
+      "no stall detection: rounds without any tool call are not progress"),
+     ("ツールを一度も使わないモデル：呼び出し 10 回で、('max_rounds', 10) を返しました。"
+      "期待値は 2 回と ('stalled', 2) です。",
+      "停滞を検出していません。ツール呼び出しが 1 つもない周は進展ではありません。")),
     ("choose_backend", choose_backend,
      ("choose_backend({'ANTHROPIC_API_KEY': '<key>'}) returned 'live', expected 'local'",
       "going live just because a key exists: the learner asks for it with COURSE_LIVE=1"),
@@ -65,7 +82,7 @@ REPORTS = [
 
 def report(grade_id: str, fn, capsys) -> str:
     """What check() prints for `fn` (it loses marks: the report is that of a failing submission)."""
-    assert check(grade_id, fn) == 0
+    assert check(grade_id, fn) < exercise(grade_id).points
     return capsys.readouterr().out
 
 
