@@ -16,6 +16,7 @@ from ...api import APIError
 from ...api.tokens import message_tokens
 from ...api.validate import validate_request
 from ...client import MODEL
+from ...i18n import deferred, tr
 from ...messages import tool_result, tool_use, violations
 from ...pricing import cost_usd
 from ...scenarios import get
@@ -23,30 +24,31 @@ from ..exercise import Check, CheckFailed, Exercise
 from .common import expect, loop_args, returned
 from .l03_the_first_loop import ENDLESS
 
-CHECK_BEFORE_TOOLS = ("checking the budget before the next call instead of after each response: "
-                      "the tools of the response that crossed it ran")
-NO_BUDGET = "never stopping for the budget"
-LAST_COST = "leaving the last response's cost out of the spend: it is paid once the response arrives"
-FINAL_AS_BUDGET = "checking the budget before stop_reason: a response without tool use ends the run as success"
-SUBTYPE = "the wrong subtype: success, error_max_budget_usd or error_max_turns, as the Agent SDK names them"
-T_ZERO = "exercise 10.1: with max_turns=0 the loop makes exactly one call and runs no tools"
-LINEAR = "n_k = s + the sum of a_i + r_i over the turns before call k (Prop. 5.2)"
-FLOOR = "the window bound K <= (W - s)/c + 1 counts whole calls: round down"
-SPLIT = "each cost must be at most c_max: split B - delta into pieces no bigger than c_max"
-TEXT_FIRST = "exercise 10.2: text before the tool_result blocks breaks P2"
+CHECK_BEFORE_TOOLS = deferred("checking the budget before the next call instead of after each response: "
+                              "the tools of the response that crossed it ran")
+NO_BUDGET = deferred("never stopping for the budget")
+LAST_COST = deferred("leaving the last response's cost out of the spend: it is paid once the response arrives")
+FINAL_AS_BUDGET = deferred("checking the budget before stop_reason: a response without tool use ends the run as "
+                           "success")
+SUBTYPE = deferred("the wrong subtype: success, error_max_budget_usd or error_max_turns, as the Agent SDK names them")
+T_ZERO = deferred("exercise 10.1: with max_turns=0 the loop makes exactly one call and runs no tools")
+LINEAR = deferred("n_k = s + the sum of a_i + r_i over the turns before call k (Prop. 5.2)")
+FLOOR = deferred("the window bound K <= (W - s)/c + 1 counts whole calls: round down")
+SPLIT = deferred("each cost must be at most c_max: split B - delta into pieces no bigger than c_max")
+TEXT_FIRST = deferred("exercise 10.2: text before the tool_result blocks breaks P2")
 
 
 SUBTYPES = ("success", "error_max_budget_usd", "error_max_turns")
 
 
 def subtype_hint(subtype) -> str:
-    return "" if subtype in SUBTYPES else SUBTYPE
+    return "" if subtype in SUBTYPES else tr(SUBTYPE)
 
 
 def spend_hint(spent, c: list[float]) -> str:
     """LAST_COST when the reported spend is exactly the responses' cost without the last one."""
     left_out = isinstance(spent, (int, float)) and len(c) > 1 and math.isclose(spent, sum(c[:-1]), rel_tol=1e-9)
-    return LAST_COST if left_out else ""
+    return tr(LAST_COST) if left_out else ""
 
 
 def costs(out) -> list[float]:
@@ -61,30 +63,41 @@ def run(ctx, scenario, **options):
     return out, value
 
 
+def over_budget(subtype) -> None:
+    expect(subtype == "error_max_budget_usd",
+           tr("ended {subtype!r}; expected 'error_max_budget_usd'").format(subtype=subtype), subtype_hint(subtype))
+
+
 def success(ctx) -> None:
     out, (subtype, spent, calls) = run(ctx, "aurora_run", max_budget_usd=1.0)
-    expect(subtype == "success", f"Aurora Run under a $1 budget ended {subtype!r}; expected 'success'",
+    expect(subtype == "success",
+           tr("Aurora Run under a $1 budget ended {subtype!r}; expected 'success'").format(subtype=subtype),
            subtype_hint(subtype))
-    expect(calls == len(out.requests) == 3, f"reported {calls} calls, {len(out.requests)} were made; expected 3")
+    expect(calls == len(out.requests) == 3,
+           tr("reported {calls} calls, {made} were made; expected 3").format(calls=calls, made=len(out.requests)))
     expect(spent is not None and math.isclose(spent, sum(costs(out)), rel_tol=1e-9),
-           f"reported ${spent} spent; the three responses cost ${sum(costs(out)):.8f}", spend_hint(spent, costs(out)))
+           tr("reported ${spent} spent; the three responses cost ${cost:.8f}").format(spent=spent,
+                                                                                      cost=sum(costs(out))),
+           spend_hint(spent, costs(out)))
 
 
 def after_response(ctx) -> None:
     probe, _ = run(ctx, ENDLESS, max_budget_usd=1.0, max_turns=4)
     c = costs(probe)
-    expect(len(c) == 5, f"a calibration run with max_turns=4 made {len(c)} calls; expected 5")
+    expect(len(c) == 5, tr("a calibration run with max_turns=4 made {n} calls; expected 5").format(n=len(c)))
     budget = c[0] + c[1] + c[2] / 2  # crossed by the third response
     out, (subtype, spent, calls) = run(ctx, ENDLESS, max_budget_usd=budget, max_turns=10)
-    expect(len(out.requests) >= 3, f"{len(out.requests)} calls; the budget is reached only by the third response")
-    expect(len(out.requests) == 3, f"{len(out.requests)} calls with a budget reached by the third response; expected 3",
-           NO_BUDGET if len(out.requests) == 11 else "")
-    expect(len(out.tool_calls) == 2, f"{len(out.tool_calls)} tools ran; the third response's tool must not run",
-           CHECK_BEFORE_TOOLS)
-    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'",
-           subtype_hint(subtype))
+    n = len(out.requests)
+    expect(n >= 3, tr("{n} calls; the budget is reached only by the third response").format(n=n))
+    expect(n == 3, tr("{n} calls with a budget reached by the third response; expected 3").format(n=n),
+           tr(NO_BUDGET) if n == 11 else "")
+    expect(len(out.tool_calls) == 2,
+           tr("{n} tools ran; the third response's tool must not run").format(n=len(out.tool_calls)),
+           tr(CHECK_BEFORE_TOOLS))
+    over_budget(subtype)
     expect(spent is not None and math.isclose(spent, sum(c[:3]), rel_tol=1e-9) and spent < budget + max(c),
-           f"reported ${spent}; expected the three responses' ${sum(c[:3]):.8f}, under B + c_max (Prop. 5.4)",
+           tr("reported ${spent}; expected the three responses' ${cost:.8f}, under B + c_max (Prop. 5.4)").format(
+               spent=spent, cost=sum(c[:3])),
            spend_hint(spent, c[:3]))
 
 
@@ -92,37 +105,42 @@ def tiny_budget(ctx) -> None:
     probe, _ = run(ctx, ENDLESS, max_budget_usd=1.0, max_turns=0)
     budget = costs(probe)[0] / 2
     out, (subtype, spent, calls) = run(ctx, ENDLESS, max_budget_usd=budget)
-    expect(len(out.requests) == 1 and not out.tool_calls,
-           f"a budget below the first response's cost: {len(out.requests)} calls, {len(out.tool_calls)} tools; "
-           "expected 1 and 0",
-           CHECK_BEFORE_TOOLS if len(out.requests) == 1 else NO_BUDGET if len(out.requests) == 11 else "")
-    expect(subtype == "error_max_budget_usd", f"ended {subtype!r}; expected 'error_max_budget_usd'",
-           subtype_hint(subtype))
+    n = len(out.requests)
+    expect(n == 1 and not out.tool_calls,
+           tr("a budget below the first response's cost: {calls} calls, {tools} tools; expected 1 and 0").format(
+               calls=n, tools=len(out.tool_calls)),
+           tr(CHECK_BEFORE_TOOLS) if n == 1 else tr(NO_BUDGET) if n == 11 else "")
+    over_budget(subtype)
 
 
 def final_response(ctx) -> None:
     probe, _ = run(ctx, "aurora_run", max_budget_usd=1.0)
     c = costs(probe)
-    expect(len(c) == 3, f"a calibration run of Aurora Run made {len(c)} calls; expected 3")
+    expect(len(c) == 3, tr("a calibration run of Aurora Run made {n} calls; expected 3").format(n=len(c)))
     budget = c[0] + c[1] + c[2] / 2  # reached only by the third response, the answer
     out, (subtype, spent, calls) = run(ctx, "aurora_run", max_budget_usd=budget)
-    expect(len(out.requests) == 3 and subtype == "success", f"a budget reached only by the final answer: "
-           f"{len(out.requests)} calls, ended {subtype!r}; expected 3 calls and 'success'",
-           FINAL_AS_BUDGET if subtype == "error_max_budget_usd" and len(out.requests) == 3 else "")
-    expect(calls == 3, f"reported {calls} calls; 3 were made")
+    n = len(out.requests)
+    expect(n == 3 and subtype == "success",
+           tr("a budget reached only by the final answer: {n} calls, ended {subtype!r}; expected 3 calls and "
+              "'success'").format(n=n, subtype=subtype),
+           tr(FINAL_AS_BUDGET) if subtype == "error_max_budget_usd" and n == 3 else "")
+    expect(calls == 3, tr("reported {calls} calls; 3 were made").format(calls=calls))
     expect(spent is not None and math.isclose(spent, sum(c), rel_tol=1e-9),
-           f"reported ${spent}; the three responses, the final one included, cost ${sum(c):.8f}",
+           tr("reported ${spent}; the three responses, the final one included, cost ${cost:.8f}").format(
+               spent=spent, cost=sum(c)),
            spend_hint(spent, c))
 
 
 def t_zero(ctx) -> None:
     out, (subtype, _, calls) = run(ctx, ENDLESS, max_budget_usd=1.0, max_turns=0)
     expect(len(out.requests) == 1 and not out.tool_calls,
-           f"max_turns=0: {len(out.requests)} calls and {len(out.tool_calls)} tools; expected 1 and 0", T_ZERO)
-    expect(subtype == "error_max_turns", f"max_turns=0 with a tool request ended {subtype!r}", subtype_hint(subtype))
+           tr("max_turns=0: {calls} calls and {tools} tools; expected 1 and 0").format(
+               calls=len(out.requests), tools=len(out.tool_calls)), tr(T_ZERO))
+    expect(subtype == "error_max_turns",
+           tr("max_turns=0 with a tool request ended {subtype!r}").format(subtype=subtype), subtype_hint(subtype))
     out, (subtype, _, _) = run(ctx, "one_shot", max_budget_usd=1.0, max_turns=0)
-    expect(subtype == "success" and len(out.requests) == 1, f"max_turns=0 with an immediate answer ended {subtype!r}",
-           T_ZERO)
+    expect(subtype == "success" and len(out.requests) == 1,
+           tr("max_turns=0 with an immediate answer ended {subtype!r}").format(subtype=subtype), tr(T_ZERO))
 
 
 def growth(ctx) -> None:
@@ -131,7 +149,8 @@ def growth(ctx) -> None:
         want = [s + sum(turns[:k]) for k in range(len(turns) + 1)]
         out = ctx.call(s, turns)
         returned(out)
-        expect(out.value == want, f"input_tokens({s}, {turns}) returned {out.value}; expected {want}", LINEAR)
+        expect(out.value == want, tr("input_tokens({s}, {turns}) returned {got}; expected {want}").format(
+            s=s, turns=turns, got=out.value, want=want), tr(LINEAR))
 
 
 def matches_the_api(ctx) -> None:
@@ -143,8 +162,9 @@ def matches_the_api(ctx) -> None:
     out = ctx.call(s, turns)
     returned(out)
     reported = [u["input_tokens"] for u in result.usages]
-    expect(out.value == reported, f"for Aurora Run the API reported n_k = {reported}; input_tokens gave {out.value}",
-           LINEAR)
+    expect(out.value == reported,
+           tr("for Aurora Run the API reported n_k = {reported}; input_tokens gave {got}").format(
+               reported=reported, got=out.value), tr(LINEAR))
 
 
 def window(ctx) -> None:
@@ -152,7 +172,8 @@ def window(ctx) -> None:
                        ((9_000, 10_000, 500), 0)):
         out = ctx.call(*args)
         returned(out)
-        expect(out.value == want, f"max_calls{args} returned {out.value}; expected {want}", FLOOR)
+        expect(out.value == want, tr("max_calls{args} returned {got}; expected {want}").format(
+            args=args, got=out.value, want=want), tr(FLOOR))
 
 
 def worst(ctx) -> None:
@@ -162,12 +183,13 @@ def worst(ctx) -> None:
         seq = out.value if isinstance(out.value, list) else []
         what = f"worst_costs({budget}, {c_max}, {delta}) = {seq}"
         expect(seq and all(isinstance(c, (int, float)) and 0 < c <= c_max + 1e-12 for c in seq),
-               f"{what}: every cost must be positive and at most c_max", SPLIT)
+               tr("{what}: every cost must be positive and at most c_max").format(what=what), tr(SPLIT))
         totals = [sum(seq[:k]) for k in range(1, len(seq) + 1)]
         expect(all(t < budget for t in totals[:-1]) and totals[-1] >= budget,
-               f"{what}: the budget must be reached by the last cost only")
+               tr("{what}: the budget must be reached by the last cost only").format(what=what))
         expect(math.isclose(totals[-1], budget + c_max - delta, rel_tol=1e-9),
-               f"{what}: the stop lands at {totals[-1]}, expected B + c_max - delta = {budget + c_max - delta}")
+               tr("{what}: the stop lands at {total}, expected B + c_max - delta = {bound}").format(
+                   what=what, total=totals[-1], bound=budget + c_max - delta))
 
 
 def user_turns(ctx) -> None:
@@ -179,34 +201,36 @@ def user_turns(ctx) -> None:
         returned(out)
         messages = [{"role": "user", "content": "Go."}, {"role": "assistant", "content": uses}, out.value]
         found = violations(messages)
-        expect(not found, f"with notes {notes}: {found[0] if found else ''}", TEXT_FIRST)
+        expect(not found, tr("with notes {notes}: {violation}").format(
+            notes=notes, violation=found[0] if found else ""), tr(TEXT_FIRST))
         try:
             validate_request({"model": MODEL, "max_tokens": 100, "messages": messages})
         except APIError as e:
-            raise CheckFailed(f"with notes {notes}: the API rejects it: {e.message}", TEXT_FIRST) from None
+            raise CheckFailed(tr("with notes {notes}: the API rejects it: {message}").format(
+                notes=notes, message=e.message), tr(TEXT_FIRST)) from None
         texts = [b.get("text") for b in out.value["content"] if b.get("type") == "text"]
-        expect(texts == notes, f"with notes {notes}: the text blocks are {texts}")
+        expect(texts == notes, tr("with notes {notes}: the text blocks are {texts}").format(notes=notes, texts=texts))
 
 
 EXERCISES = [
-    Exercise("budget_loop", "budget_loop", "Report how a budgeted run ended", [
-        Check("Aurora Run under a large budget: success, the spend is the three responses' cost", success),
-        Check("the budget is checked after each response, before its tools (Prop. 5.4)", after_response),
-        Check("a budget below one response's cost: one call, no tools", tiny_budget),
-        Check("a final answer that reaches the budget is still a success, its cost counted", final_response),
-        Check("exercise 10.1: max_turns=0 is one call and no tools", t_zero),
+    Exercise("budget_loop", "budget_loop", deferred("Report how a budgeted run ended"), [
+        Check(deferred("Aurora Run under a large budget: success, the spend is the three responses' cost"), success),
+        Check(deferred("the budget is checked after each response, before its tools (Prop. 5.4)"), after_response),
+        Check(deferred("a budget below one response's cost: one call, no tools"), tiny_budget),
+        Check(deferred("a final answer that reaches the budget is still a success, its cost counted"), final_response),
+        Check(deferred("exercise 10.1: max_turns=0 is one call and no tools"), t_zero),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("input_tokens", "input_tokens", "Input tokens per call (Prop. 5.2)", [
-        Check("example 5.3 and exercise 10.3", growth),
-        Check("the same numbers as the local API's usage for Aurora Run", matches_the_api),
+    Exercise("input_tokens", "input_tokens", deferred("Input tokens per call (Prop. 5.2)"), [
+        Check(deferred("example 5.3 and exercise 10.3"), growth),
+        Check(deferred("the same numbers as the local API's usage for Aurora Run"), matches_the_api),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("max_calls", "max_calls", "The window bound", [
-        Check("K <= (W - s)/c + 1 in whole calls", window),
+    Exercise("max_calls", "max_calls", deferred("The window bound"), [
+        Check(deferred("K <= (W - s)/c + 1 in whole calls"), window),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("worst_costs", "worst_costs", "Exercise 10.4: the overshoot bound is tight", [
-        Check("costs at most c_max that stop at B + c_max - delta", worst),
+    Exercise("worst_costs", "worst_costs", deferred("Exercise 10.4: the overshoot bound is tight"), [
+        Check(deferred("costs at most c_max that stop at B + c_max - delta"), worst),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
-    Exercise("user_turn", "user_turn", "Exercise 10.2: results first, then text", [
-        Check("the user message keeps P2 and the API accepts it", user_turns),
+    Exercise("user_turn", "user_turn", deferred("Exercise 10.2: results first, then text"), [
+        Check(deferred("the user message keeps P2 and the API accepts it"), user_turns),
     ], notebook="solutions/07_context_growth_and_budgets.ipynb"),
 ]

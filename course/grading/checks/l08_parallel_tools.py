@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import threading
 
+from ...i18n import deferred, tr
 from ...messages import tool_use
 from ...tools import Tool, Toolbox
 from ..exercise import RUN_TOOL, Check, Exercise
 from .common import expect, returned, tools_only
 
-SEQUENTIAL = "running the calls one after another: read-only calls can run at the same time"
-COMPLETION_ORDER = "returning results in the order the calls finished: keep the order of the tool_uses"
-FAILURE = "letting one failed call spoil the others: it becomes its own is_error result"
+SEQUENTIAL = deferred("running the calls one after another: read-only calls can run at the same time")
+COMPLETION_ORDER = deferred("returning results in the order the calls finished: keep the order of the tool_uses")
+FAILURE = deferred("letting one failed call spoil the others: it becomes its own is_error result")
 
 PAGES = 3
 WAIT_S = 2.0  # how long a read waits for the others before it gives up (never reached when concurrent)
@@ -54,33 +55,35 @@ def reads(*extra: dict) -> list[dict]:
 
 def results(ctx, uses: list[dict]) -> list[dict]:
     out = ctx.call(uses, RUN_TOOL, scenario=BARRIER)
-    returned(out, FAILURE if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
+    returned(out, tr(FAILURE) if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
     got = out.value if isinstance(out.value, list) else []
     ids = [r.get("tool_use_id") for r in got if isinstance(r, dict)]
     want = [u["id"] for u in uses]
-    expect(ids == want, f"result ids {ids}; expected {want}", COMPLETION_ORDER if sorted(ids) == sorted(want) else "")
+    expect(ids == want, tr("result ids {ids}; expected {want}").format(ids=ids, want=want),
+           tr(COMPLETION_ORDER) if sorted(ids) == sorted(want) else "")
     return got
 
 
 def concurrent(ctx) -> None:
     got = results(ctx, reads())
     failed = [r.get("content") for r in got if r.get("is_error")]
-    expect(not failed, f"the reads failed: {failed[0] if failed else ''}", SEQUENTIAL)
+    expect(not failed, tr("the reads failed: {error}").format(error=failed[0] if failed else ""), tr(SEQUENTIAL))
     expect([r.get("content") for r in got] == [f"the text of page {p}" for p in range(PAGES)],
-           "the results do not carry each read's own text", COMPLETION_ORDER)
+           tr("the results do not carry each read's own text"), tr(COMPLETION_ORDER))
 
 
 def with_failure(ctx) -> None:
     got = results(ctx, reads(tool_use("toolu_x", "read_page", {"page": "seven"})))
     flags = [bool(r.get("is_error")) for r in got]
     waited = any("not running at the same time" in str(r.get("content")) for r in got)
-    expect(flags == [False] * PAGES + [True], f"with an invalid call among the reads, is_error flags {flags}; expected "
-           f"{[False] * PAGES + [True]}", SEQUENTIAL if waited else FAILURE if all(flags) else "")
+    want = [False] * PAGES + [True]
+    expect(flags == want, tr("with an invalid call among the reads, is_error flags {flags}; expected {want}").format(
+        flags=flags, want=want), tr(SEQUENTIAL) if waited else tr(FAILURE) if all(flags) else "")
 
 
 EXERCISES = [
-    Exercise("run_parallel", "run_parallel", "Running read-only calls at the same time", [
-        Check("three reads run at the same time, results in request order", concurrent),
-        Check("a failing call among them is its own is_error result", with_failure),
+    Exercise("run_parallel", "run_parallel", deferred("Running read-only calls at the same time"), [
+        Check(deferred("three reads run at the same time, results in request order"), concurrent),
+        Check(deferred("a failing call among them is its own is_error result"), with_failure),
     ], notebook="solutions/08_parallel_tools.ipynb"),
 ]

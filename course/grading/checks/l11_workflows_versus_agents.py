@@ -10,14 +10,15 @@ import hashlib
 
 from ...api import Conversation, Turn
 from ...client import MODEL
+from ...i18n import deferred, tr
 from ...scenarios import Scenario, say
 from ..exercise import CLIENT, Check, Exercise
 from .common import accepted, expect, returned, text_of
 
-NODES = "a prompt chain has a fixed number of nodes: exactly two calls, whatever the model says"
-CHAIN = "not chaining: the second call works on the first call's output"
-FRESH = "carrying a conversation between nodes: each node is one fresh call with its own input"
-TOOLS = "offering tools in a workflow node: the code, not the model, decides the path"
+NODES = deferred("a prompt chain has a fixed number of nodes: exactly two calls, whatever the model says")
+CHAIN = deferred("not chaining: the second call works on the first call's output")
+FRESH = deferred("carrying a conversation between nodes: each node is one fresh call with its own input")
+TOOLS = deferred("offering tools in a workflow node: the code, not the model, decides the path")
 
 TEXT = ("Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film directed by "
         "Mara Voss (born 1974), a Norwegian film director.")
@@ -41,20 +42,22 @@ def chain(ctx) -> None:
     out = ctx.call(CLIENT, MODEL, TEXT, scenario=ECHO)
     accepted(out)
     returned(out)
-    expect(len(out.requests) == 2, f"{len(out.requests)} calls; a two-node chain makes exactly 2", NODES)
-    expect(not any(r.get("tools") for r in out.requests), "a request offered tools", TOOLS)
-    expect(all(len(r["messages"]) == 1 for r in out.requests), "a node sent more than its own one message", FRESH)
-    expect(TEXT in user_text(out.requests[0]), "the first call does not carry the text to summarise", CHAIN)
+    expect(len(out.requests) == 2,
+           tr("{n} calls; a two-node chain makes exactly 2").format(n=len(out.requests)), tr(NODES))
+    expect(not any(r.get("tools") for r in out.requests), tr("a request offered tools"), tr(TOOLS))
+    expect(all(len(r["messages"]) == 1 for r in out.requests), tr("a node sent more than its own one message"),
+           tr(FRESH))
+    expect(TEXT in user_text(out.requests[0]), tr("the first call does not carry the text to summarise"), tr(CHAIN))
     expect(text_of(out.replies[0]) in user_text(out.requests[1]),
-           "the second call does not carry the first call's output",
-           CHAIN)
-    expect("summar" in user_text(out.requests[0]).lower(), "the first call does not ask for a summary")
-    expect("french" in user_text(out.requests[1]).lower(), "the second call does not ask for French")
-    expect(out.value == text_of(out.replies[1]), f"returned {out.value!r}; expected the second call's text")
+           tr("the second call does not carry the first call's output"), tr(CHAIN))
+    expect("summar" in user_text(out.requests[0]).lower(), tr("the first call does not ask for a summary"))
+    expect("french" in user_text(out.requests[1]).lower(), tr("the second call does not ask for French"))
+    expect(out.value == text_of(out.replies[1]),
+           tr("returned {got!r}; expected the second call's text").format(got=out.value))
 
 
 EXERCISES = [
-    Exercise("summarize_then_translate", "summarize_then_translate", "A two-node prompt chain", [
-        Check("two fresh calls, the second on the first's output", chain),
+    Exercise("summarize_then_translate", "summarize_then_translate", deferred("A two-node prompt chain"), [
+        Check(deferred("two fresh calls, the second on the first's output"), chain),
     ], notebook="solutions/11_workflows_versus_agents.ipynb"),
 ]

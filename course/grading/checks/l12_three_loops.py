@@ -17,6 +17,7 @@ from __future__ import annotations
 from ...api import Conversation, Turn
 from ...client import MODEL
 from ...goal_loop import NOT_YET
+from ...i18n import deferred, tr
 from ...outbox import Outbox
 from ...scenarios import Scenario, call, get, say
 from ...scenarios.coding import checker_verdict, one_fix_policy
@@ -24,16 +25,18 @@ from ...tools import Tool, Toolbox, Workspace
 from ..exercise import CLIENT, RUN_TOOL, Check, Exercise
 from .common import accepted, content, expect, returned, same_messages, shown, text_of, tools_only
 
-STOPS_EARLY = "ending when the inner loop ends: the goal loop asks the evaluator and goes on while it says not yet"
-NEW_CONVERSATION = ("starting a new conversation each round: "
-                    "the goal loop keeps one conversation and appends the feedback")
-NO_FEEDBACK = "not sending the evaluator's reason back: the next round needs to know what is left"
-NO_STALL = "no stall detection: rounds without any tool call are not progress"
-IMPOSSIBLE_IGNORED = "going on after the evaluator said impossible: that verdict ends the goal loop"
-CAP_IN_TOTAL = "counting max_turns over all rounds: the cap is per round, each round starts its own count"
-NO_KEY = "sending without an idempotency key: a retried batch sends the same e-mail again"
-UNSTABLE_KEY = "a key that changes between attempts (attempt number, time): the same e-mail needs the same key"
-GIVES_UP = "giving up after a failed send: the outer loop starts the batch again"
+STOPS_EARLY = deferred("ending when the inner loop ends: the goal loop asks the evaluator and goes on while it says "
+                       "not yet")
+NEW_CONVERSATION = deferred("starting a new conversation each round: "
+                            "the goal loop keeps one conversation and appends the feedback")
+NO_FEEDBACK = deferred("not sending the evaluator's reason back: the next round needs to know what is left")
+NO_STALL = deferred("no stall detection: rounds without any tool call are not progress")
+IMPOSSIBLE_IGNORED = deferred("going on after the evaluator said impossible: that verdict ends the goal loop")
+CAP_IN_TOTAL = deferred("counting max_turns over all rounds: the cap is per round, each round starts its own count")
+NO_KEY = deferred("sending without an idempotency key: a retried batch sends the same e-mail again")
+UNSTABLE_KEY = deferred("a key that changes between attempts (attempt number, time): the same e-mail needs the same "
+                        "key")
+GIVES_UP = deferred("giving up after a failed send: the outer loop starts the batch again")
 
 BROKEN = get("broken_functions")
 EVALUATOR = "evaluate_goal"
@@ -104,56 +107,65 @@ def evaluations(out) -> list[dict]:
 def achieved(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL)
     asked = evaluations(out)
-    expect(len(asked) >= 2, f"the evaluator ran {len(asked)} time(s); one fix per round needs 4 rounds",
-           STOPS_EARLY if not asked else "")
+    expect(len(asked) >= 2, tr("the evaluator ran {n} time(s); one fix per round needs 4 rounds").format(n=len(asked)),
+           tr(STOPS_EARLY) if not asked else "")
     first_prompt = [r for r in out.requests if len(r["messages"]) == 1]
-    expect(len(first_prompt) == 1, f"{len(first_prompt)} requests started a new conversation; expected only the first",
-           NEW_CONVERSATION)
+    expect(len(first_prompt) == 1,
+           tr("{n} requests started a new conversation; expected only the first").format(n=len(first_prompt)),
+           tr(NEW_CONVERSATION))
     ends = [k for k, r in enumerate(out.replies) if r.get("stop_reason") != "tool_use"]  # each round's last call
     for n, (k, input) in enumerate(zip(ends, asked), 1):
         conversation = out.requests[k]["messages"] + [{"role": "assistant", "content": out.replies[k]["content"]}]
-        same_messages(input.get("messages") or [], conversation, f"round {n}: the evaluator was not given the "
-                      "conversation (the last request and the model's final reply)")
+        same_messages(input.get("messages") or [], conversation, tr(
+            "round {n}: the evaluator was not given the conversation (the last request and the model's final reply)"
+        ).format(n=n))
     feedback = [m for m in out.requests[-1]["messages"][1:] if m["role"] == "user"
                 and not any(b.get("type") == "tool_result" for b in content(m))]
     expect(len(feedback) == 3 and all("NG" in text_of(m) for m in feedback),
-           f"the conversation holds {len(feedback)} feedback messages; expected 3, each with the evaluator's reason "
-           "(it names what is still NG)", NO_FEEDBACK if not feedback and len(first_prompt) == 1 else "")
-    expect((status, rounds) == ("achieved", 4), f"returned {shown([status, rounds])}; expected ('achieved', 4)")
+           tr("the conversation holds {n} feedback messages; expected 3, each with the evaluator's reason (it names "
+              "what is still NG)").format(n=len(feedback)),
+           tr(NO_FEEDBACK) if not feedback and len(first_prompt) == 1 else "")
+    expect((status, rounds) == ("achieved", 4),
+           tr("returned {got}; expected ('achieved', 4)").format(got=shown([status, rounds])))
 
 
 def per_round_cap(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND)
-    expect((status, rounds) == ("achieved", 4), f"max_turns={TURNS_PER_ROUND} with rounds of {TURNS_PER_ROUND} "
-           f"tool-use turns each: returned {shown([status, rounds])}; expected ('achieved', 4)",
-           CAP_IN_TOTAL if status == "error_max_turns" and rounds and rounds > 1 else "")
+    expect((status, rounds) == ("achieved", 4),
+           tr("max_turns={cap} with rounds of {turns} tool-use turns each: returned {got}; expected ('achieved', 4)"
+              ).format(cap=TURNS_PER_ROUND, turns=TURNS_PER_ROUND, got=shown([status, rounds])),
+           tr(CAP_IN_TOTAL) if status == "error_max_turns" and rounds and rounds > 1 else "")
     out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND - 1)
-    expect((status, rounds) == ("error_max_turns", 1), f"max_turns={TURNS_PER_ROUND - 1} with rounds of "
-           f"{TURNS_PER_ROUND} tool-use turns: returned {shown([status, rounds])}; expected ('error_max_turns', 1)")
-    expect(len(out.requests) == TURNS_PER_ROUND, f"{len(out.requests)} calls; a cap of {TURNS_PER_ROUND - 1} turns "
-           f"allows {TURNS_PER_ROUND} calls")
+    expect((status, rounds) == ("error_max_turns", 1),
+           tr("max_turns={cap} with rounds of {turns} tool-use turns: returned {got}; expected ('error_max_turns', 1)"
+              ).format(cap=TURNS_PER_ROUND - 1, turns=TURNS_PER_ROUND, got=shown([status, rounds])))
+    expect(len(out.requests) == TURNS_PER_ROUND, tr("{n} calls; a cap of {cap} turns allows {calls} calls").format(
+        n=len(out.requests), cap=TURNS_PER_ROUND - 1, calls=TURNS_PER_ROUND))
 
 
 def capped(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL, max_rounds=2)
-    expect((status, rounds) == ("max_rounds", 2), f"max_rounds=2: returned {shown([status, rounds])}; "
-           "expected ('max_rounds', 2)", STOPS_EARLY if not evaluations(out) else "")
+    expect((status, rounds) == ("max_rounds", 2),
+           tr("max_rounds=2: returned {got}; expected ('max_rounds', 2)").format(got=shown([status, rounds])),
+           tr(STOPS_EARLY) if not evaluations(out) else "")
 
 
 def stalled(ctx) -> None:
     out, (status, rounds) = run(ctx, IDLE, stall_rounds=2)
     n = len(out.requests)
-    expect(n == 2 and (status, rounds) == ("stalled", 2), f"a model that never uses a tool: {n} calls, returned "
-           f"{shown([status, rounds])}; expected 2 calls and ('stalled', 2)",
-           STOPS_EARLY if not evaluations(out) else NO_STALL if n > 2 else "")
+    expect(n == 2 and (status, rounds) == ("stalled", 2),
+           tr("a model that never uses a tool: {n} calls, returned {got}; expected 2 calls and ('stalled', 2)").format(
+               n=n, got=shown([status, rounds])),
+           tr(STOPS_EARLY) if not evaluations(out) else tr(NO_STALL) if n > 2 else "")
 
 
 def impossible(ctx) -> None:
     out, (status, rounds) = run(ctx, LOCKED)
     asked = evaluations(out)
-    expect((status, rounds) == ("impossible", 1), f"the evaluator said impossible after round 1: {len(out.requests)} "
-           f"calls, returned {shown([status, rounds])}; expected ('impossible', 1)",
-           STOPS_EARLY if not asked else IMPOSSIBLE_IGNORED if len(out.requests) > 2 else "")
+    expect((status, rounds) == ("impossible", 1),
+           tr("the evaluator said impossible after round 1: {n} calls, returned {got}; expected ('impossible', 1)"
+              ).format(n=len(out.requests), got=shown([status, rounds])),
+           tr(STOPS_EARLY) if not asked else tr(IMPOSSIBLE_IGNORED) if len(out.requests) > 2 else "")
 
 
 RECIPIENTS = ["alice@example.com", "bob@example.com", "carol@example.com"]
@@ -182,7 +194,7 @@ SCENARIOS = [GOAL, IDLE, LOCKED, OUTBOX]
 
 def no_duplicates(ctx) -> None:
     out = ctx.call(RUN_TOOL, RECIPIENTS, "Launch notice", "We launch on Monday.", scenario=OUTBOX)
-    returned(out, GIVES_UP)
+    returned(out, tr(GIVES_UP))
     replay = Outbox()
     for _, input in out.tool_calls:
         replay.send(input.get("to"), input.get("subject"), input.get("body"), input.get("idempotency_key"))
@@ -191,27 +203,31 @@ def no_duplicates(ctx) -> None:
         keys.setdefault(input.get("to"), set()).add(input.get("idempotency_key"))
     got = {to: replay.received(to) for to in RECIPIENTS}
     unstable = any(len(k) > 1 for k in keys.values())
-    expect(all(n <= 1 for n in got.values()), f"e-mails received: {got}", UNSTABLE_KEY if unstable and None not in
-           set().union(*keys.values()) else NO_KEY if None in set().union(*keys.values()) else "")
-    expect(all(n == 1 for n in got.values()), f"e-mails received: {got}; everyone should get the notice", GIVES_UP)
-    expect(out.value == 2, f"returned {out.value!r}; the batch failed once and finished on attempt 2",
-           GIVES_UP if out.value is None else "")
+    keyless = None in set().union(*keys.values())
+    expect(all(n <= 1 for n in got.values()), tr("e-mails received: {got}").format(got=got),
+           tr(UNSTABLE_KEY) if unstable and not keyless else tr(NO_KEY) if keyless else "")
+    expect(all(n == 1 for n in got.values()),
+           tr("e-mails received: {got}; everyone should get the notice").format(got=got), tr(GIVES_UP))
+    expect(out.value == 2,
+           tr("returned {got!r}; the batch failed once and finished on attempt 2").format(got=out.value),
+           tr(GIVES_UP) if out.value is None else "")
     out = ctx.call(RUN_TOOL, RECIPIENTS, "Launch notice", "We launch on Monday.", attempts=1, scenario=OUTBOX)
     returned(out)
-    expect(out.value is None, f"attempts=1 and the only attempt failed: returned {out.value!r}; expected None")
+    expect(out.value is None,
+           tr("attempts=1 and the only attempt failed: returned {got!r}; expected None").format(got=out.value))
 
 
 EXERCISES = [
-    Exercise("goal_loop", "goal_loop", "A goal loop around your loop", [
-        Check("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent back",
-              achieved),
-        Check("max_turns caps each round, not the rounds together", per_round_cap),
-        Check("rounds are capped", capped),
-        Check("rounds without tool use stall the loop", stalled),
-        Check("the evaluator's impossible ends the loop", impossible),
+    Exercise("goal_loop", "goal_loop", deferred("A goal loop around your loop"), [
+        Check(deferred("broken_functions: four rounds in one conversation, the evaluator reads it, its reason sent "
+                       "back"), achieved),
+        Check(deferred("max_turns caps each round, not the rounds together"), per_round_cap),
+        Check(deferred("rounds are capped"), capped),
+        Check(deferred("rounds without tool use stall the loop"), stalled),
+        Check(deferred("the evaluator's impossible ends the loop"), impossible),
     ], notebook="solutions/12_three_loops.ipynb"),
-    Exercise("send_notices", "send_notices", "An outer loop that survives a dropped connection", [
-        Check("every recipient gets exactly one notice after a retried batch; None when no attempt finishes",
+    Exercise("send_notices", "send_notices", deferred("An outer loop that survives a dropped connection"), [
+        Check(deferred("every recipient gets exactly one notice after a retried batch; None when no attempt finishes"),
               no_duplicates),
     ], notebook="solutions/12_three_loops.ipynb"),
 ]
