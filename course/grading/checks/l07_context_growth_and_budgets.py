@@ -42,13 +42,13 @@ SUBTYPES = ("success", "error_max_budget_usd", "error_max_turns")
 
 
 def subtype_hint(subtype) -> str:
-    return "" if subtype in SUBTYPES else tr(SUBTYPE)
+    return "" if subtype in SUBTYPES else SUBTYPE
 
 
 def spend_hint(spent, c: list[float]) -> str:
     """LAST_COST when the reported spend is exactly the responses' cost without the last one."""
     left_out = isinstance(spent, (int, float)) and len(c) > 1 and math.isclose(spent, sum(c[:-1]), rel_tol=1e-9)
-    return tr(LAST_COST) if left_out else ""
+    return LAST_COST if left_out else ""
 
 
 def costs(out) -> list[float]:
@@ -90,10 +90,10 @@ def after_response(ctx) -> None:
     n = len(out.requests)
     expect(n >= 3, tr("{n} calls; the budget is reached only by the third response").format(n=n))
     expect(n == 3, tr("{n} calls with a budget reached by the third response; expected 3").format(n=n),
-           tr(NO_BUDGET) if n == 11 else "")
+           NO_BUDGET if n == 11 else "")
     expect(len(out.tool_calls) == 2,
            tr("{n} tools ran; the third response's tool must not run").format(n=len(out.tool_calls)),
-           tr(CHECK_BEFORE_TOOLS))
+           CHECK_BEFORE_TOOLS)
     over_budget(subtype)
     expect(spent is not None and math.isclose(spent, sum(c[:3]), rel_tol=1e-9) and spent < budget + max(c),
            tr("reported ${spent}; expected the three responses' ${cost:.8f}, under B + c_max (Prop. 5.4)").format(
@@ -109,7 +109,7 @@ def tiny_budget(ctx) -> None:
     expect(n == 1 and not out.tool_calls,
            tr("a budget below the first response's cost: {calls} calls, {tools} tools; expected 1 and 0").format(
                calls=n, tools=len(out.tool_calls)),
-           tr(CHECK_BEFORE_TOOLS) if n == 1 else tr(NO_BUDGET) if n == 11 else "")
+           CHECK_BEFORE_TOOLS if n == 1 else NO_BUDGET if n == 11 else "")
     over_budget(subtype)
 
 
@@ -123,7 +123,7 @@ def final_response(ctx) -> None:
     expect(n == 3 and subtype == "success",
            tr("a budget reached only by the final answer: {n} calls, ended {subtype!r}; expected 3 calls and "
               "'success'").format(n=n, subtype=subtype),
-           tr(FINAL_AS_BUDGET) if subtype == "error_max_budget_usd" and n == 3 else "")
+           FINAL_AS_BUDGET if subtype == "error_max_budget_usd" and n == 3 else "")
     expect(calls == 3, tr("reported {calls} calls; 3 were made").format(calls=calls))
     expect(spent is not None and math.isclose(spent, sum(c), rel_tol=1e-9),
            tr("reported ${spent}; the three responses, the final one included, cost ${cost:.8f}").format(
@@ -135,12 +135,12 @@ def t_zero(ctx) -> None:
     out, (subtype, _, calls) = run(ctx, ENDLESS, max_budget_usd=1.0, max_turns=0)
     expect(len(out.requests) == 1 and not out.tool_calls,
            tr("max_turns=0: {calls} calls and {tools} tools; expected 1 and 0").format(
-               calls=len(out.requests), tools=len(out.tool_calls)), tr(T_ZERO))
+               calls=len(out.requests), tools=len(out.tool_calls)), T_ZERO)
     expect(subtype == "error_max_turns",
            tr("max_turns=0 with a tool request ended {subtype!r}").format(subtype=subtype), subtype_hint(subtype))
     out, (subtype, _, _) = run(ctx, "one_shot", max_budget_usd=1.0, max_turns=0)
     expect(subtype == "success" and len(out.requests) == 1,
-           tr("max_turns=0 with an immediate answer ended {subtype!r}").format(subtype=subtype), tr(T_ZERO))
+           tr("max_turns=0 with an immediate answer ended {subtype!r}").format(subtype=subtype), T_ZERO)
 
 
 def growth(ctx) -> None:
@@ -150,7 +150,7 @@ def growth(ctx) -> None:
         out = ctx.call(s, turns)
         returned(out)
         expect(out.value == want, tr("input_tokens({s}, {turns}) returned {got}; expected {want}").format(
-            s=s, turns=turns, got=out.value, want=want), tr(LINEAR))
+            s=s, turns=turns, got=out.value, want=want), LINEAR)
 
 
 def matches_the_api(ctx) -> None:
@@ -164,7 +164,7 @@ def matches_the_api(ctx) -> None:
     reported = [u["input_tokens"] for u in result.usages]
     expect(out.value == reported,
            tr("for Aurora Run the API reported n_k = {reported}; input_tokens gave {got}").format(
-               reported=reported, got=out.value), tr(LINEAR))
+               reported=reported, got=out.value), LINEAR)
 
 
 def window(ctx) -> None:
@@ -173,7 +173,7 @@ def window(ctx) -> None:
         out = ctx.call(*args)
         returned(out)
         expect(out.value == want, tr("max_calls{args} returned {got}; expected {want}").format(
-            args=args, got=out.value, want=want), tr(FLOOR))
+            args=args, got=out.value, want=want), FLOOR)
 
 
 def worst(ctx) -> None:
@@ -183,7 +183,7 @@ def worst(ctx) -> None:
         seq = out.value if isinstance(out.value, list) else []
         what = f"worst_costs({budget}, {c_max}, {delta}) = {seq}"
         expect(seq and all(isinstance(c, (int, float)) and 0 < c <= c_max + 1e-12 for c in seq),
-               tr("{what}: every cost must be positive and at most c_max").format(what=what), tr(SPLIT))
+               tr("{what}: every cost must be positive and at most c_max").format(what=what), SPLIT)
         totals = [sum(seq[:k]) for k in range(1, len(seq) + 1)]
         expect(all(t < budget for t in totals[:-1]) and totals[-1] >= budget,
                tr("{what}: the budget must be reached by the last cost only").format(what=what))
@@ -202,7 +202,7 @@ def user_turns(ctx) -> None:
         messages = [{"role": "user", "content": "Go."}, {"role": "assistant", "content": uses}, out.value]
         found = violations(messages)
         expect(not found, tr("with notes {notes}: {violation}").format(
-            notes=notes, violation=found[0] if found else ""), tr(TEXT_FIRST))
+            notes=notes, violation=found[0] if found else ""), TEXT_FIRST)
         try:
             validate_request({"model": MODEL, "max_tokens": 100, "messages": messages})
         except APIError as e:

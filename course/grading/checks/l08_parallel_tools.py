@@ -55,21 +55,21 @@ def reads(*extra: dict) -> list[dict]:
 
 def results(ctx, uses: list[dict]) -> list[dict]:
     out = ctx.call(uses, RUN_TOOL, scenario=BARRIER)
-    returned(out, tr(FAILURE) if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
+    returned(out, FAILURE if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
     got = out.value if isinstance(out.value, list) else []
     ids = [r.get("tool_use_id") for r in got if isinstance(r, dict)]
     want = [u["id"] for u in uses]
     expect(ids == want, tr("result ids {ids}; expected {want}").format(ids=ids, want=want),
-           tr(COMPLETION_ORDER) if sorted(ids) == sorted(want) else "")
+           COMPLETION_ORDER if sorted(ids) == sorted(want) else "")
     return got
 
 
 def concurrent(ctx) -> None:
     got = results(ctx, reads())
     failed = [r.get("content") for r in got if r.get("is_error")]
-    expect(not failed, tr("the reads failed: {error}").format(error=failed[0] if failed else ""), tr(SEQUENTIAL))
+    expect(not failed, tr("the reads failed: {error}").format(error=failed[0] if failed else ""), SEQUENTIAL)
     expect([r.get("content") for r in got] == [f"the text of page {p}" for p in range(PAGES)],
-           tr("the results do not carry each read's own text"), tr(COMPLETION_ORDER))
+           tr("the results do not carry each read's own text"), COMPLETION_ORDER)
 
 
 def with_failure(ctx) -> None:
@@ -78,7 +78,7 @@ def with_failure(ctx) -> None:
     waited = any("not running at the same time" in str(r.get("content")) for r in got)
     want = [False] * PAGES + [True]
     expect(flags == want, tr("with an invalid call among the reads, is_error flags {flags}; expected {want}").format(
-        flags=flags, want=want), tr(SEQUENTIAL) if waited else tr(FAILURE) if all(flags) else "")
+        flags=flags, want=want), SEQUENTIAL if waited else FAILURE if all(flags) else "")
 
 
 EXERCISES = [

@@ -112,17 +112,17 @@ def warned(ctx, scenario, want: tuple) -> None:
     ended = shown([subtype, answer])
     expect(n >= 4, tr("{n} calls, {ran} tools run, ended {ended}; expected the third identical call answered with a "
                       "warning and a fourth call").format(n=n, ran=ran, ended=ended),
-           tr(STOPS_AT_ONCE) if n == 3 and subtype == "error_repeated_call" else "")
+           STOPS_AT_ONCE if n == 3 and subtype == "error_repeated_call" else "")
     expect(ran == 2, tr("{ran} tools ran; the third identical call must not run").format(ran=ran),
-           tr(REPEAT_RUN) if ran == 3 else "")
+           REPEAT_RUN if ran == 3 else "")
     result = warning(out)
     expect(result.get("is_error") is True and result.get("content"),
            tr("the third identical call was answered with is_error {is_error!r} and content {content!r}; expected an "
               "is_error warning").format(is_error=result.get("is_error"), content=str(result.get("content"))[:60]),
-           tr(WARNING_NOT_ERROR) if result.get("content") and not result.get("is_error") else "")
+           WARNING_NOT_ERROR if result.get("content") and not result.get("is_error") else "")
     expect(n == 4 and (subtype, answer) == want,
            tr("{n} calls, ended {ended}; expected 4 calls and {want}").format(n=n, ended=ended, want=want),
-           tr(NO_REPEAT_GUARD) if n == 11 else "")
+           NO_REPEAT_GUARD if n == 11 else "")
 
 
 def stuck(ctx) -> None:
@@ -138,7 +138,7 @@ def progress(ctx) -> None:
     expect(len(out.requests) == 5 and subtype == "error_max_turns",
            tr("different searches every turn, max_turns=4: {n} calls ending {subtype!r}; expected 5 and "
               "'error_max_turns'").format(n=len(out.requests), subtype=subtype),
-           tr(NAME_ONLY) if subtype == "error_repeated_call" else "")
+           NAME_ONLY if subtype == "error_repeated_call" else "")
     out, (subtype, answer) = run(ctx, "aurora_run", timeout_s=3600)
     expect((subtype, answer) == ("success", "1974"),
            tr("Aurora Run ended {ended}").format(ended=shown([subtype, answer])))
@@ -153,13 +153,13 @@ def deadline(ctx) -> None:
     expect(not out.requests and subtype == "error_timeout",
            tr("timeout_s=0: {n} calls ending {subtype!r}; expected none and 'error_timeout'").format(
                n=len(out.requests), subtype=subtype),
-           tr(DEADLINE) if out.requests else "")
+           DEADLINE if out.requests else "")
     out, (subtype, answer) = run(ctx, SLOW, timeout_s=SLOW_S / 2)
     expect(subtype == "error_timeout" and not out.tool_calls,
            tr("a deadline that passes while the model answers: {n} calls, {ran} tools run, ended {subtype!r}; "
               "expected 'error_timeout' before running the tools").format(
                n=len(out.requests), ran=len(out.tool_calls), subtype=subtype),
-           tr(TOOLS_AFTER_DEADLINE) if out.tool_calls and len(out.requests) == 1 else "")
+           TOOLS_AFTER_DEADLINE if out.tool_calls and len(out.requests) == 1 else "")
 
 
 TOKENS_TOTAL = deferred("logging running token totals: each record holds its own call's usage")
@@ -196,13 +196,13 @@ def logged(ctx) -> None:
                    tr("{where}: tokens {got_in}/{got_out}, the call's usage was {want_in}/{want_out}").format(
                        where=where, got_in=record.get("input_tokens"), got_out=record.get("output_tokens"),
                        want_in=usage["input_tokens"], want_out=usage["output_tokens"]),
-                   tr(TOKENS_TOTAL) if k and record.get("input_tokens") == running[k] else "")
+                   TOKENS_TOTAL if k and record.get("input_tokens") == running[k] else "")
             uses = [{"id": b["id"], "name": b["name"], "input": b["input"]}
                     for b in reply["content"] if b["type"] == "tool_use"]
             expect(record.get("tool_uses") == uses,
                    tr("{where}: tool_uses {got}, expected {want}").format(where=where, got=record.get("tool_uses"),
                                                                          want=uses),
-                   tr(USES_MISSING) if uses and not record.get("tool_uses") else "")
+                   USES_MISSING if uses and not record.get("tool_uses") else "")
             sent = content(out.requests[k + 1]["messages"][-1]) if k + 1 < len(out.requests) else []
             want = [{"tool_use_id": b["tool_use_id"], "is_error": bool(b.get("is_error")),
                      "preview": str(b["content"])[:80]}
@@ -210,7 +210,7 @@ def logged(ctx) -> None:
             expect(record.get("results") == want,
                    tr("{where}: results {got}, expected {want}").format(where=where, got=record.get("results"),
                                                                        want=want),
-                   tr(RESULTS_MISSING) if want and not record.get("results") else "")
+                   RESULTS_MISSING if want and not record.get("results") else "")
 
 
 EXERCISES = [

@@ -59,7 +59,7 @@ def results_in(messages: list) -> int:
 
 def deleted(messages: list) -> str:
     """DROPPED when the list holds fewer tool_result blocks than the history it was made from."""
-    return tr(DROPPED) if results_in(messages) < results_in(history()) else ""
+    return DROPPED if results_in(messages) < results_in(history()) else ""
 
 
 def without_result_content(blocks: list) -> list:
@@ -81,7 +81,7 @@ def clearing(ctx) -> None:
             validate_request(body)
         except APIError as e:
             raise CheckFailed(tr("keep={keep}: the API rejects the cleared list: {message}").format(
-                keep=keep, message=e.message), deleted(got)) from None
+                keep=keep, message=e.message), tr(deleted(got))) from None
         found = violations(got)
         expect(not found, tr("keep={keep}: {violation}").format(keep=keep, violation=found[0] if found else ""),
                deleted(got))
@@ -92,7 +92,7 @@ def clearing(ctx) -> None:
             expect(content(g) == w["content"],
                    tr("keep={keep}: messages[{i}] is {got}, expected {want}").format(
                        keep=keep, i=i, got=content(g), want=w["content"])[:400],
-                   tr(TOO_MUCH) if outside_results(content(g), w["content"]) else "")
+                   TOO_MUCH if outside_results(content(g), w["content"]) else "")
     saved = input_tokens({"messages": history()}) - input_tokens({"messages": expected(1)})
     expect(saved > 0, tr("clearing saves no tokens"))  # holds for the data above: the logs are large
 
@@ -119,7 +119,7 @@ def caching(ctx) -> None:
     expect(all(v is not None and math.isclose(v, 10 * small, rel_tol=1e-9) for v in got),
            tr("cache_costs(900, 10, 3.0) returned {got}; a 900-token prefix is not cached").format(
                got=shown(out.value)),
-           tr(TOO_SMALL) if isinstance(got[1], (int, float))
+           TOO_SMALL if isinstance(got[1], (int, float))
            and math.isclose(got[1], small * (CACHE_WRITE_5M + 9 * CACHE_READ)) else "")
     out = ctx.call(2_000, 10, 3.0, min_cacheable=4_096)
     returned(out)

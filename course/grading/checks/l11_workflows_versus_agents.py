@@ -43,13 +43,13 @@ def chain(ctx) -> None:
     accepted(out)
     returned(out)
     expect(len(out.requests) == 2,
-           tr("{n} calls; a two-node chain makes exactly 2").format(n=len(out.requests)), tr(NODES))
-    expect(not any(r.get("tools") for r in out.requests), tr("a request offered tools"), tr(TOOLS))
+           tr("{n} calls; a two-node chain makes exactly 2").format(n=len(out.requests)), NODES)
+    expect(not any(r.get("tools") for r in out.requests), tr("a request offered tools"), TOOLS)
     expect(all(len(r["messages"]) == 1 for r in out.requests), tr("a node sent more than its own one message"),
-           tr(FRESH))
-    expect(TEXT in user_text(out.requests[0]), tr("the first call does not carry the text to summarise"), tr(CHAIN))
+           FRESH)
+    expect(TEXT in user_text(out.requests[0]), tr("the first call does not carry the text to summarise"), CHAIN)
     expect(text_of(out.replies[0]) in user_text(out.requests[1]),
-           tr("the second call does not carry the first call's output"), tr(CHAIN))
+           tr("the second call does not carry the first call's output"), CHAIN)
     expect("summar" in user_text(out.requests[0]).lower(), tr("the first call does not ask for a summary"))
     expect("french" in user_text(out.requests[1]).lower(), tr("the second call does not ask for French"))
     expect(out.value == text_of(out.replies[1]),

@@ -108,11 +108,11 @@ def achieved(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL)
     asked = evaluations(out)
     expect(len(asked) >= 2, tr("the evaluator ran {n} time(s); one fix per round needs 4 rounds").format(n=len(asked)),
-           tr(STOPS_EARLY) if not asked else "")
+           STOPS_EARLY if not asked else "")
     first_prompt = [r for r in out.requests if len(r["messages"]) == 1]
     expect(len(first_prompt) == 1,
            tr("{n} requests started a new conversation; expected only the first").format(n=len(first_prompt)),
-           tr(NEW_CONVERSATION))
+           NEW_CONVERSATION)
     ends = [k for k, r in enumerate(out.replies) if r.get("stop_reason") != "tool_use"]  # each round's last call
     for n, (k, input) in enumerate(zip(ends, asked), 1):
         conversation = out.requests[k]["messages"] + [{"role": "assistant", "content": out.replies[k]["content"]}]
@@ -124,7 +124,7 @@ def achieved(ctx) -> None:
     expect(len(feedback) == 3 and all("NG" in text_of(m) for m in feedback),
            tr("the conversation holds {n} feedback messages; expected 3, each with the evaluator's reason (it names "
               "what is still NG)").format(n=len(feedback)),
-           tr(NO_FEEDBACK) if not feedback and len(first_prompt) == 1 else "")
+           NO_FEEDBACK if not feedback and len(first_prompt) == 1 else "")
     expect((status, rounds) == ("achieved", 4),
            tr("returned {got}; expected ('achieved', 4)").format(got=shown([status, rounds])))
 
@@ -134,7 +134,7 @@ def per_round_cap(ctx) -> None:
     expect((status, rounds) == ("achieved", 4),
            tr("max_turns={cap} with rounds of {turns} tool-use turns each: returned {got}; expected ('achieved', 4)"
               ).format(cap=TURNS_PER_ROUND, turns=TURNS_PER_ROUND, got=shown([status, rounds])),
-           tr(CAP_IN_TOTAL) if status == "error_max_turns" and rounds and rounds > 1 else "")
+           CAP_IN_TOTAL if status == "error_max_turns" and rounds and rounds > 1 else "")
     out, (status, rounds) = run(ctx, GOAL, max_turns=TURNS_PER_ROUND - 1)
     expect((status, rounds) == ("error_max_turns", 1),
            tr("max_turns={cap} with rounds of {turns} tool-use turns: returned {got}; expected ('error_max_turns', 1)"
@@ -147,7 +147,7 @@ def capped(ctx) -> None:
     out, (status, rounds) = run(ctx, GOAL, max_rounds=2)
     expect((status, rounds) == ("max_rounds", 2),
            tr("max_rounds=2: returned {got}; expected ('max_rounds', 2)").format(got=shown([status, rounds])),
-           tr(STOPS_EARLY) if not evaluations(out) else "")
+           STOPS_EARLY if not evaluations(out) else "")
 
 
 def stalled(ctx) -> None:
@@ -156,7 +156,7 @@ def stalled(ctx) -> None:
     expect(n == 2 and (status, rounds) == ("stalled", 2),
            tr("a model that never uses a tool: {n} calls, returned {got}; expected 2 calls and ('stalled', 2)").format(
                n=n, got=shown([status, rounds])),
-           tr(STOPS_EARLY) if not evaluations(out) else tr(NO_STALL) if n > 2 else "")
+           STOPS_EARLY if not evaluations(out) else NO_STALL if n > 2 else "")
 
 
 def impossible(ctx) -> None:
@@ -165,7 +165,7 @@ def impossible(ctx) -> None:
     expect((status, rounds) == ("impossible", 1),
            tr("the evaluator said impossible after round 1: {n} calls, returned {got}; expected ('impossible', 1)"
               ).format(n=len(out.requests), got=shown([status, rounds])),
-           tr(STOPS_EARLY) if not asked else tr(IMPOSSIBLE_IGNORED) if len(out.requests) > 2 else "")
+           STOPS_EARLY if not asked else IMPOSSIBLE_IGNORED if len(out.requests) > 2 else "")
 
 
 RECIPIENTS = ["alice@example.com", "bob@example.com", "carol@example.com"]
@@ -194,7 +194,7 @@ SCENARIOS = [GOAL, IDLE, LOCKED, OUTBOX]
 
 def no_duplicates(ctx) -> None:
     out = ctx.call(RUN_TOOL, RECIPIENTS, "Launch notice", "We launch on Monday.", scenario=OUTBOX)
-    returned(out, tr(GIVES_UP))
+    returned(out, GIVES_UP)
     replay = Outbox()
     for _, input in out.tool_calls:
         replay.send(input.get("to"), input.get("subject"), input.get("body"), input.get("idempotency_key"))
@@ -205,12 +205,12 @@ def no_duplicates(ctx) -> None:
     unstable = any(len(k) > 1 for k in keys.values())
     keyless = None in set().union(*keys.values())
     expect(all(n <= 1 for n in got.values()), tr("e-mails received: {got}").format(got=got),
-           tr(UNSTABLE_KEY) if unstable and not keyless else tr(NO_KEY) if keyless else "")
+           UNSTABLE_KEY if unstable and not keyless else NO_KEY if keyless else "")
     expect(all(n == 1 for n in got.values()),
-           tr("e-mails received: {got}; everyone should get the notice").format(got=got), tr(GIVES_UP))
+           tr("e-mails received: {got}; everyone should get the notice").format(got=got), GIVES_UP)
     expect(out.value == 2,
            tr("returned {got!r}; the batch failed once and finished on attempt 2").format(got=out.value),
-           tr(GIVES_UP) if out.value is None else "")
+           GIVES_UP if out.value is None else "")
     out = ctx.call(RUN_TOOL, RECIPIENTS, "Launch notice", "We launch on Monday.", attempts=1, scenario=OUTBOX)
     returned(out)
     expect(out.value is None,

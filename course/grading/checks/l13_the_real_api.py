@@ -34,7 +34,7 @@ def backends(ctx) -> None:
     for env, want, mistake in ENVS:
         out = ctx.call(env)
         returned(out)
-        expect(KEY not in out.stdout, tr("the key was printed"), tr(LEAK))
+        expect(KEY not in out.stdout, tr("the key was printed"), LEAK)
         masked = {k: ("<key>" if k == "ANTHROPIC_API_KEY" and v else v) for k, v in env.items()}
         expect(out.value == want, tr("choose_backend({env}) returned {got!r}, expected {want!r}").format(
             env=masked, got=out.value, want=want), tr(mistake) if mistake else "")
@@ -45,10 +45,10 @@ def streamed(ctx) -> None:
     accepted(out)
     returned(out)
     expect(len(out.requests) == 1 and out.requests[0].get("stream") is True,
-           tr("the request did not ask for a stream"), tr(NOT_STREAMED))
+           tr("the request did not ask for a stream"), NOT_STREAMED)
     text = text_of(out.replies[0])
     expect(out.value == text, tr("returned {got!r}...; expected the streamed text").format(got=str(out.value)[:60]))
-    expect(out.stdout.strip() == text.strip(), tr("the printed output is not the streamed text"), tr(NOT_PRINTED))
+    expect(out.stdout.strip() == text.strip(), tr("the printed output is not the streamed text"), NOT_PRINTED)
 
 
 EXERCISES = [
