@@ -104,7 +104,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
     if window is not None and growth and min(growth) > 0:
         note += "\n" + tr("W = {window}: K ≤ {bound} calls").format(
             window=tokens(window), bound=window_bound(window, inputs[0], min(growth)))
-    ax.tr(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
+    ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
     ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)
     ax.set_title(tr(title))
     return fig

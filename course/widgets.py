@@ -119,12 +119,13 @@ class Explorer:
         w.jslink((self.playing, "value"), (self.play, "playing"))
         self.outcome_label = w.HTML(layout=w.Layout(**NO_SHRINK))
         self.view = w.HTML()
+        no_limit, deny_label = tr("(budget 0 = no limit)"), tr("deny:")
         self.ui = w.VBox([
             self.scenario, self.outcome_label, w.HTML(self.loop_note()),
             w.HBox([self.max_turns, self.budget,
-                    w.HTML(f'<span style="{FONT}">{esc(tr("(budget 0 = no limit)"))}</span>')],
+                    w.HTML(f'<span style="{FONT}">{esc(no_limit)}</span>')],
                    layout=w.Layout(**WRAP)),
-            w.HBox([w.HTML(f'<span style="{FONT}">{esc(tr("deny:"))}</span>', layout=w.Layout(**NO_SHRINK)),
+            w.HBox([w.HTML(f'<span style="{FONT}">{esc(deny_label)}</span>', layout=w.Layout(**NO_SHRINK)),
                     self.rules],
                    layout=w.Layout(**WRAP)),
             w.HBox([self.first, self.back, self.playing, self.next, self.last, self.step, self.play],
@@ -151,7 +152,8 @@ class Explorer:
     def loop_note(self) -> str:
         """Which loop runs, and which controls it takes."""
         if self.student is None:
-            return f'<div style="{FONT};{LINE}">{esc(tr("loop: course.loop.Agent (the reference loop)"))}</div>'
+            note = tr("loop: course.loop.Agent (the reference loop)")
+            return f'<div style="{FONT};{LINE}">{esc(note)}</div>'
         name = self.student.name
         missing = [tr("{feature} ({name} takes no {keyword}=)").format(feature=f, name=name, keyword=FEATURES[f])
                    for f in FEATURES if not self.applies(f)]
@@ -289,7 +291,8 @@ class Explorer:
         budget = tr("none") if s.max_budget_usd is None else dollars(s.max_budget_usd)
         state = tr("scenario {scenario} · max_turns {max_turns} · max_budget_usd {budget} · deny: {deny}").format(
             scenario=s.scenario, max_turns=s.max_turns, budget=budget, deny=", ".join(s.deny) or tr("nothing"))
-        head = f"<div><b>{esc(tr('Loop explorer'))}</b> · {esc(state)}</div><div><i>{esc(tr(SNAPSHOT))}</i></div>"
+        title, hint = tr("Loop explorer"), tr(SNAPSHOT)
+        head = f"<div><b>{esc(title)}</b> · {esc(state)}</div><div><i>{esc(hint)}</i></div>"
         return f'<div style="{FONT};{LINE}">{head}{frame_html(f, s.limits, self.step.value, len(self.frames))}</div>'
 
     def __repr__(self) -> str:

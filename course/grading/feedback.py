@@ -14,17 +14,17 @@ def feedback_html(student: str, reports: dict[str, dict]) -> str:
     """The page for `student` from their reports (Gradescope results.json dicts, by notebook stem), in the language
     the course speaks now (an English page has no lang attribute, as before the Japanese edition)."""
     lang = "" if language() == "en" else f' lang="{language()}"'
-    parts = [f"<!doctype html><html{lang}><head><meta charset='utf-8'>"
-             f"<title>{escape(tr('Feedback: {student}').format(student=student))}</title>"
-             f"<style>{STYLE}</style></head><body>"
-             f"<h1>{escape(tr('Feedback for {student}').format(student=student))}</h1>"]
+    title = tr("Feedback: {student}").format(student=student)
+    heading = tr("Feedback for {student}").format(student=student)
+    columns = "".join(f"<th>{escape(c)}</th>" for c in (tr("check"), tr("result"), tr("points"), tr("why, and a hint")))
+    parts = [f"<!doctype html><html{lang}><head><meta charset='utf-8'><title>{escape(title)}</title>"
+             f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>"]
     for stem, report in reports.items():
         total = sum(t["max_score"] for t in report["tests"])
-        heading = tr("{stem}: {score:g}/{total:g} points").format(stem=stem, score=report["score"], total=total)
-        parts.append(f"<h2>{escape(heading)}</h2>")
+        score = tr("{stem}: {score:g}/{total:g} points").format(stem=stem, score=report["score"], total=total)
+        parts.append(f"<h2>{escape(score)}</h2>")
         parts.append(f"<pre>{escape(report.get('output', ''))}</pre>")
-        parts.append(f"<table><tr><th>{escape(tr('check'))}</th><th>{escape(tr('result'))}</th>"
-                     f"<th>{escape(tr('points'))}</th><th>{escape(tr('why, and a hint'))}</th></tr>")
+        parts.append(f"<table><tr>{columns}</tr>")
         for t in report["tests"]:
             status = "passed" if t["status"] == "passed" else "failed"
             shown = tr("passed") if status == "passed" else tr("failed")

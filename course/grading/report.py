@@ -29,9 +29,10 @@ def text_report(exercise: Exercise, results: list[Mark]) -> str:
     stub = [r for r in results if r.stub]
     if results and len(stub) == len(results):  # an untouched stub: one line, not the same failure per check
         return "\n".join(lines + [f"  {stub[0].reason}", "  " + tr("hint: {hint}").format(hint=stub[0].hint)])
+    passed_label, failed_label = tr("PASS"), tr("FAIL")
     for r in results:
         what = r.name.split(": ", 1)[1]
-        lines.append(f"  {tr('PASS') if r.passed else tr('FAIL')}  {what}")
+        lines.append(f"  {passed_label if r.passed else failed_label}  {what}")
         if not r.passed:
             lines.append("        " + tr("why:  {reason}").format(reason=r.reason))
             if r.hint:

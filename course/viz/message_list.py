@@ -61,8 +61,9 @@ def longer(text: str, shown: int) -> str:
     style = "white-space:pre-wrap;margin:1px 0 1px 8px"
     if len(text) <= shown:
         return f'<div style="{style}">{esc(text)}</div>'
+    rest = tr("… show all {count:,} characters").format(count=len(text))
     return (f'<div style="{style}">{esc(text[:shown])}<details style="display:inline"><summary style="cursor:pointer;'
-            f'color:{MUTED}">{esc(tr("… show all {count:,} characters").format(count=len(text)))}</summary>'
+            f'color:{MUTED}">{esc(rest)}</summary>'
             f'{esc(text[shown:])}</details></div>')
 
 
@@ -170,9 +171,9 @@ class MessageList:
         role = m.get("role", "?")
         broken = [v for v in self.violations if v.index == i]
         frame = f"border:2px solid {ERROR}" if broken else "border:1px solid #ddd"
+        note = tr("{rule} broken: {detail}")
         notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ '
-                        f'{esc(tr("{rule} broken: {detail}").format(rule=v.rule, detail=v.detail))}</div>'
-                        for v in broken)
+                        f'{esc(note.format(rule=v.rule, detail=v.detail))}</div>' for v in broken)
         body = "".join(self.block_html(i, b) for b in blocks(m))
         return (f'<div style="{frame};border-radius:4px;margin:4px 0;padding:3px 6px">'
                 f'<div>{tag(f"[{i}] {role}", ROLE_COLOURS.get(role, MUTED))}</div>{notes}{body}</div>')
@@ -184,7 +185,8 @@ class MessageList:
         broken = tr("<b>{rule}</b> ({meaning}) broken at messages[{index}]: {detail}")
         items = "".join("<li>" + broken.format(rule=v.rule, meaning=esc(tr(RULES[v.rule])), index=v.index,
                                                detail=esc(v.detail)) + "</li>" for v in self.violations)
-        return (f'<div style="color:{ERROR}"><b>{esc(tr("✗ pairing invariant broken"))}</b>'
+        headline = tr("✗ pairing invariant broken")
+        return (f'<div style="color:{ERROR}"><b>{esc(headline)}</b>'
                 f'<ul style="margin:2px 0">{items}</ul></div>')
 
     def _repr_html_(self) -> str:

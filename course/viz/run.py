@@ -86,8 +86,9 @@ def frames(events) -> list[Frame]:
 def meter(label: str, value: float, limit: float | None, shown: str) -> str:
     """A bar filled to value/limit, red once the limit is reached; a plain number without a limit."""
     if limit is None:
+        unlimited = tr("(no limit)")
         return (f'<div style="margin:1px 0">{esc(label)}: {esc(shown)} '
-                f'<span style="color:{MUTED}">{esc(tr("(no limit)"))}</span></div>')
+                f'<span style="color:{MUTED}">{esc(unlimited)}</span></div>')
     share = 1.0 if limit <= 0 else min(1.0, value / limit)
     colour = ERROR if value >= limit else OK
     bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
