@@ -48,7 +48,7 @@ def drawable(plot):
             with speaking("en"):
                 return plot(*args, **kwargs)
         # Latin text keeps its font; the glyphs it lacks come from the next font of the list
-        with plt.rc_contr({"font.family": list(dict.fromkeys([*plt.rcParams["font.family"], japanese_font()]))}):
+        with plt.rc_context({"font.family": list(dict.fromkeys([*plt.rcParams["font.family"], japanese_font()]))}):
             return plot(*args, **kwargs)
     return in_a_drawable_language
 
