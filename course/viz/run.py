@@ -85,15 +85,16 @@ def frames(events) -> list[Frame]:
 
 def meter(label: str, value: float, limit: float | None, shown: str) -> str:
     """A bar filled to value/limit, red once the limit is reached; a plain number without a limit."""
+    labelled = tr("{label}: {shown}").format(label=label, shown=shown)
     if limit is None:
         unlimited = tr("(no limit)")
-        return (f'<div style="margin:1px 0">{esc(label)}: {esc(shown)} '
+        return (f'<div style="margin:1px 0">{esc(labelled)} '
                 f'<span style="color:{MUTED}">{esc(unlimited)}</span></div>')
     share = 1.0 if limit <= 0 else min(1.0, value / limit)
     colour = ERROR if value >= limit else OK
     bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
            f'<span style="display:block;width:{share * 100:.0f}%;height:100%;background:{colour}"></span></span>')
-    return f'<div style="margin:1px 0">{bar} {esc(label)}: {esc(shown)}</div>'
+    return f'<div style="margin:1px 0">{bar} {esc(labelled)}</div>'
 
 
 def meters_html(frame: Frame, limits: Limits) -> str:

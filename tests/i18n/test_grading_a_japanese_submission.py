@@ -3,6 +3,7 @@ its reports and its feedback page in Japanese; a check cell in a Japanese notebo
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from course.grading.registry import shipped
 from course.grading.report import per_exercise
 from course.grading.submission import Submission, language
 from course.i18n import speaking, tr
-from course.translation import japanese, skeleton
+from course.translation import LANG_CELL_ID, japanese, skeleton
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "01_messages_and_blocks"
@@ -27,17 +28,19 @@ STUB_JA = ("まだ実装されていません（{error}）\n"
 
 
 def wrong(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The solution with tests/mistakes/l01_no_p3.py's function in its solution cell: part of the marks."""
+    """The solution with tests/mistakes/l01_no_p3.py's function in its solution cell (part of the marks), after a
+    cell calling exit(3) (the worker skips it, and its note is written in the worker's language)."""
     mistake = (ROOT / "tests" / "mistakes" / "l01_no_p3.py").read_text()
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.source = mistake[mistake.index("def first_violation"):]
+    at = next(i for i, cell in enumerate(nb.cells) if cell.metadata.get("nbgrader", {}).get("solution"))
+    nb.cells[at].source = mistake[mistake.index("def first_violation"):]
+    nb.cells.insert(at, nbformat.v4.new_code_cell("exit(3)"))
     return nb
 
 
 def submit(english: Path, folder: Path, student: str, name: str, tmp: Path, change=lambda nb: nb) -> None:
     """`english` (changed by `change`) as <student>/<name>.ipynb, in Japanese for the student "japanese": made by
-    course/translation.py from a catalogue whose prose is left in English (the grader reads no prose)."""
+    course/translation.py from a catalogue whose prose is left in English (the grader reads no prose). The wrong
+    answer's Japanese notebook loses its first cell, which sets COURSE_LANG: its metadata alone says Japanese."""
     source = tmp / "src" / english.parent.name / f"{NOTEBOOK}.ipynb"
     source.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(change(nbformat.read(english, as_version=4)), source)
@@ -45,6 +48,8 @@ def submit(english: Path, folder: Path, student: str, name: str, tmp: Path, chan
     if student == "japanese":
         skeleton(source, tmp / "src")
         nb = japanese(source, tmp / "src")
+        if name == "wrong":
+            nb.cells = [cell for cell in nb.cells if cell.id != LANG_CELL_ID]
     (folder / student).mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / student / f"{name}.ipynb")
     shutil.rmtree(tmp / "src")
@@ -84,14 +89,18 @@ def test_the_japanese_reports_are_in_japanese(graded):
         en, ja = reports["english", name], reports["japanese", name]
         numbers = dict(notebook=f"{name}.ipynb", score=en["score"], total=sum(t["max_score"] for t in en["tests"]),
                        group=NOTEBOOK)
-        assert en["output"] == score.format(**numbers)
-        assert ja["output"] == "{notebook}: {score:g}/{total:g} 点（{group}）".format(**numbers)
+        assert en["output"].splitlines()[0] == score.format(**numbers)
+        assert ja["output"].splitlines()[0] == "{notebook}: {score:g}/{total:g} 点（{group}）".format(**numbers)
         for e, j in zip(en["tests"], ja["tests"]):
             if e["status"] == "passed":
-                assert (e["output"], j["output"]) == ("passed", "合格")
+                assert (e["output"].split("\n")[0], j["output"].split("\n")[0]) == ("passed", "合格")
     for e, j in zip(reports["english", "stub"]["tests"], reports["japanese", "stub"]["tests"]):
         error = e["output"].split("(", 1)[1].split(")\n", 1)[0]
         assert (e["output"], j["output"]) == (STUB_EN.format(error=error), STUB_JA.format(error=error))
+    for e, j in zip(reports["english", "wrong"]["tests"], reports["japanese", "wrong"]["tests"]):
+        cell = int(re.search(r"Note: cell (\d+) ", e["output"])[1])
+        assert e["output"].endswith(f"\nNote: cell {cell} called sys.exit()/exit() (code 3) and was skipped")
+        assert j["output"].endswith(f"\n注記：セル {cell}：sys.exit()/exit() を呼んだ（code 3）ので、飛ばしました")
 
 
 @pytest.mark.slow
