@@ -63,8 +63,8 @@ def graded(tmp_path_factory):
         submit(ROOT / "solutions" / f"{NOTEBOOK}.ipynb", submitted, student, "solution", tmp)
         submit(ROOT / "solutions" / f"{NOTEBOOK}.ipynb", submitted, student, "wrong", tmp, wrong)
         submit(ROOT / "exercises" / f"{NOTEBOOK}.ipynb", submitted, student, "stub", tmp)
-    done = subprocess.run([sys.executable, "-m", "course", "grade", submitted, "--out", tmp / "out"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "course", "grade", submitted, "--out", tmp / "out", "--timeout", "60"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)  # a loaded machine: no call times out
     assert done.returncode == 0, done.stderr
     return {(student, name): json.loads((tmp / "out" / student / f"{name}.json").read_text())
             for student in ("english", "japanese") for name in ("solution", "wrong", "stub")}, tmp / "out"
