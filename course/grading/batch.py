@@ -82,8 +82,8 @@ class Batch:
 def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
     score, total = sum(r.score for r in results), sum(r.max_score for r in results)
     groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
-    line = tr("{notebook}: {score:g}/{total:g} points ({exercises})").format(
-        notebook=sub.path.name, score=score, total=total, exercises=", ".join(groups) or tr("no exercises"))
+    line = f"{sub.path.name}: " + tr("{score:g}/{total:g} points ({exercises})").format(  # the log reads past ": "
+        score=score, total=total, exercises=", ".join(groups) or tr("no exercises"))
     notes = dict.fromkeys(f"{r.name.split(':')[0]}: {r.note}" for r in results if r.note)  # once per exercise
     return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
