@@ -12,6 +12,7 @@ import anthropic
 import httpx2
 
 from .api import LocalAPI, Policy, transport
+from .i18n import tr
 
 # Model ids the course uses (the current generation, read 2026-11-30); tests check each against the SDK's
 # known and deprecated lists. What each model does differently is in course.api.models.
@@ -43,13 +44,14 @@ def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False, 
     """
     if live:
         if not os.environ.get("ANTHROPIC_API_KEY"):
-            raise LiveAPIUnavailable("live=True needs the ANTHROPIC_API_KEY environment variable; "
-                                     "without it, use the local API (live=False)")
+            raise LiveAPIUnavailable(tr("live=True needs the ANTHROPIC_API_KEY environment variable; without it, "
+                                        "use the local API (live=False)"))
         return anthropic.Anthropic(**options)
     if base_url is not None:
         return anthropic.Anthropic(api_key=LOCAL_KEY, base_url=base_url, **options)
     if policy is None:
-        raise TypeError("make_client() needs a policy (or a LocalAPI) for the local API, a base_url, or live=True")
+        raise TypeError(tr("make_client() needs a policy (or a LocalAPI) for the local API, a base_url, or "
+                           "live=True"))
     api = policy if isinstance(policy, LocalAPI) else LocalAPI(policy)
     return local_client(api, **options)
 

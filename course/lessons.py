@@ -5,34 +5,54 @@ import difflib
 import importlib.metadata
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from packaging.requirements import Requirement
 
+from .i18n import deferred, tr
+
 if TYPE_CHECKING:  # the setup check must import with a dependency missing: the loop helpers import theirs when called
     from .api import LocalAPI
     from .scenarios import Scenario
     from .tools import Toolbox, Workspace
 
+
+class Lessons(Sequence):
+    """(stem, title) pairs, each title read in the language the course speaks at that moment."""
+
+    def __init__(self, pairs: list[tuple[str, str]]):
+        self.pairs = pairs
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(len(self))[i]]
+        stem, title = self.pairs[i]
+        return stem, tr(title)
+
+
 # notebooks/<stem>.ipynb teaches; exercises/<stem>.ipynb is its graded exercise.
-LESSONS = [
-    ("00_start_here", "Start here"),
-    ("01_messages_and_blocks", "Messages and blocks"),
-    ("02_a_model_is_a_function", "A model is a function"),
-    ("03_the_first_loop", "The first loop"),
-    ("04_termination", "Termination"),
-    ("05_errors_and_the_gate", "Errors and the gate"),
-    ("06_other_stop_reasons", "The other stop reasons"),
-    ("07_context_growth_and_budgets", "Context growth and budgets"),
-    ("08_parallel_tools", "Parallel tools"),
-    ("09_guards_and_observability", "Guards and observability"),
-    ("10_managing_the_context", "Managing the context"),
-    ("11_workflows_versus_agents", "Workflows versus agents"),
-    ("12_three_loops", "Three loops"),
-    ("13_the_real_api", "The real API"),
-]
+LESSONS = Lessons([
+    ("00_start_here", deferred("Start here")),
+    ("01_messages_and_blocks", deferred("Messages and blocks")),
+    ("02_a_model_is_a_function", deferred("A model is a function")),
+    ("03_the_first_loop", deferred("The first loop")),
+    ("04_termination", deferred("Termination")),
+    ("05_errors_and_the_gate", deferred("Errors and the gate")),
+    ("06_other_stop_reasons", deferred("The other stop reasons")),
+    ("07_context_growth_and_budgets", deferred("Context growth and budgets")),
+    ("08_parallel_tools", deferred("Parallel tools")),
+    ("09_guards_and_observability", deferred("Guards and observability")),
+    ("10_managing_the_context", deferred("Managing the context")),
+    ("11_workflows_versus_agents", deferred("Workflows versus agents")),
+    ("12_three_loops", deferred("Three loops")),
+    ("13_the_real_api", deferred("The real API")),
+])
 MIN_PYTHON = (3, 11)
 
 

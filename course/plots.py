@@ -7,6 +7,7 @@ nbval compares only its text repr.
 """
 from __future__ import annotations
 
+from functools import cache, wraps
 from itertools import accumulate
 
 import matplotlib.pyplot as plt
@@ -15,11 +16,41 @@ from matplotlib.ticker import FuncFormatter
 
 from .context import window_bound
 from .events import ToolEnd
+from .i18n import deferred, language, speaking, tr
 from .viz.style import ERROR, OK, PALETTE, dollars, tokens
 
 TOKENS = FuncFormatter(lambda v, _: tokens(round(v)))  # axis ticks: 140,000
 DOLLARS = FuncFormatter(lambda v, _: dollars(v))  # axis ticks: $0.0005
 LABEL_SIZE = 10  # the smallest text on a plot
+JAPANESE_FONTS = ("Noto Sans CJK JP", "Noto Sans JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "Hiragino Sans",
+                  "Yu Gothic", "Meiryo")  # fonts that draw Japanese, the first installed one is used
+TOKENS_TITLE = deferred("Input tokens per call")
+BUDGET_TITLE = deferred("Budget, checked after each response")
+TIMELINE_TITLE = deferred("When each tool call ran")
+
+
+@cache
+def japanese_font() -> str | None:
+    """The first installed font of JAPANESE_FONTS, or None."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in JAPANESE_FONTS if name in installed), None)
+
+
+def drawable(plot):
+    """`plot` in the language the course speaks, if a font here can draw it: else in English (not boxes)."""
+    @wraps(plot)
+    def in_a_drawable_language(*args, **kwargs):
+        if language() == "en":
+            return plot(*args, **kwargs)
+        if not japanese_font():
+            with speaking("en"):
+                return plot(*args, **kwargs)
+        # Latin text keeps its font; the glyphs it lacks come from the next font of the list
+        with plt.rc_context({"font.family": list(dict.fromkeys([*plt.rcParams["font.family"], japanese_font()]))}):
+            return plot(*args, **kwargs)
+    return in_a_drawable_language
 
 
 def usd(amount: float) -> str:
@@ -34,7 +65,8 @@ def new_figure(height: float) -> Figure:
     return fig
 
 
-def token_growth(inputs: list[int], *, window: int | None = None, title: str = "Input tokens per call") -> Figure:
+@drawable
+def token_growth(inputs: list[int], *, window: int | None = None, title: str = TOKENS_TITLE) -> Figure:
     """Bars: n_k, the input of call k (grows linearly); line: the running total (grows quadratically).
 
     `inputs` comes from a run (`course.context.reported_inputs(result.usages)`) or from the
@@ -44,9 +76,9 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = "
     fig = new_figure(3.6)
     ax = fig.subplots()
     calls = range(1, len(inputs) + 1)
-    bars = ax.bar(calls, inputs, color=PALETTE[0], label="n_k: input of call k (left axis)")
-    ax.set_xlabel("model call k")
-    ax.set_ylabel("input tokens of the call", color=PALETTE[0])
+    bars = ax.bar(calls, inputs, color=PALETTE[0], label=tr("n_k: input of call k (left axis)"))
+    ax.set_xlabel(tr("model call k"))
+    ax.set_ylabel(tr("input tokens of the call"), color=PALETTE[0])
     ax.set_xticks(list(calls))
     ax.yaxis.set_major_formatter(TOKENS)
     growth = [b - a for a, b in zip(inputs, inputs[1:])]
@@ -54,7 +86,8 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = "
     if low > high / 2:  # from 0 the growth per call would not show: start the axis near the smallest call
         bottom = max(0, low - (high - low))
         ax.set_ylim(bottom, high + (high - bottom) * 0.45)
-        ax.set_ylabel(f"input tokens of the call (axis from {tokens(round(bottom))})", color=PALETTE[0])
+        ax.set_ylabel(tr("input tokens of the call (axis from {bottom})").format(bottom=tokens(round(bottom))),
+                      color=PALETTE[0])
         for bar, step in zip(bars[1:], growth):
             ax.annotate(f"+{tokens(step)}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
                         textcoords="offset points", ha="center", fontsize=LABEL_SIZE - 1)
@@ -62,20 +95,23 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = "
         ax.set_ylim(0, high * 1.45)  # room for the note and the legend above the bars
     total = list(accumulate(inputs))
     ax2 = ax.twinx()
-    line = ax2.plot(calls, total, color=PALETTE[1], marker="o", label="total so far (right axis)")
-    ax2.set_ylabel("total input tokens", color=PALETTE[1])
+    line = ax2.plot(calls, total, color=PALETTE[1], marker="o", label=tr("total so far (right axis)"))
+    ax2.set_ylabel(tr("total input tokens"), color=PALETTE[1])
     ax2.set_ylim(0, total[-1] * 1.45)
     ax2.yaxis.set_major_formatter(TOKENS)
-    note = f"n_1 = {tokens(inputs[0])}, n_{len(inputs)} = {tokens(inputs[-1])}, total = {tokens(total[-1])}"
+    note = tr("n_1 = {first}, n_{k} = {last}, total = {total}").format(
+        first=tokens(inputs[0]), k=len(inputs), last=tokens(inputs[-1]), total=tokens(total[-1]))
     if window is not None and growth and min(growth) > 0:
-        note += f"\nW = {tokens(window)}: K ≤ {window_bound(window, inputs[0], min(growth))} calls"
+        note += "\n" + tr("W = {window}: K ≤ {bound} calls").format(
+            window=tokens(window), bound=window_bound(window, inputs[0], min(growth)))
     ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
     ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)
-    ax.set_title(title)
+    ax.set_title(tr(title))
     return fig
 
 
-def budget_spend(costs: list[float], limit: float, *, title: str = "Budget, checked after each response") -> Figure:
+@drawable
+def budget_spend(costs: list[float], limit: float, *, title: str = BUDGET_TITLE) -> Figure:
     """Bars: the cost of each response; line: the running spend S_k; dashed: the limit B.
 
     The loop compares S_k with B only after response k has arrived, so the last bar can
@@ -85,25 +121,27 @@ def budget_spend(costs: list[float], limit: float, *, title: str = "Budget, chec
     ax = fig.subplots()
     calls = list(range(1, len(costs) + 1))
     spent = list(accumulate(costs))
-    ax.bar(calls, costs, color=PALETTE[4], label="c_k: cost of response k")
-    ax.step(calls, spent, where="mid", color=OK, marker="o", label="S_k: spent so far")
+    ax.bar(calls, costs, color=PALETTE[4], label=tr("c_k: cost of response k"))
+    ax.step(calls, spent, where="mid", color=OK, marker="o", label=tr("S_k: spent so far"))
     ax.axhline(limit, color=ERROR, linestyle="--", label=f"B = {usd(limit)}")
     if spent and spent[-1] >= limit:
         over = spent[-1] - limit
         ax.fill_between([calls[-1] - 0.4, calls[-1] + 0.4], limit, spent[-1], color=ERROR, alpha=0.25)
-        ax.annotate(f"overshoot {usd(over)} < c_{calls[-1]} = {usd(costs[-1])}", (calls[-1], spent[-1]),
+        overshoot = tr("overshoot {over} < c_{k} = {cost}").format(over=usd(over), k=calls[-1], cost=usd(costs[-1]))
+        ax.annotate(overshoot, (calls[-1], spent[-1]),
                     xytext=(-10, 6), textcoords="offset points", ha="right", color=ERROR, fontsize=LABEL_SIZE - 1)
-    ax.set_xlabel("response k")
-    ax.set_ylabel("spent (USD)")
+    ax.set_xlabel(tr("response k"))
+    ax.set_ylabel(tr("spent (USD)"))
     ax.yaxis.set_major_formatter(DOLLARS)
     ax.set_xticks(calls)
     ax.set_ylim(0, max(spent + [limit]) * 1.15)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=LABEL_SIZE - 1)  # beside the plot, off the B line
-    ax.set_title(title)
+    ax.set_title(tr(title))
     return fig
 
 
-def tool_timeline(runs: dict[str, list], *, title: str = "When each tool call ran") -> Figure:
+@drawable
+def tool_timeline(runs: dict[str, list], *, title: str = TIMELINE_TITLE) -> Figure:
     """One row of bars per run: each tool call from its start to its end (seconds since the run began).
 
     `runs` maps a label to the events of a run (`list(agent.events(prompt))`); calls that
@@ -119,9 +157,11 @@ def tool_timeline(runs: dict[str, list], *, title: str = "When each tool call ra
         span = max((e.ended for e in ends), default=0) - min((e.started for e in ends), default=0)
         ax.set_yticks(range(len(ends)), [f"#{row + 1} {e.name}" for row, e in enumerate(ends)], fontsize=LABEL_SIZE)
         ax.invert_yaxis()
-        ax.set_title(f"{label}: {len(ends)} calls over {span:.2f} s", fontsize=LABEL_SIZE + 1, loc="left")
+        ax.set_title(tr("{label}: {count} calls over {seconds:.2f} s").format(label=label, count=len(ends),
+                                                                                 seconds=span),
+                     fontsize=LABEL_SIZE + 1, loc="left")
     last = max((e.ended for events in runs.values() for e in events if isinstance(e, ToolEnd)), default=0)
     axes[-1].set_xlim(0, last * 1.02 or 1)  # the axes share x: up to the last call's end
-    axes[-1].set_xlabel("seconds since the run started")
-    fig.suptitle(title)
+    axes[-1].set_xlabel(tr("seconds since the run started"))
+    fig.suptitle(tr(title))
     return fig

@@ -16,13 +16,14 @@ from dataclasses import dataclass, replace
 import ipywidgets as w
 
 from .gate import Gate
+from .i18n import deferred, tr
 from .loop import Limits
 from .scenarios import SCENARIOS
 from . import viz
 from .viz import Frame, frame_html
 from .viz.student import FEATURES, StudentLoop
 from .viz.run import outcome_tag
-from .viz.style import FONT, LINE, count, dollars, esc
+from .viz.style import FONT, LINE, count, dollars, esc, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
@@ -30,6 +31,8 @@ PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules wi
 NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
 PREFETCH_WORKERS = 4  # runs of the other max_turns settings made in the background once a learner moves a control
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
+SNAPSHOT = deferred("A snapshot: run this cell to get the controls (scenario, max_turns, budget, deny rules, step "
+                    "through the run).")
 
 
 @dataclass(frozen=True)
@@ -92,33 +95,38 @@ class Explorer:
         self.quiet = False  # True while several controls change together
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
-                                   description="scenario", style=wide,
+                                   description=tr("scenario"), style=wide,
                                    layout=w.Layout(width="calc(100% - 8px)", max_width="720px"))
         self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1], style=wide,
                                      description="max_turns", continuous_update=False,
-                                     tooltip="the cap T on tool-use turns: at most T+1 model calls")
-        self.budget = w.FloatSlider(value=0.0, min=0.0, description="budget", readout_format="$.6f", style=wide,
+                                     tooltip=tr("the cap T on tool-use turns: at most T+1 model calls"))
+        self.budget = w.FloatSlider(value=0.0, min=0.0, description=tr("budget"), readout_format="$.6f", style=wide,
                                     continuous_update=False,
-                                    tooltip="max_budget_usd, checked after each response; 0: no limit",
+                                    tooltip=tr("max_budget_usd, checked after each response; 0: no limit"),
                                     disabled=not self.applies("budget"))
         self.rules = w.HBox(layout=w.Layout(**WRAP))
         self.play = w.Play(value=0, min=0, max=0, interval=700, layout=w.Layout(display="none"))  # the timer only
-        self.playing = w.ToggleButton(description="play / pause", icon="play", tooltip="play the run step by step; "
-                                      "press again to pause where it is", layout=w.Layout(**NO_SHRINK))
-        self.first = button("first", "go to step 0: the prompt is sent", "fast-backward")
-        self.back = button("back", "one step back", "step-backward")
-        self.next = button("next", "one step forward", "step-forward")
-        self.last = button("last", "go to the last step: how the run ended", "fast-forward")
-        self.step = w.IntSlider(value=0, min=0, max=0, description="step", style=wide, tooltip="the step shown")
+        self.playing = w.ToggleButton(description=tr("play / pause"), icon="play",
+                                      tooltip=tr("play the run step by step; press again to pause where it is"),
+                                      layout=w.Layout(**NO_SHRINK))
+        self.first = button(tr("first"), tr("go to step 0: the prompt is sent"), "fast-backward")
+        self.back = button(tr("back"), tr("one step back"), "step-backward")
+        self.next = button(tr("next"), tr("one step forward"), "step-forward")
+        self.last = button(tr("last"), tr("go to the last step: how the run ended"), "fast-forward")
+        self.step = w.IntSlider(value=0, min=0, max=0, description=tr("step"), style=wide,
+                                tooltip=tr("the step shown"))
         w.jslink((self.play, "value"), (self.step, "value"))
         w.jslink((self.playing, "value"), (self.play, "playing"))
         self.outcome_label = w.HTML(layout=w.Layout(**NO_SHRINK))
         self.view = w.HTML()
+        no_limit, deny_label = tr("(budget 0 = no limit)"), tr("deny:")
         self.ui = w.VBox([
             self.scenario, self.outcome_label, w.HTML(self.loop_note()),
-            w.HBox([self.max_turns, self.budget, w.HTML(f'<span style="{FONT}">(budget 0 = no limit)</span>')],
+            w.HBox([self.max_turns, self.budget,
+                    w.HTML(f'<span style="{FONT}">{esc(no_limit)}</span>')],
                    layout=w.Layout(**WRAP)),
-            w.HBox([w.HTML(f'<span style="{FONT}">deny:</span>', layout=w.Layout(**NO_SHRINK)), self.rules],
+            w.HBox([w.HTML(f'<span style="{FONT}">{esc(deny_label)}</span>', layout=w.Layout(**NO_SHRINK)),
+                    self.rules],
                    layout=w.Layout(**WRAP)),
             w.HBox([self.first, self.back, self.playing, self.next, self.last, self.step, self.play],
                    layout=w.Layout(**WRAP)),
@@ -144,11 +152,15 @@ class Explorer:
     def loop_note(self) -> str:
         """Which loop runs, and which controls it takes."""
         if self.student is None:
-            return f'<div style="{FONT};{LINE}">loop: course.loop.Agent (the reference loop)</div>'
-        name = esc(self.student.name)
-        missing = [f"{f} ({name} takes no {FEATURES[f]}=)" for f in FEATURES if not self.applies(f)]
-        unused = f"; not applied: {esc(', '.join(missing))}" if missing else "; every control applies"
-        return f'<div style="{FONT};{LINE}">loop: your {name}, read from the wire{unused}</div>'
+            note = tr("loop: course.loop.Agent (the reference loop)")
+            return f'<div style="{FONT};{LINE}">{esc(note)}</div>'
+        name = self.student.name
+        missing = [tr("{feature} ({name} takes no {keyword}=)").format(feature=f, name=name, keyword=FEATURES[f])
+                   for f in FEATURES if not self.applies(f)]
+        note = (tr("loop: your {name}, read from the wire; not applied: {missing}").format(
+            name=name, missing=", ".join(missing)) if missing
+            else tr("loop: your {name}, read from the wire; every control applies").format(name=name))
+        return f'<div style="{FONT};{LINE}">{esc(note)}</div>'
 
     # --- state ----------------------------------------------------------------------------------------
     @property
@@ -215,8 +227,9 @@ class Explorer:
 
     # --- reacting to the controls -----------------------------------------------------------------------
     def show_rules(self, denied=()) -> None:
-        off = "" if self.applies("gate") else " (not applied: your loop takes no gate)"
-        buttons = [w.ToggleButton(value=r in denied, description=r, tooltip=f"deny {r}{off}", icon="ban" if r in denied
+        tip = tr("deny {rule}") if self.applies("gate") else tr("deny {rule} (not applied: your loop takes no gate)")
+        buttons = [w.ToggleButton(value=r in denied, description=r, tooltip=tip.format(rule=r),
+                                  icon="ban" if r in denied
                                   else "", disabled=not self.applies("gate"), layout=w.Layout(**NO_SHRINK))
                    for r in deny_rules(self.scenario.value)]
         for b in buttons:
@@ -258,9 +271,9 @@ class Explorer:
         run = self.frames
         last = len(run) - 1
         final = run[-1]
-        self.outcome_label.value = (f'<span style="{FONT};{LINE};white-space:nowrap">outcome of the run: '
-                                    f'{outcome_tag(final.outcome)} after {count(final.calls, "call")}, '
-                                    f'{count(final.turns, "turn")}</span>')
+        line = tr("outcome of the run: {outcome} after {calls}, {turns}").format(
+            outcome=outcome_tag(final.outcome), calls=esc(n_calls(final.calls)), turns=esc(n_turns(final.turns)))
+        self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{line}</span>'
         shown = self.step.value
         with self.step.hold_trait_notifications():
             self.step.max = self.play.max = last
@@ -275,11 +288,11 @@ class Explorer:
     def html(self) -> str:
         """A snapshot of the explorer's state, for outputs without a front end."""
         s, f = self.setting, self.frame
-        budget = "none" if s.max_budget_usd is None else dollars(s.max_budget_usd)
-        head = (f"<div><b>Loop explorer</b> · scenario {esc(s.scenario)} · max_turns {s.max_turns} · "
-                f"max_budget_usd {esc(budget)} · deny: {esc(', '.join(s.deny) or 'nothing')}</div>"
-                f"<div><i>A snapshot: run this cell to get the controls (scenario, max_turns, budget, deny rules, "
-                f"step through the run).</i></div>")
+        budget = tr("none") if s.max_budget_usd is None else dollars(s.max_budget_usd)
+        state = tr("scenario {scenario} · max_turns {max_turns} · max_budget_usd {budget} · deny: {deny}").format(
+            scenario=s.scenario, max_turns=s.max_turns, budget=budget, deny=", ".join(s.deny) or tr("nothing"))
+        title, hint = tr("Loop explorer"), tr(SNAPSHOT)
+        head = f"<div><b>{esc(title)}</b> · {esc(state)}</div><div><i>{esc(hint)}</i></div>"
         return f'<div style="{FONT};{LINE}">{head}{frame_html(f, s.limits, self.step.value, len(self.frames))}</div>'
 
     def __repr__(self) -> str:

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..i18n import speaking, tr
 from .exercise import Exercise
 from .feedback import feedback_html
 from .report_seals import ReportSeals
@@ -26,7 +27,7 @@ from .report import gradebook_csv, results_json, summary_csv, write_atomic, writ
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .sandbox.wire import Wire
-from .submission import Submission, assignment, collect, program, read
+from .submission import Submission, assignment, collect, language, program, read
 from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
 
@@ -63,22 +64,26 @@ class Batch:
         shutil.rmtree(self.root, ignore_errors=True)
 
     def exercise(self, sub: Submission, exercise: Exercise) -> list[Mark]:
-        """The exercise's verdicts, returned once every process its worker started is gone."""
-        cells, problem = program(sub, exercise)
-        ctx = WorkerContext(self, cells, problem, exercise.function)
-        try:
-            return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
-        except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
-            return [Mark(f"{exercise.grade_id}: {c.name}", 0.0, c.points, f"internal grader error: {e!r}",
-                            hidden=c.hidden) for c in exercise.checks]
-        finally:
-            ctx.close()
+        """The exercise's verdicts, in the submission's language, returned once every process its worker started
+        is gone."""
+        with speaking(language(sub)):
+            cells, problem = program(sub, exercise)
+            ctx = WorkerContext(self, cells, problem, exercise.function)
+            try:
+                return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
+            except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
+                return [Mark(f"{exercise.grade_id}: {tr(c.name)}", 0.0, c.points,
+                             tr("internal grader error: {error!r}").format(error=e), hidden=c.hidden)
+                        for c in exercise.checks]
+            finally:
+                ctx.close()
 
 
 def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
     score, total = sum(r.score for r in results), sum(r.max_score for r in results)
     groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
-    line = f"{sub.path.name}: {score:g}/{total:g} points ({', '.join(groups) or 'no exercises'})"
+    line = f"{sub.path.name}: " + tr("{score:g}/{total:g} points ({exercises})").format(  # the log reads past ": "
+        score=score, total=total, exercises=", ".join(groups) or tr("no exercises"))
     notes = dict.fromkeys(f"{r.name.split(':')[0]}: {r.note}" for r in results if r.note)  # once per exercise
     return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
@@ -122,7 +127,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
             def write(n):  # a submission is written as soon as its last exercise is graded
                 sub, exercises = plan[n]
                 flat = [r for i in sorted(results[n]) for r in results[n][i]]
-                reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
+                with speaking(language(sub)):
+                    reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
                 write_json(out / f"{n}.json", reports[n])
                 seals.record(n, entries[n], out / f"{n}.json")
                 seals.save()  # a batch killed after this keeps the report
@@ -147,6 +153,12 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     return [reports[n] for n in entries]
 
 
+def student_language(entries: dict[str, Path], student: str) -> str:
+    """The language of a student's feedback page: Japanese if any of their notebooks is, else English."""
+    langs = {language(read(path)) for name, path in entries.items() if name.startswith(f"{student}/")}
+    return "ja" if "ja" in langs else "en"
+
+
 def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], seals: ReportSeals,
               confinement: Confinement) -> None:
     """Every report again from memory (no worker is left to have changed one), signed; the summary; for a class,
@@ -164,6 +176,7 @@ def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], sea
     if students:
         write_atomic(out / "gradebook.csv", gradebook_csv(students))
         for student, theirs in students.items():
-            write_atomic(out / student / "feedback.html", feedback_html(student, theirs))
+            with speaking(student_language(entries, student)):
+                write_atomic(out / student / "feedback.html", feedback_html(student, theirs))
     if confinement.mode == "none":
         seals.forget()

@@ -5,6 +5,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..i18n import tr
 from .sandbox.confinement import MODES
 
 
@@ -30,7 +31,7 @@ def grade(args) -> int:
     except ValueError as e:
         return usage_error(str(e))
     if args.results:
-        nothing = "" if reports else "No .ipynb notebook was found in the submission."
+        nothing = "" if reports else tr("No .ipynb notebook was found in the submission.")
         write_json(Path(args.results), merge(reports, nothing))
     return 0
 

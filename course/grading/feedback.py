@@ -3,24 +3,33 @@ from __future__ import annotations
 
 from html import escape
 
+from ..i18n import language, tr
+
 STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse;width:100%}"
          "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top;text-align:left}.passed{color:#064}"
          ".failed{color:#a00}pre{white-space:pre-wrap;margin:0}")
 
 
 def feedback_html(student: str, reports: dict[str, dict]) -> str:
-    """The page for `student` from their reports (Gradescope results.json dicts, by notebook stem)."""
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>Feedback: {escape(student)}</title>"
-             f"<style>{STYLE}</style></head><body><h1>Feedback for {escape(student)}</h1>"]
+    """The page for `student` from their reports (Gradescope results.json dicts, by notebook stem), in the language
+    the course speaks now (an English page has no lang attribute, as before the Japanese edition)."""
+    lang = "" if language() == "en" else f' lang="{language()}"'
+    title = tr("Feedback: {student}").format(student=student)
+    heading = tr("Feedback for {student}").format(student=student)
+    columns = "".join(f"<th>{escape(c)}</th>" for c in (tr("check"), tr("result"), tr("points"), tr("why, and a hint")))
+    parts = [f"<!doctype html><html{lang}><head><meta charset='utf-8'><title>{escape(title)}</title>"
+             f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>"]
     for stem, report in reports.items():
         total = sum(t["max_score"] for t in report["tests"])
-        parts.append(f"<h2>{escape(stem)}: {report['score']:g}/{total:g} points</h2>")
+        score = tr("{stem}: {score:g}/{total:g} points").format(stem=stem, score=report["score"], total=total)
+        parts.append(f"<h2>{escape(score)}</h2>")
         parts.append(f"<pre>{escape(report.get('output', ''))}</pre>")
-        parts.append("<table><tr><th>check</th><th>result</th><th>points</th><th>why, and a hint</th></tr>")
+        parts.append(f"<table><tr>{columns}</tr>")
         for t in report["tests"]:
             status = "passed" if t["status"] == "passed" else "failed"
+            shown = tr("passed") if status == "passed" else tr("failed")
             detail = "" if status == "passed" else t.get("output", "")
-            parts.append(f"<tr><td>{escape(t['name'])}</td><td class='{status}'>{status}</td>"
+            parts.append(f"<tr><td>{escape(t['name'])}</td><td class='{status}'>{escape(shown)}</td>"
                          f"<td>{t['score']:g}/{t['max_score']:g}</td><td><pre>{escape(detail)}</pre></td></tr>")
         parts.append("</table>")
     parts.append("</body></html>\n")

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import deferred, tr
 from .exercise import CheckFailed, Exercise, Outcome
 
-STUB_HINT = "replace the `raise NotImplementedError(...)` in the solution cell with your code"
+STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your code")
 
 
 @dataclass
@@ -20,6 +21,7 @@ class Mark:
     hint: str = ""
     hidden: bool = False
     note: str = ""  # what the grader skipped to grade it (notebook cells that hung or ended the process)
+    stub: bool = False  # the function is still the exercise's stub (it raised NotImplementedError)
 
     @property
     def passed(self) -> bool:
@@ -39,7 +41,7 @@ class Recording:
 
 
 def run_check(exercise: Exercise, check, context) -> Mark:
-    name = f"{exercise.grade_id}: {check.name}"
+    name = f"{exercise.grade_id}: {tr(check.name)}"
     ctx = Recording(context)
     try:
         check.fn(ctx)
@@ -47,15 +49,17 @@ def run_check(exercise: Exercise, check, context) -> Mark:
     except CheckFailed as failed:
         reason, hint = failed.reason, failed.hint
     except AssertionError as failed:
-        reason, hint = str(failed) or "a check's assertion failed", ""
+        reason, hint = str(failed) or tr("a check's assertion failed"), ""
     except Exception as crash:  # the check could not read the outcome, e.g. a value of the wrong shape
-        reason, hint = f"the result could not be checked ({type(crash).__name__}: {crash})", ""
+        crashed = f"{type(crash).__name__}: {crash}"
+        reason, hint = tr("the result could not be checked ({error})").format(error=crashed), ""
     error = ctx.last.error if ctx.last else None
-    if error and error.startswith("NotImplementedError"):
-        reason, hint = f"not implemented yet ({error})", STUB_HINT
+    stub = bool(error and error.startswith("NotImplementedError"))
+    if stub:
+        reason, hint = tr("not implemented yet ({error})").format(error=error), tr(STUB_HINT)
     elif error and error not in reason:
-        reason = f"{reason}; the call ended with {error}"
-    return Mark(name, 0.0, check.points, reason, hint, check.hidden)
+        reason = tr("{reason}; the call ended with {error}").format(reason=reason, error=error)
+    return Mark(name, 0.0, check.points, reason, hint, check.hidden, stub=stub)
 
 
 def run_exercise(exercise: Exercise, context) -> list[Mark]:

@@ -12,6 +12,7 @@ import sys
 import threading
 
 from ..client import local_client
+from ..i18n import tr
 from . import registry as registry_module
 from .call import Call
 from .sandbox.child import decode, invoke, tool_answer
@@ -36,7 +37,8 @@ def run_with_limit(fn, timeout: float) -> dict:
     if thread.is_alive():
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))
         sys.stdout, sys.stderr = streams  # the abandoned call captured them; the report must reach the notebook
-        return {"value": None, "error": f"timed out after {timeout:g} s (an endless loop? no turn cap?)"}
+        return {"value": None, "error": tr("timed out after {seconds:g} s (an endless loop? no turn cap?)").format(
+            seconds=timeout)}
     return box
 
 
@@ -62,12 +64,13 @@ def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:
     earned: as a check cell's last expression it is the cell's result, which nbgrader reads as partial credit."""
     registry = registry_module.shipped()
     if grade_id not in registry.exercises:
-        print(f"There is no exercise {grade_id!r}. Known exercises: {', '.join(registry.exercises)}.")
+        print(tr("There is no exercise {grade_id!r}. Known exercises: {known}.").format(
+            grade_id=grade_id, known=", ".join(registry.exercises)))
         return 0
     exercise = registry.exercise(grade_id)
     if not callable(fn):
-        print(f"{grade_id}: expected the function {exercise.function}, got a {type(fn).__name__}; "
-              "run the cell that defines it first.")
+        print(tr("{grade_id}: expected the function {function}, got a {kind}; run the cell that defines it first.")
+              .format(grade_id=grade_id, function=exercise.function, kind=type(fn).__name__))
         return 0
     verdicts = run_exercise(exercise, NotebookContext(fn, registry, timeout))
     print(text_report(exercise, verdicts))

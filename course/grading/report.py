@@ -12,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..i18n import tr
 from .exercise import Exercise
 from .mark import Mark
 
@@ -22,25 +23,28 @@ def text_report(exercise: Exercise, results: list[Mark]) -> str:
     """The per-check report printed in a notebook: deterministic, one line per check plus why it failed."""
     passed = sum(r.passed for r in results)
     score = sum(r.score for r in results)
-    lines = [f"{exercise.grade_id} ({exercise.title}): {passed} of {len(results)} checks passed, "
-             f"{score:g}/{exercise.points:g} points"]
-    stub = [r for r in results if r.reason.startswith("not implemented yet")]
+    lines = [tr("{grade_id} ({title}): {passed} of {total} checks passed, {score:g}/{points:g} points").format(
+        grade_id=exercise.grade_id, title=tr(exercise.title), passed=passed, total=len(results), score=score,
+        points=exercise.points)]
+    stub = [r for r in results if r.stub]
     if results and len(stub) == len(results):  # an untouched stub: one line, not the same failure per check
-        return "\n".join(lines + [f"  {stub[0].reason}", f"  hint: {stub[0].hint}"])
+        return "\n".join(lines + [f"  {stub[0].reason}", "  " + tr("hint: {hint}").format(hint=stub[0].hint)])
+    passed_label, failed_label = tr("PASS"), tr("FAIL")
     for r in results:
         what = r.name.split(": ", 1)[1]
-        lines.append(f"  {'PASS' if r.passed else 'FAIL'}  {what}")
+        lines.append(f"  {passed_label if r.passed else failed_label}  {what}")
         if not r.passed:
-            lines.append(f"        why:  {r.reason}")
+            lines.append("        " + tr("why:  {reason}").format(reason=r.reason))
             if r.hint:
-                lines.append(f"        hint: {r.hint}")
+                lines.append("        " + tr("hint: {hint}").format(hint=r.hint))
     return "\n".join(lines)
 
 
 def test_entry(r: Mark) -> dict:
     """One Gradescope test."""
-    output = ("passed" if r.passed else f"{r.reason}" + (f"\nHint: {r.hint}" if r.hint else "")) + \
-        (f"\nNote: {r.note}" if r.note else "")
+    hint = "\n" + tr("Hint: {hint}").format(hint=r.hint) if r.hint else ""
+    note = "\n" + tr("Note: {note}").format(note=r.note) if r.note else ""
+    output = (tr("passed") if r.passed else r.reason + hint) + note
     return {"name": r.name, "score": r.score, "max_score": r.max_score,
             "status": "passed" if r.passed else "failed", "output": output,
             "visibility": HIDDEN if r.hidden else "visible"}

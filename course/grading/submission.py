@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..i18n import LANGUAGES, tr
 from .exercise import Exercise
 from .registry import Registry
 
@@ -56,16 +57,25 @@ def nbgrader(cell: dict) -> dict:
 def read(path: Path) -> Submission:
     try:
         if path.stat().st_size > MAX_BYTES:
-            return Submission(path, problem=f"the notebook is larger than {MAX_BYTES >> 20} MB")
+            return Submission(path, problem=tr("the notebook is larger than {megabytes} MB").format(
+                megabytes=MAX_BYTES >> 20))
         nb = json.loads(path.read_bytes())
     except OSError as e:
-        return Submission(path, problem=f"the notebook could not be opened ({e.strerror or e})")
+        return Submission(path, problem=tr("the notebook could not be opened ({error})").format(error=e.strerror or e))
     except ValueError as e:
-        return Submission(path, problem=f"the notebook is not valid JSON ({e}); was it edited outside Jupyter?")
+        return Submission(path, problem=tr("the notebook is not valid JSON ({error}); was it edited outside Jupyter?")
+                          .format(error=e))
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        return Submission(path, problem="the file is not a Jupyter notebook (no list of cells)")
+        return Submission(path, problem=tr("the file is not a Jupyter notebook (no list of cells)"))
     cells = [c for c in nb["cells"] if isinstance(c, dict)]
     return Submission(path, cells, nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {})
+
+
+def language(sub: Submission) -> str:
+    """The language of the submission's feedback: its metadata's course.lang ("ja" or "en"), anything else English."""
+    ours = sub.metadata.get("course")
+    lang = ours.get("lang") if isinstance(ours, dict) else None
+    return lang if lang in LANGUAGES else "en"
 
 
 def solution_ids(sub: Submission) -> list[str]:
@@ -80,8 +90,9 @@ def program(sub: Submission, exercise: Exercise) -> tuple[list[str] | None, str]
     where = [i for i, c in enumerate(sub.cells) if nbgrader(c).get("grade_id") == exercise.grade_id
              and nbgrader(c).get("solution") and c.get("cell_type") == "code"]
     if not where:
-        return None, (f"the notebook has no solution cell with grade_id '{exercise.grade_id}' (deleted, or its "
-                      f"metadata changed?), so {exercise.function}() was not graded")
+        return None, tr("the notebook has no solution cell with grade_id '{grade_id}' (deleted, or its metadata "
+                        "changed?), so {function}() was not graded").format(grade_id=exercise.grade_id,
+                                                                          function=exercise.function)
     cells = sub.cells[: where[-1] + 1]  # a duplicated cell: the last copy wins, as when run top to bottom
     return [source(c) for c in cells if c.get("cell_type") == "code" and not nbgrader(c).get("grade")], ""
 

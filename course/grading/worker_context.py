@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..i18n import language, tr
 from .call import Call
 from .exercise import Outcome
 from .sandbox.child import OUTPUT_CAP
@@ -53,7 +54,7 @@ class WorkerContext:
         worker, folder = server.spawn()
         self.folders.append(folder)
         message = {**server.setup(worker, folder), "cells": self.cells, "function": self.function, "cell": budget.cell,
-                   "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()]}
+                   "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()], "lang": language()}
         at, until = None, self.deadline
         try:
             while "at" in (answer := worker.request(message, max(until - time.monotonic(), 0.01))):
@@ -62,25 +63,31 @@ class WorkerContext:
                 at, message = answer["at"], None
         except Gone as e:
             if time.monotonic() >= self.deadline:
-                self.problem = (f"the exercise's time budget ({budget.exercise:g} s) ran out running the "
-                                "notebook's cells")
+                self.problem = tr("the exercise's time budget ({seconds:g} s) ran out running the notebook's "
+                                  "cells").format(seconds=budget.exercise)
             elif at is None:
-                self.problem = f"running the notebook's cells: {e}"
+                self.problem = tr("running the notebook's cells: {error}").format(error=e)
             else:
-                why = (f"ran past {budget.cell:g} s at line {at[2]} and ignored the interruption" if e.timed_out
-                       else f"ended the process at line {at[2]} (os._exit()? a crash? the memory limit?)")
+                why = (tr("ran past {seconds:g} s at line {line} and ignored the interruption") if e.timed_out
+                       else tr("ended the process at line {line} (os._exit()? a crash? the memory limit?)")).format(
+                    seconds=budget.cell, line=at[2])
                 if len(self.skips) < RETRIES:
-                    self.skips[at[0]] = (at[1], f"{why}, so it was skipped from there")
+                    self.skips[at[0]] = (at[1], tr("{why}, so it was skipped from there").format(why=why))
                 else:
-                    self.problem = f"cell {at[0]} {why}, after {RETRIES} cells were skipped for the same: given up"
+                    self.problem = tr("cell {cell} {why}, after {retries} cells were skipped for the same: given up"
+                                      ).format(cell=at[0], why=why, retries=RETRIES)
             return
         cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []]
         cut += [(c, why) for c, (_, why) in self.skips.items()]
-        self.notes = [f"cell {cell} {why}" for cell, why in sorted(cut)]
+        self.notes = [tr("cell {cell} {why}").format(cell=cell, why=why) for cell, why in sorted(cut)]
         if not answer.get("ready"):
             worker.kill()
             errors = [str(x)[:500] for x in answer.get("errors") or []]
-            self.problem = f"the notebook does not define {self.function}()" + (f" ({errors[0]})" if errors else "")
+            if errors:
+                self.problem = tr("the notebook does not define {function}() ({error})").format(
+                    function=self.function, error=errors[0])
+            else:
+                self.problem = tr("the notebook does not define {function}()").format(function=self.function)
             return
         self.worker = worker
 
@@ -88,7 +95,8 @@ class WorkerContext:
         call = Call(self.batch.registry.scenario(scenario), args, kwargs)
         budget = self.batch.budget
         if time.monotonic() >= self.deadline:
-            return call.outcome({"error": f"the exercise's time budget ({budget.exercise:g} s) is used up"})
+            return call.outcome({"error": tr("the exercise's time budget ({seconds:g} s) is used up").format(
+                seconds=budget.exercise)})
         worker = self._ready()
         if worker is None:
             return call.outcome({"error": self.problem})
@@ -101,10 +109,15 @@ class WorkerContext:
                                             min(budget.call, max(left, 0.1))))
         except Gone as e:
             self.worker = None
-            short = left < budget.call
-            result = {"error": (f"the exercise's time budget ({budget.exercise:g} s) ran out during the call" if short
-                                else f"timed out after {budget.call:g} s (an endless loop? no turn cap? waiting "
-                                "for input?)") if e.timed_out else str(e)}
+            if not e.timed_out:
+                error = str(e)
+            elif left < budget.call:
+                error = tr("the exercise's time budget ({seconds:g} s) ran out during the call").format(
+                    seconds=budget.exercise)
+            else:
+                error = tr("timed out after {seconds:g} s (an endless loop? no turn cap? waiting for input?)").format(
+                    seconds=budget.call)
+            result = {"error": error}
         finally:
             self.batch.wire.router.close(token)
         return call.outcome(result)

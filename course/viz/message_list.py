@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 
+from ..i18n import deferred, tr
 from ..messages import as_dict, blocks, tool_uses, violations
 from .style import ERROR, FONT, LINE, MUTED, OK, PALETTE, esc, shorten, tag
 
-# The pairing invariant of Def. 3.3, one line per rule.
+# The pairing invariant of Def. 3.3, one line per rule (shown translated: `tr(RULES[rule])`).
 RULES = {
-    "P1": "the list starts with a user message and ends with one",
-    "P2": "each tool_use is answered, in order, by tool_result blocks leading the next user message",
-    "P3": "a tool_result appears nowhere else",
+    "P1": deferred("the list starts with a user message and ends with one"),
+    "P2": deferred("each tool_use is answered, in order, by tool_result blocks leading the next user message"),
+    "P3": deferred("a tool_result appears nowhere else"),
 }
 ROLE_COLOURS = {"user": "#455A64", "assistant": "#6A1B9A"}
 SHOWN_INPUT, SHOWN_RESULT = 400, 400  # characters shown before "show all"
@@ -47,11 +48,11 @@ def unpaired(messages: list[dict], i: int, block: dict) -> str | None:
     if block.get("type") == "tool_use":
         nxt = messages[i + 1] if i + 1 < len(messages) else None
         answers = [b.get("tool_use_id") for b in blocks(nxt)] if nxt and nxt.get("role") == "user" else []
-        return None if block.get("id") in answers else "no tool_result in the next user message"
+        return None if block.get("id") in answers else tr("no tool_result in the next user message")
     if block.get("type") == "tool_result":
         prev = messages[i - 1] if i > 0 else None
         asked = [u.get("id") for u in tool_uses(prev)] if prev and prev.get("role") == "assistant" else []
-        return None if block.get("tool_use_id") in asked else "no tool_use with this id in the message before"
+        return None if block.get("tool_use_id") in asked else tr("no tool_use with this id in the message before")
     return None
 
 
@@ -60,8 +61,10 @@ def longer(text: str, shown: int) -> str:
     style = "white-space:pre-wrap;margin:1px 0 1px 8px"
     if len(text) <= shown:
         return f'<div style="{style}">{esc(text)}</div>'
+    rest = tr("… show all {count:,} characters").format(count=len(text))
     return (f'<div style="{style}">{esc(text[:shown])}<details style="display:inline"><summary style="cursor:pointer;'
-            f'color:{MUTED}">… show all {len(text):,} characters</summary>{esc(text[shown:])}</details></div>')
+            f'color:{MUTED}">{esc(rest)}</summary>'
+            f'{esc(text[shown:])}</details></div>')
 
 
 def input_html(input) -> str:
@@ -87,10 +90,11 @@ class MessageList:
     """A view of a message list; `pending` is a response whose tools have not run (yet, or ever)."""
 
     def __init__(self, messages: list, *, final_assistant: bool = False, pending: dict | None = None,
-                 pending_note: str = "response received; its tools have not run"):
+                 pending_note: str | None = None):
+        """`pending_note` says why the pending response's tools did not run (by default: not yet, or ever)."""
         self.messages = [as_dict(m) for m in messages]
         self.pending = as_dict(pending) if pending is not None else None
-        self.pending_note = pending_note
+        self.pending_note = tr("response received; its tools have not run") if pending_note is None else pending_note
         self.violations = violations(self.messages, final_assistant=final_assistant)
         self.links = Links(self.messages + ([self.pending] if self.pending else []))
 
@@ -121,18 +125,20 @@ class MessageList:
         return line + (f"  <- {problem}" if problem else "")
 
     def __repr__(self) -> str:
-        state = "P1-P3 hold" if self.holds else "broken: " + ", ".join(sorted({v.rule for v in self.violations}))
-        lines = [f"MessageList: {len(self.messages)} messages, {state}"]
+        state = tr("P1-P3 hold") if self.holds else tr("broken: {rules}").format(
+            rules=", ".join(sorted({v.rule for v in self.violations})))
+        lines = [tr("MessageList: {count} messages, {state}").format(count=len(self.messages), state=state)]
         for i, m in enumerate(self.messages):
             if not blocks(m):
-                lines.append(f"[{i}] {m.get('role')}: (no content)")
+                lines.append(f"[{i}] {m.get('role')}: " + tr("(no content)"))
             for j, b in enumerate(blocks(m)):
                 head = f"[{i}] {m.get('role')}:" if j == 0 else " " * len(f"[{i}] {m.get('role')}:")
                 lines.append(f"{head} {self.block_text(i, b)}")
         if self.pending:
             lines.append(f"[pending] {self.pending_note}:")
             lines += [f"  {self.block_text(-1, b)}" for b in blocks(self.pending)]
-        lines += [f"! {v.rule} ({RULES[v.rule]}) broken at messages[{v.index}]: {v.detail}" for v in self.violations]
+        lines += ["! " + tr("{rule} ({meaning}) broken at messages[{index}]: {detail}").format(
+            rule=v.rule, meaning=tr(RULES[v.rule]), index=v.index, detail=v.detail) for v in self.violations]
         return "\n".join(lines)
 
     # --- HTML -----------------------------------------------------------------------------------------
@@ -151,7 +157,7 @@ class MessageList:
             body = input_html(b.get("input"))
         else:
             asked = self.links.name.get(id)
-            head += f"answers {esc(asked)}" if asked else ""
+            head += esc(tr("answers {tool}").format(tool=asked)) if asked else ""
             if b.get("is_error"):
                 head += " " + tag("is_error", ERROR)
             body = longer(result_text(b), SHOWN_RESULT)
@@ -165,19 +171,22 @@ class MessageList:
         role = m.get("role", "?")
         broken = [v for v in self.violations if v.index == i]
         frame = f"border:2px solid {ERROR}" if broken else "border:1px solid #ddd"
-        notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ {v.rule} broken: {esc(v.detail)}</div>'
-                        for v in broken)
+        note = tr("{rule} broken: {detail}")
+        notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ '
+                        f'{esc(note.format(rule=v.rule, detail=v.detail))}</div>' for v in broken)
         body = "".join(self.block_html(i, b) for b in blocks(m))
         return (f'<div style="{frame};border-radius:4px;margin:4px 0;padding:3px 6px">'
                 f'<div>{tag(f"[{i}] {role}", ROLE_COLOURS.get(role, MUTED))}</div>{notes}{body}</div>')
 
     def summary_html(self) -> str:
         if self.holds:
-            return f'<div style="color:{OK}">✓ pairing invariant P1–P3 holds ({len(self.messages)} messages)</div>'
-        items = "".join(f"<li><b>{v.rule}</b> ({esc(RULES[v.rule])}) "
-                        f"broken at messages[{v.index}]: {esc(v.detail)}</li>"
-                        for v in self.violations)
-        return (f'<div style="color:{ERROR}"><b>✗ pairing invariant broken</b>'
+            holds = tr("✓ pairing invariant P1–P3 holds ({count} messages)").format(count=len(self.messages))
+            return f'<div style="color:{OK}">{esc(holds)}</div>'
+        broken = tr("<b>{rule}</b> ({meaning}) broken at messages[{index}]: {detail}")
+        items = "".join("<li>" + broken.format(rule=v.rule, meaning=esc(tr(RULES[v.rule])), index=v.index,
+                                               detail=esc(v.detail)) + "</li>" for v in self.violations)
+        headline = tr("✗ pairing invariant broken")
+        return (f'<div style="color:{ERROR}"><b>{esc(headline)}</b>'
                 f'<ul style="margin:2px 0">{items}</ul></div>')
 
     def _repr_html_(self) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..events import SUCCESS, Finished, ModelCall, ModelResponse
+from ..i18n import tr
 from ..loop import Limits
 from ..messages import tool_uses
 from .message_list import MessageList
-from .style import ERROR, FONT, LINE, MUTED, OK, count, dollars, esc, tag
+from .style import ERROR, FONT, LINE, MUTED, OK, dollars, esc, n_calls, tag
 
 RAISED = "loop_raised"  # a student's loop raised, or returned something else than (answer, messages)
 NO_ANSWER = "no_answer"  # a student's loop returned None for a reason the wire does not show
@@ -36,8 +37,21 @@ class Frame:
 def describe(message: dict, stop_reason: str | None) -> str:
     uses = tool_uses(message)
     if uses:
-        return f"{stop_reason}: asks for " + ", ".join(u["name"] for u in uses)
-    return f"{stop_reason}: no tool_use"
+        return tr("{stop_reason}: asks for {tools}").format(stop_reason=stop_reason,
+                                                           tools=", ".join(u["name"] for u in uses))
+    return tr("{stop_reason}: no tool_use").format(stop_reason=stop_reason)
+
+
+def sent(call: int, turns: int) -> str:
+    """The step of model call `call` being sent, after `turns` completed turns."""
+    if call == 1:
+        return tr("the prompt is sent")
+    return tr("turn {turns} done: call {call} sends the history").format(turns=turns, call=call)
+
+
+def returned(call: int, description: str) -> str:
+    """The step of model call `call`'s response arriving."""
+    return tr("call {call} returned ({description})").format(call=call, description=description)
 
 
 def frames(events) -> list[Frame]:
@@ -53,13 +67,13 @@ def frames(events) -> list[Frame]:
     for e in events:
         if isinstance(e, ModelCall):
             turns = e.call - 1  # every step that did not stop completed one turn
-            step = "the prompt is sent" if e.call == 1 else f"turn {turns} done: call {e.call} sends the history"
+            step = sent(e.call, turns)
             if e.messages[-1].get("role") == "assistant":
-                step = f"pause_turn: call {e.call} sends the history back as it is"
+                step = tr("pause_turn: call {call} sends the history back as it is").format(call=e.call)
             out.append(Frame(step, list(e.messages), None, calls, turns, spent))
         elif isinstance(e, ModelResponse):
             calls, spent, pending = e.call, spent + e.cost_usd, e.message
-            out.append(Frame(f"call {e.call} returned ({describe(e.message, e.stop_reason)})",
+            out.append(Frame(returned(e.call, describe(e.message, e.stop_reason)),
                              out[-1].messages, pending, calls, turns, spent))
         elif isinstance(e, Finished):
             r = e.result
@@ -71,14 +85,16 @@ def frames(events) -> list[Frame]:
 
 def meter(label: str, value: float, limit: float | None, shown: str) -> str:
     """A bar filled to value/limit, red once the limit is reached; a plain number without a limit."""
+    labelled = tr("{label}: {shown}").format(label=label, shown=shown)
     if limit is None:
-        return (f'<div style="margin:1px 0">{esc(label)}: {esc(shown)} '
-                f'<span style="color:{MUTED}">(no limit)</span></div>')
+        unlimited = tr("(no limit)")
+        return (f'<div style="margin:1px 0">{esc(labelled)} '
+                f'<span style="color:{MUTED}">{esc(unlimited)}</span></div>')
     share = 1.0 if limit <= 0 else min(1.0, value / limit)
     colour = ERROR if value >= limit else OK
     bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
            f'<span style="display:block;width:{share * 100:.0f}%;height:100%;background:{colour}"></span></span>')
-    return f'<div style="margin:1px 0">{bar} {esc(label)}: {esc(shown)}</div>'
+    return f'<div style="margin:1px 0">{bar} {esc(labelled)}</div>'
 
 
 def meters_html(frame: Frame, limits: Limits) -> str:
@@ -86,30 +102,33 @@ def meters_html(frame: Frame, limits: Limits) -> str:
     turns = f"{frame.turns} / {T}" if T is not None else str(frame.turns)
     calls = f"{frame.calls} / {T + 1} (T+1)" if T is not None else str(frame.calls)
     budget = f"{dollars(frame.spent)} / {dollars(B)}" if B is not None else dollars(frame.spent)
-    return (meter("tool-use turns", frame.turns, T, turns)
-            + meter("model calls", frame.calls, None if T is None else T + 1, calls)
-            + meter("budget", frame.spent, B, budget))
+    return (meter(tr("tool-use turns"), frame.turns, T, turns)
+            + meter(tr("model calls"), frame.calls, None if T is None else T + 1, calls)
+            + meter(tr("budget"), frame.spent, B, budget))
 
 
 def outcome_tag(outcome: str | None) -> str:
     """The subtype as a coloured label (green for success), or 'running' while the run goes on."""
     if outcome is None:
-        return tag("running", MUTED)
+        return tag(tr("running"), MUTED)
     return f'<span class="course-outcome">{tag(outcome, OK if outcome == SUCCESS else ERROR)}</span>'
 
 
 def outcome_html(frame: Frame) -> str:
     """How the run stands at this frame: running, or its subtype and answer (None unless success)."""
     if frame.outcome is None:
-        return f"outcome at this step: {outcome_tag(None)} after {count(frame.calls, 'call')} so far"
-    return f"outcome at this step: {outcome_tag(frame.outcome)} answer: {esc(frame.answer)}"
+        return tr("outcome at this step: {outcome} after {calls} so far").format(outcome=outcome_tag(None),
+                                                                                 calls=esc(n_calls(frame.calls)))
+    return tr("outcome at this step: {outcome} answer: {answer}").format(outcome=outcome_tag(frame.outcome),
+                                                                          answer=esc(frame.answer))
 
 
 def pending_note(frame: Frame) -> str:
     if frame.outcome is None:
-        return "response received; its tools run next"
-    unrun = ", and its tool_use blocks never ran" if tool_uses(frame.pending) else ""
-    return f"the last response is not in the history: the run stopped{unrun}"
+        return tr("response received; its tools run next")
+    if tool_uses(frame.pending):
+        return tr("the last response is not in the history: the run stopped, and its tool_use blocks never ran")
+    return tr("the last response is not in the history: the run stopped")
 
 
 def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
@@ -117,8 +136,10 @@ def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: in
     # a history may end with an assistant message without tool_use: the answer, or a paused turn sent back
     view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
-    where = f"step {index} / {total - 1}: " if index is not None and total else ""
+    step = frame.step
+    if index is not None and total:
+        step = tr("step {index} / {last}: {step}").format(index=index, last=total - 1, step=step)
     alarm = f";color:{ERROR}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
     return (f'<div class="course-frame" style="{FONT};{LINE}">'
-            f'<div style="font-weight:bold{alarm}">{esc(where + frame.step)}</div>'
+            f'<div style="font-weight:bold{alarm}">{esc(step)}</div>'
             f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>{view._repr_html_()}</div>")

@@ -15,9 +15,10 @@ from ..api import Conversation, LocalAPI
 from ..client import MODEL, local_client
 from ..events import MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL, SUCCESS
 from ..gate import Gate
+from ..i18n import tr
 from ..messages import as_dict, blocks, tool_uses
 from ..pricing import cost_usd
-from .run import NO_ANSWER, RAISED, Frame, describe
+from .run import NO_ANSWER, RAISED, Frame, describe, returned, sent
 
 # The feature each explorer control drives, and the keyword argument a loop takes it by (lessons 05 and 07).
 FEATURES = {"budget": "max_budget_usd", "gate": "gate"}
@@ -36,7 +37,8 @@ def capped(policy, limit: int = CALL_CAP):
     """The scenario's policy, refusing to answer after `limit` calls (the API then answers 500)."""
     def answer(c: Conversation):
         if sum(1 for m in c.messages if m["role"] == "assistant") >= limit:
-            raise RunawayLoop(f"the explorer stops a loop after {limit} model calls; does your loop honour max_turns?")
+            raise RunawayLoop(tr("the explorer stops a loop after {limit} model calls; does your loop honour "
+                                 "max_turns?").format(limit=limit))
         return policy(c)
     return answer
 
@@ -46,7 +48,8 @@ class StudentLoop:
 
     def __init__(self, loop):
         if not callable(loop):
-            raise TypeError(f"loop must be a function with the agent_loop contract, not {type(loop).__name__}")
+            raise TypeError(tr("loop must be a function with the agent_loop contract, not {kind}").format(
+                kind=type(loop).__name__))
         self.loop = loop
         self.name = getattr(loop, "__name__", type(loop).__name__)
         params = inspect.signature(loop).parameters
@@ -74,24 +77,27 @@ class StudentLoop:
             returned = self.loop(client, MODEL, toolbox.definitions(), run_tool, scenario.prompt, **options)
             answer, messages = contract(returned)
         except Exception as e:  # shown in the view, never as a traceback
-            return wire_frames(api) + [failed(api, f"{self.name} raised {type(e).__name__}: {e}")]
+            why = tr("{name} raised {error}").format(name=self.name, error=f"{type(e).__name__}: {e}")
+            return wire_frames(api) + [failed(api, why)]
         return wire_frames(api) + [finished(api, answer, messages, max_turns, max_budget_usd)]
 
 
 def contract(returned) -> tuple[str | None, list]:
     """(answer, messages) from what the loop returned, or a TypeError naming what is wrong."""
     if not (isinstance(returned, tuple) and len(returned) == 2):
-        raise TypeError(f"agent_loop must return (answer, messages), not {shape(returned)}")
+        raise TypeError(tr("agent_loop must return (answer, messages), not {shape}").format(shape=shape(returned)))
     answer, messages = returned
     if answer is not None and not isinstance(answer, str):
-        raise TypeError(f"the answer must be a str or None, not {type(answer).__name__}")
+        raise TypeError(tr("the answer must be a str or None, not {kind}").format(kind=type(answer).__name__))
     if not isinstance(messages, list):
-        raise TypeError(f"messages must be a list, not {type(messages).__name__}")
+        raise TypeError(tr("messages must be a list, not {kind}").format(kind=type(messages).__name__))
     return answer, [as_dict(m) for m in messages]
 
 
 def shape(value) -> str:
-    return f"a tuple of {len(value)}" if isinstance(value, tuple) else f"a {type(value).__name__}"
+    if isinstance(value, tuple):
+        return tr("a tuple of {count}").format(count=len(value))
+    return tr("a {kind}").format(kind=type(value).__name__)
 
 
 def answered(api: LocalAPI) -> list:
@@ -116,16 +122,16 @@ def wire_frames(api: LocalAPI) -> list[Frame]:
     for k, r in enumerate(answered(api), 1):
         history = (r.body or {}).get("messages") or []
         turns = turns_in(history)
-        step = "the prompt is sent" if k == 1 else f"turn {turns} done: call {k} sends the history"
-        out.append(Frame(step, history, None, calls, turns, cost))
+        out.append(Frame(sent(k, turns), history, None, calls, turns, cost))
         if r.status != 200:
             error = (r.response or {}).get("error", {})
-            out.append(Frame(f"call {k} failed: {r.status} {error.get('type')}: {error.get('message')}",
-                             history, None, calls, turns, cost))
+            why = tr("call {call} failed: {status} {type}: {message}").format(
+                call=k, status=r.status, type=error.get("type"), message=error.get("message"))
+            out.append(Frame(why, history, None, calls, turns, cost))
             continue
         calls, cost = k, cost + cost_usd(MODEL, r.response["usage"])
         message = {"role": "assistant", "content": r.response["content"]}
-        out.append(Frame(f"call {k} returned ({describe(message, r.response['stop_reason'])})",
+        out.append(Frame(returned(k, describe(message, r.response["stop_reason"])),
                          history, message, calls, turns, cost))
     return out
 
@@ -154,9 +160,15 @@ def finished(api: LocalAPI, answer, messages: list, max_turns: int, budget: floa
     dropped = reply if reply is not None and reply not in messages else None
     calls, turns, cost = len([r for r in answered(api) if r.status == 200]), turns_in(messages), spent(api)
     subtype = outcome(answer, last, turns, max_turns, cost, budget)
-    unrun = " with tool_use blocks not run" if dropped and tool_uses(dropped) else ""
-    step = (f"returned an answer and {len(messages)} messages" if answer is not None
-            else f"returned None and {len(messages)} messages (last stop_reason {last and last['stop_reason']}{unrun})")
+    stop = last and last["stop_reason"]
+    if answer is not None:
+        step = tr("returned an answer and {count} messages").format(count=len(messages))
+    elif dropped and tool_uses(dropped):
+        step = tr("returned None and {count} messages (last stop_reason {stop_reason} with tool_use blocks not run)"
+                  ).format(count=len(messages), stop_reason=stop)
+    else:
+        step = tr("returned None and {count} messages (last stop_reason {stop_reason})").format(
+            count=len(messages), stop_reason=stop)
     return Frame(step, messages, dropped, calls, turns, cost, subtype, answer)
 
 

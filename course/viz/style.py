@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import math
 
+from ..i18n import tr_plural
+
 # One colour per tool_use id, in order of first appearance: the Okabe-Ito hues (colour-blind-friendly),
 # darkened where needed so white text on each reaches WCAG AA contrast (4.5:1).
 PALETTE = ("#0072B2", "#8F5F00", "#00735A", "#A8467F", "#1D6FA0", "#B34700", "#6B6500", "#000000")
@@ -52,5 +54,15 @@ def tokens(n: int) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """'1 call', '0 turns'."""
+    """'1 call', '0 turns' (in English: for text reprs)."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def n_calls(n: int) -> str:
+    """'1 call', '3 calls', in the language the course speaks."""
+    return tr_plural("{n} call", "{n} calls", n).format(n=n)
+
+
+def n_turns(n: int) -> str:
+    """'1 turn', '0 turns', in the language the course speaks."""
+    return tr_plural("{n} turn", "{n} turns", n).format(n=n)

@@ -7,7 +7,8 @@ cells as plain Python (no IPython: `get_ipython()` is a stub) one top-level stat
 announcing each (so the grader knows where a process that died or hung was) and interrupting a
 cell that runs past its time limit, then answers calls of the student's function, one JSON line
 in, one JSON line out. The notebook's in-process `check()` imports `decode` and `invoke` from
-here, so both sides build arguments and values the same way.
+here, so both sides build arguments and values the same way. What it says is in the submission's language
+(COURSE_LANG, which a worker sets from the grader's message: the sandbox scrubs the environment).
 """
 from __future__ import annotations
 
@@ -26,6 +27,15 @@ OUTPUT_CAP = 20_000  # characters of printed output kept per call
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36  # prctl options (linux/prctl.h)
 TLS = None  # one TLS context, made once by the fork server: building one costs ~0.2 s per client
 MAGIC = re.compile(r"^(\s*)([%!].*)$", re.MULTILINE)  # IPython magics and shell escapes
+
+
+def tr(message: str) -> str:
+    """`message` in the language of the course (course.i18n), or as it is where the course cannot be imported."""
+    try:
+        from course.i18n import tr as translate
+    except ImportError:
+        return message
+    return translate(message)
 
 
 class Capped(io.TextIOBase):
@@ -47,13 +57,13 @@ class Capped(io.TextIOBase):
         return len(s)
 
     def text(self) -> str:
-        return "".join(self.parts) + ("\n[output truncated]" if self.dropped else "")
+        return "".join(self.parts) + ("\n" + tr("[output truncated]") if self.dropped else "")
 
 
 def describe(e: BaseException) -> str:
     """'Type: message', naming how the function left when it exited instead of returning."""
     if isinstance(e, SystemExit):
-        return f"SystemExit: the code called sys.exit()/exit() (code {e.code!r})"
+        return "SystemExit: " + tr("the code called sys.exit()/exit() (code {code!r})").format(code=e.code)
     return f"{type(e).__name__}: {e}"[:2000]
 
 
@@ -86,7 +96,7 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
         try:
             value = plain(value)
         except (TypeError, ValueError, RecursionError) as e:
-            value, error = None, f"the return value cannot be sent as JSON: {describe(e)}"
+            value, error = None, tr("the return value cannot be sent as JSON: {error}").format(error=describe(e))
     except BaseException as e:  # noqa: B036 - the student's exit(), KeyboardInterrupt and timeouts are results too
         value, error = None, describe(e)
     finally:
@@ -155,16 +165,17 @@ def execute(cells: list[str], seconds: float, stops: dict, progress) -> tuple[di
                 progress(i, j, line)
                 exec(code, namespace)
         except Interrupted:
-            cut.append({"cell": i, "why": f"ran past {seconds:g} s and was skipped"})
+            cut.append({"cell": i, "why": tr("ran past {seconds:g} s and was skipped").format(seconds=seconds)})
         except SystemExit as e:
-            cut.append({"cell": i, "why": f"called sys.exit()/exit() (code {e.code!r}) and was skipped"})
+            cut.append({"cell": i, "why": tr("called sys.exit()/exit() (code {code!r}) and was skipped").format(
+                code=e.code)})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
     for i, source in enumerate(cells, 1):
         result = invoke(run, [i, source], {})
         if result["error"]:
-            errors.append(f"cell {i}: {result['error']}")
+            errors.append(tr("cell {cell}: {error}").format(cell=i, error=result["error"]))
     return namespace, errors, cut
 
 
@@ -229,6 +240,7 @@ def worker(sock: socket.socket) -> None:
     limit(setup["memory"], setup["cpu"], setup.get("uid"), setup["processes"])
     os.chdir(setup["dir"])  # as its own user: the folder is that user's alone
     os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
+    os.environ["COURSE_LANG"] = setup.get("lang", "en")  # the submission's language, for what the course says
     namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors, "cut": cut})

@@ -5,6 +5,8 @@ import json
 import socket
 from typing import TYPE_CHECKING
 
+from ...i18n import tr
+
 if TYPE_CHECKING:
     from .fork_server import ForkServer
 
@@ -39,20 +41,21 @@ class Worker:
             raise Gone("timed out", timed_out=True) from None
         except OSError as e:
             self.kill()
-            raise Gone(f"the process ended ({e.strerror or e})") from None
+            raise Gone(tr("the process ended ({error})").format(error=e.strerror or e)) from None
         if not line:
             self.kill()
-            raise Gone("the process ended during the call (os._exit()? a crash? the memory limit?)")
+            raise Gone(tr("the process ended during the call (os._exit()? a crash? the memory limit?)"))
         if not line.endswith(b"\n"):
             self.kill()
-            raise Gone(f"the reply was larger than {MAX_REPLY >> 20} MB")
+            raise Gone(tr("the reply was larger than {megabytes} MB").format(megabytes=MAX_REPLY >> 20))
         try:
             answer = json.loads(line)
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
             self.kill()
-            raise Gone("the process sent something that is not a result (did the code write to the grader's channel?)")
+            raise Gone(tr("the process sent something that is not a result (did the code write to the grader's "
+                          "channel?)"))
         return answer
 
     def kill(self) -> None:
