@@ -9,6 +9,8 @@ import mistune
 import nbformat
 import pytest
 
+from course.i18n import speaking
+from course.lessons import LESSONS
 from course.notebook import VOLATILE_CELL_METADATA
 from course.translation import (FENCED, LANG_CELL_ID, ROOT, build, edition_path, english_hash, is_prose, japanese,
                                 problems, read_catalogue, skeleton, sources)
@@ -47,7 +49,7 @@ def test_the_committed_japanese_notebook_is_what_the_build_gives_and_was_execute
     committed = nbformat.read(edition_path(english), as_version=4)
     assert [shape(c) for c in committed.cells] == [shape(c) for c in japanese(english).cells], (
         f"{edition_path(english).relative_to(ROOT)} is out of date: run `make ja`")
-    assert committed.metadata["course"] == {"lang": "ja"}
+    assert committed.metadata["course"] == {**nbformat.read(english, as_version=4).metadata.get("course", {}), "lang": "ja"}
     code = [c for c in committed.cells if c.cell_type == "code"]
     assert code[0].id == LANG_CELL_ID
     assert all(c.execution_count is not None for c in code), "run `make ja`: the notebook was not executed"
@@ -82,6 +84,14 @@ def test_bold_and_italic_render_in_japanese_text(english):
     literal = [f"cell {ja.id}" for _, ja in pairs(english)
                if "**" in CODE_HTML.sub("", render(FENCED.sub("", ja.source)))]
     assert literal == []
+
+
+def test_each_lesson_s_heading_is_its_title_as_the_library_says_it_in_both_languages():
+    for lang, folder in (("en", ROOT / "notebooks"), ("ja", ROOT / "notebooks" / "ja")):
+        with speaking(lang):
+            headings = [nbformat.read(folder / f"{stem}.ipynb", as_version=4).cells[0].source.splitlines()[0]
+                        for stem, _ in LESSONS]
+            assert headings == [f"# {stem[:2]} {title}" for stem, title in LESSONS]
 
 
 def test_an_english_paragraph_shared_by_several_cells_reads_the_same_in_japanese_everywhere():
