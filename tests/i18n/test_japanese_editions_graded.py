@@ -1,0 +1,54 @@
+"""The shipped Japanese notebooks are graded exactly like the English ones: every solution in solutions/ja gets the
+marks of its English original grade_id by grade_id (full marks), every stub in exercises/ja the stub's (none),
+and what the reports say is Japanese."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+EDITIONS = {("en", "solutions"): ROOT / "solutions", ("ja", "solutions"): ROOT / "solutions" / "ja",
+            ("en", "exercises"): ROOT / "exercises", ("ja", "exercises"): ROOT / "exercises" / "ja"}
+STEMS = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict:
+    """{(lang, folder): {stem: Gradescope report}}, from `python -m course grade` over each folder's notebooks."""
+    found = {}
+    for (lang, folder), path in EDITIONS.items():
+        out = tmp_path_factory.mktemp(f"{lang}-{folder}")
+        done = subprocess.run([sys.executable, "-m", "course", "grade", *sorted(path.glob("*.ipynb")), "--out", out],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+        found[lang, folder] = {stem: json.loads((out / f"{stem}.json").read_text()) for stem in STEMS}
+    return found
+
+
+def marks(report: dict) -> list[tuple]:
+    return [(t["name"].split(":")[0], t["score"], t["max_score"]) for t in report["tests"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", ["solutions", "exercises"])
+@pytest.mark.parametrize("stem", STEMS)
+def test_a_japanese_notebook_gets_the_marks_of_its_english_original(reports, folder, stem):
+    en, ja = reports["en", folder][stem], reports["ja", folder][stem]
+    assert marks(ja) == marks(en) and ja["score"] == en["score"]
+    assert en["score"] == (sum(t["max_score"] for t in en["tests"]) if folder == "solutions" else 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", STEMS)
+def test_what_the_reports_of_a_japanese_notebook_say_is_japanese(reports, stem):
+    for folder in ("solutions", "exercises"):
+        for test in reports["ja", folder][stem]["tests"]:
+            assert JAPANESE.search(test["name"]) and JAPANESE.search(test["output"]), test
+        for test in reports["en", folder][stem]["tests"]:
+            assert not JAPANESE.search(test["name"] + test["output"]), test
