@@ -14,6 +14,7 @@ Settings come from the environment (see docs/WORKSHOP.md):
   WORKSHOP_RELAY_URL         server gets ANTHROPIC_BASE_URL=the relay, ANTHROPIC_API_KEY=the student's token and
                              COURSE_LIVE=1 (lesson 13 then runs live, through the relay)
   WORKSHOP_PROXY           the configurable-http-proxy command (default: configurable-http-proxy on PATH)
+  WORKSHOP_LANG            ja: the Japanese edition (JupyterLab opens notebooks/ja, the library speaks Japanese)
 """
 import csv
 import os
@@ -88,7 +89,10 @@ else:
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = str(STATE / "homes" / "{username}")
 c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
-c.Spawner.default_url = "/lab/tree/notebooks/00_start_here.ipynb"
+JAPANESE = os.environ.get("WORKSHOP_LANG") == "ja"
+c.Spawner.default_url = f"/lab/tree/notebooks/{'ja/' if JAPANESE else ''}00_start_here.ipynb"
+if JAPANESE:
+    c.Spawner.environment = {"COURSE_LANG": "ja"}
 c.Spawner.pre_spawn_hook = before_spawn
 # a room logs in at once: give a busy machine time to start every server
 c.Spawner.start_timeout = 180

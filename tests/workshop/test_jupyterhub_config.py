@@ -19,7 +19,7 @@ CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 
 def load(monkeypatch, tmp_path, **settings):
     """The config as JupyterHub reads it, with these WORKSHOP_* settings."""
-    for name in ("WORKSHOP_ROSTER", "WORKSHOP_RELAY_URL", "WORKSHOP_URL"):
+    for name in ("WORKSHOP_ROSTER", "WORKSHOP_RELAY_URL", "WORKSHOP_URL", "WORKSHOP_LANG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WORKSHOP_STATE", str(tmp_path / "state"))
     monkeypatch.setenv("WORKSHOP_PASSWORD", "room-password")
@@ -41,6 +41,15 @@ def test_the_config_runs_every_student_from_the_hub_environment_and_opens_lesson
     assert c.SharedPasswordAuthenticator.user_password == "room-password"
     assert c.SimpleLocalProcessSpawner.home_dir_template == str(tmp_path / "state" / "homes" / "{username}")
     assert c.JupyterHub.bind_url == "http://127.0.0.1:8000"
+
+
+def test_a_japanese_room_opens_the_japanese_lesson_00_and_its_library_speaks_japanese(monkeypatch, tmp_path):
+    english = load(monkeypatch, tmp_path)
+    assert "environment" not in english.Spawner
+    c = load(monkeypatch, tmp_path, WORKSHOP_LANG="ja")
+    assert c.Spawner.default_url == "/lab/tree/notebooks/ja/00_start_here.ipynb"
+    assert (ROOT / c.Spawner.default_url.removeprefix("/lab/tree/")).is_file()
+    assert c.Spawner.environment == {"COURSE_LANG": "ja"}
 
 
 def test_first_login_copies_the_course_into_the_home_and_never_over_a_student_s_files(monkeypatch, tmp_path):
