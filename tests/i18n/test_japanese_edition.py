@@ -49,7 +49,8 @@ def test_the_committed_japanese_notebook_is_what_the_build_gives_and_was_execute
     committed = nbformat.read(edition_path(english), as_version=4)
     assert [shape(c) for c in committed.cells] == [shape(c) for c in japanese(english).cells], (
         f"{edition_path(english).relative_to(ROOT)} is out of date: run `make ja`")
-    assert committed.metadata["course"] == {**nbformat.read(english, as_version=4).metadata.get("course", {}), "lang": "ja"}
+    english_meta = nbformat.read(english, as_version=4).metadata.get("course", {})
+    assert committed.metadata["course"] == {**english_meta, "lang": "ja"}
     code = [c for c in committed.cells if c.cell_type == "code"]
     assert code[0].id == LANG_CELL_ID
     assert all(c.execution_count is not None for c in code), "run `make ja`: the notebook was not executed"
@@ -150,7 +151,8 @@ def test_the_build_translates_prose_copies_code_and_makes_the_library_speak_japa
     assert [p.relative_to(tmp_path) for p in build(tmp_path)] == [Path("notebooks/ja/01_tiny.ipynb")]
     ja = nbformat.read(tmp_path / "notebooks" / "ja" / "01_tiny.ipynb", as_version=4)
     assert [(c.id, c.source) for c in ja.cells] == [
-        ("m0", "ループです。"), ("m1", "```diff\n-a\n+b\n```"), (LANG_CELL_ID, ja.cells[2].source), ("k0", "print(1974)")]
+        ("m0", "ループです。"), ("m1", "```diff\n-a\n+b\n```"), (LANG_CELL_ID, ja.cells[2].source),
+        ("k0", "print(1974)")]
     assert 'os.environ["COURSE_LANG"] = "ja"' in ja.cells[2].source
     assert list(read_catalogue(tmp_path / "translations" / "ja" / "notebooks" / "01_tiny.md")) == ["m0"]
     assert ja.metadata["course"] == {"lang": "ja"} and english.exists()
