@@ -23,6 +23,7 @@ from .events import (CONTEXT_WINDOW, DURING_EXECUTION, ESCALATED, MAX_BUDGET, MA
                      REPEATED, SUCCESS, TIMEOUT, TOKEN_BUDGET, Finished, LimitHit, ModelCall, ModelResponse, Result,
                      ToolEnd, ToolStart)
 from .gate import Gate
+from .i18n import tr
 from .messages import as_dict, text, text_of, tool_result, tool_uses
 from .pricing import cost_usd
 from .tools import Toolbox
@@ -94,7 +95,7 @@ class Agent:
         except Stop as stop:
             ended = stop
         except KeyboardInterrupt:  # a human pressed stop: the history was never left half-built
-            ended = Stop(DURING_EXECUTION, "interrupted by the user")
+            ended = Stop(DURING_EXECUTION, tr("interrupted by the user"))
         if ended.subtype != SUCCESS:
             yield LimitHit(ended.subtype, ended.detail)
         yield Finished(run.result(ended))
@@ -120,12 +121,14 @@ class _Run:
         a = yield from self.call_model()
         calls, reason = tool_uses(a), self.stop_reason
         if reason in STOP_SUBTYPES:  # cut or declined: the history stays as it was
-            raise Stop(STOP_SUBTYPES[reason], f"stop_reason {reason} {json.dumps(self.stop_details or {})}: no answer")
+            raise Stop(STOP_SUBTYPES[reason], tr("stop_reason {reason} {details}: no answer").format(
+                reason=reason, details=json.dumps(self.stop_details or {})))
         if not calls and reason in FINISHED:
             self.final = a
-            raise Stop(SUCCESS, f"the model ended its turn ({reason})")
+            raise Stop(SUCCESS, tr("the model ended its turn ({reason})").format(reason=reason))
         if not calls and reason != "pause_turn":
-            raise Stop(DURING_EXECUTION, f"stop_reason {reason} without tool_use blocks is not handled")
+            raise Stop(DURING_EXECUTION, tr("stop_reason {reason} without tool_use blocks is not handled").format(
+                reason=reason))
         guidance = self.check_limits(calls)
         results = yield from self.run_calls(calls)  # none for pause_turn: the response goes back as it is
         self.messages += [a, {"role": "user", "content": results + [text(g) for g in guidance]}] if calls else [a]
@@ -133,13 +136,15 @@ class _Run:
         most = self.limits.max_tool_errors
         if most is not None and self.errors_in_row >= most:  # a streak of failures: ask the human
             self.errors_in_row = 0
-            self.messages[-1]["content"].append(text(self.hand_over(ESCALATED, f"{most} tool errors in a row")))
+            streak = tr("{most} tool errors in a row").format(most=most)
+            self.messages[-1]["content"].append(text(self.hand_over(ESCALATED, streak)))
 
     def call_model(self) -> Iterator:
         """The wall clock, one call, and its cost and tokens added up; the response as an assistant message."""
         ag, lim = self.agent, self.limits
         if lim.timeout_s is not None and self.elapsed() >= lim.timeout_s:
-            raise Stop(TIMEOUT, f"wall clock {self.elapsed():.2f} s reached timeout_s={lim.timeout_s:g}")
+            raise Stop(TIMEOUT, tr("wall clock {elapsed:.2f} s reached timeout_s={timeout:g}").format(
+                elapsed=self.elapsed(), timeout=lim.timeout_s))
         yield ModelCall(self.calls + 1, list(self.messages))
         request = {"model": ag.model, "max_tokens": ag.max_tokens, "messages": self.messages}
         options = {"tools": ag.tools.definitions(), "system": ag.system, "stop_sequences": ag.stop_sequences}
@@ -147,7 +152,8 @@ class _Run:
         try:
             response = ag.client.messages.create(**request)
         except anthropic.APIError as e:
-            raise Stop(DURING_EXECUTION, f"the API call failed: {type(e).__name__}: {e}") from None
+            raise Stop(DURING_EXECUTION, tr("the API call failed: {kind}: {error}").format(
+                kind=type(e).__name__, error=e)) from None
         self.calls += 1
         usage, cost = as_dict(response.usage), ag.cost(ag.model, response.usage)
         self.usages.append(usage)
@@ -163,18 +169,22 @@ class _Run:
         """The checks between a response and its tools: stop before they run, or a human's guidance to send."""
         lim = self.limits
         if lim.max_budget_usd is not None and self.spent >= lim.max_budget_usd:  # Prop. 5.4: overshoot < 1 response
-            raise Stop(MAX_BUDGET, f"spent ${self.spent:.6f} >= max_budget_usd ${lim.max_budget_usd:g}")
+            raise Stop(MAX_BUDGET, tr("spent ${spent:.6f} >= max_budget_usd ${limit:g}").format(
+                spent=self.spent, limit=lim.max_budget_usd))
         if lim.max_total_tokens is not None and self.tokens >= lim.max_total_tokens:
-            raise Stop(TOKEN_BUDGET, f"{self.tokens} tokens >= max_total_tokens {lim.max_total_tokens}")
+            raise Stop(TOKEN_BUDGET, tr("{tokens} tokens >= max_total_tokens {limit}").format(
+                tokens=self.tokens, limit=lim.max_total_tokens))
         if lim.max_turns is not None and self.turns >= lim.max_turns:  # the cap: this response's tools never run
-            raise Stop(MAX_TURNS, f"after turn {self.turns} the model still asks for tools; max_turns={lim.max_turns}")
+            raise Stop(MAX_TURNS, tr("after turn {turns} the model still asks for tools; max_turns={cap}").format(
+                turns=self.turns, cap=lim.max_turns))
         guidance = []
         for u in calls if lim.max_repeats else []:
             this_call = f"{u['name']}:{json.dumps(u['input'], sort_keys=True)}"
             self.repeats = self.repeats + 1 if this_call == self.last_call else 1
             self.last_call = this_call
             if self.repeats >= lim.max_repeats:  # the same call again and again is a loop, not progress
-                guidance.append(self.hand_over(REPEATED, f"{u['name']} called {self.repeats} times in a row"))
+                guidance.append(self.hand_over(REPEATED, tr("{name} called {count} times in a row").format(
+                    name=u["name"], count=self.repeats)))
                 self.last_call, self.repeats = "", 0
         return guidance
 

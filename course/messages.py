@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .i18n import tr
+
 
 def text(s: str) -> dict:
     """A text block."""
@@ -74,7 +76,7 @@ class Violation:
     detail: str
 
     def __str__(self) -> str:
-        return f"{self.rule} at messages[{self.index}]: {self.detail}"
+        return tr("{rule} at messages[{index}]: {detail}").format(rule=self.rule, index=self.index, detail=self.detail)
 
 
 def violations(messages: list, *, final_assistant: bool = False) -> list[Violation]:
@@ -86,31 +88,33 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
     msgs = [as_dict(m) for m in messages]
     found: list[Violation] = []
     if not msgs:
-        return [Violation("P1", 0, "the list is empty; the first message must be from the user")]
+        return [Violation("P1", 0, tr("the list is empty; the first message must be from the user"))]
     if msgs[0].get("role") != "user":
-        found.append(Violation("P1", 0, f"the first message is from {msgs[0].get('role')!r}, not 'user'"))
+        found.append(Violation("P1", 0, tr("the first message is from {role!r}, not 'user'").format(
+            role=msgs[0].get("role"))))
     last = msgs[-1]
     if last.get("role") != "user" and not (final_assistant and not tool_uses(last)):
-        found.append(Violation("P1", len(msgs) - 1, f"the last message is from {last.get('role')!r}, not 'user'"))
+        found.append(Violation("P1", len(msgs) - 1, tr("the last message is from {role!r}, not 'user'").format(
+            role=last.get("role"))))
     answered: set[int] = set()  # indexes of user messages whose leading results answer a tool_use
     for i, m in enumerate(msgs):
         ids = [b.get("id") for b in tool_uses(m)] if m.get("role") == "assistant" else []
         if not ids:
             continue
         if i + 1 >= len(msgs):
-            found.append(Violation("P2", i, f"tool_use {ids} has no message after it"))
+            found.append(Violation("P2", i, tr("tool_use {ids} has no message after it").format(ids=ids)))
             continue
         nxt = msgs[i + 1]
         if nxt.get("role") != "user":
-            found.append(Violation("P2", i + 1,
-                                   f"the message after tool_use {ids} is from {nxt.get('role')!r}, not 'user'"))
+            found.append(Violation("P2", i + 1, tr("the message after tool_use {ids} is from {role!r}, not 'user'")
+                                   .format(ids=ids, role=nxt.get("role"))))
             continue
         answered.add(i + 1)
         head = blocks(nxt)[: len(ids)]
         got = [b.get("tool_use_id") if b.get("type") == "tool_result" else f"<{b.get('type')}>" for b in head]
         if got != ids:
-            found.append(Violation("P2", i + 1, f"the first {len(ids)} blocks should be tool_result for {ids} "
-                                               f"in that order, found {got}"))
+            wrong = tr("the first {count} blocks should be tool_result for {ids} in that order, found {got}")
+            found.append(Violation("P2", i + 1, wrong.format(count=len(ids), ids=ids, got=got)))
     for i, m in enumerate(msgs):
         content = blocks(m)
         start = 0
@@ -118,8 +122,9 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
             start = len(tool_uses(msgs[i - 1]))
         for j, b in enumerate(content[start:], start):
             if b.get("type") == "tool_result":
-                where = "after the leading results" if i in answered else "without a tool_use right before it"
-                found.append(Violation("P3", i, f"block {j} is a tool_result for {b.get('tool_use_id')!r} {where}"))
+                stray = (tr("block {j} is a tool_result for {id!r} after the leading results") if i in answered
+                         else tr("block {j} is a tool_result for {id!r} without a tool_use right before it"))
+                found.append(Violation("P3", i, stray.format(j=j, id=b.get("tool_use_id"))))
     return found
 
 

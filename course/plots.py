@@ -8,7 +8,9 @@ nbval compares only its text repr.
 from __future__ import annotations
 
 from functools import cache, wraps
+from importlib.util import find_spec
 from itertools import accumulate
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -16,41 +18,38 @@ from matplotlib.ticker import FuncFormatter
 
 from .context import window_bound
 from .events import ToolEnd
-from .i18n import deferred, language, speaking, tr
+from .i18n import deferred, language, tr
 from .viz.style import ERROR, OK, PALETTE, dollars, tokens
 
 TOKENS = FuncFormatter(lambda v, _: tokens(round(v)))  # axis ticks: 140,000
 DOLLARS = FuncFormatter(lambda v, _: dollars(v))  # axis ticks: $0.0005
 LABEL_SIZE = 10  # the smallest text on a plot
-JAPANESE_FONTS = ("Noto Sans CJK JP", "Noto Sans JP", "IPAexGothic", "IPAGothic", "TakaoGothic", "Hiragino Sans",
-                  "Yu Gothic", "Meiryo")  # fonts that draw Japanese, the first installed one is used
 TOKENS_TITLE = deferred("Input tokens per call")
 BUDGET_TITLE = deferred("Budget, checked after each response")
 TIMELINE_TITLE = deferred("When each tool call ran")
 
 
 @cache
-def japanese_font() -> str | None:
-    """The first installed font of JAPANESE_FONTS, or None."""
+def japanese_font() -> str:
+    """The font matplotlib-fontja ships (IPAexGothic), registered with matplotlib. Its file is found without
+    importing the package, whose import would set that font for every plot, English ones too."""
     from matplotlib import font_manager
 
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    return next((name for name in JAPANESE_FONTS if name in installed), None)
+    path = Path(find_spec("matplotlib_fontja").submodule_search_locations[0]) / "fonts" / "ipaexg.ttf"
+    font_manager.fontManager.addfont(path)
+    return font_manager.FontProperties(fname=path).get_name()
 
 
 def drawable(plot):
-    """`plot` in the language the course speaks, if a font here can draw it: else in English (not boxes)."""
+    """`plot` in the language the course speaks; Japanese text is drawn in matplotlib-fontja's font, not as boxes."""
     @wraps(plot)
-    def in_a_drawable_language(*args, **kwargs):
+    def in_the_language_spoken(*args, **kwargs):
         if language() == "en":
             return plot(*args, **kwargs)
-        if not japanese_font():
-            with speaking("en"):
-                return plot(*args, **kwargs)
-        # Latin text keeps its font; the glyphs it lacks come from the next font of the list
+        # Latin text keeps its font; the glyphs it lacks come from the Japanese font
         with plt.rc_context({"font.family": list(dict.fromkeys([*plt.rcParams["font.family"], japanese_font()]))}):
             return plot(*args, **kwargs)
-    return in_a_drawable_language
+    return in_the_language_spoken
 
 
 def usd(amount: float) -> str:

@@ -94,7 +94,7 @@ class Explorer:
         self.pool: ThreadPoolExecutor | None = None  # started by the first control a learner moves
         self.quiet = False  # True while several controls change together
         wide = {"description_width": "initial"}
-        self.scenario = w.Dropdown(options=[(f"{n}: {s.title}", n) for n, s in SCENARIOS.items()], value=scenario,
+        self.scenario = w.Dropdown(options=[(f"{n}: {tr(s.title)}", n) for n, s in SCENARIOS.items()], value=scenario,
                                    description=tr("scenario"), style=wide,
                                    layout=w.Layout(width="calc(100% - 8px)", max_width="720px"))
         self.max_turns = w.IntSlider(value=max_turns, min=MAX_TURNS_RANGE[0], max=MAX_TURNS_RANGE[1], style=wide,

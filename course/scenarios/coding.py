@@ -7,6 +7,7 @@ import re
 from ..api import Conversation, Turn
 from ..gate import Gate
 from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
+from ..i18n import deferred
 from ..messages import tool_uses
 from ..tools import Workspace
 from .base import Scenario, call, last_turn, refused, say, since_request
@@ -78,7 +79,7 @@ def fix_test_policy(c: Conversation) -> Turn:
 
 
 FIX_FAILING_TEST = Scenario(
-    "fix_failing_test", "Fix a failing test: the cart.py qty bug",
+    "fix_failing_test", deferred("Fix a failing test: the cart.py qty bug"),
     "The tests in test_cart.py fail. Run them with run_python, then fix cart.py.", fix_test_policy,
     files={"cart.py": CART, "test_cart.py": TEST_CART},
     notes="5 calls: run the tests, read both files in one turn, edit price -> price * qty, re-run, report")
@@ -191,7 +192,7 @@ def all_ok(ws: Workspace) -> bool:
 
 
 BROKEN_FUNCTIONS = Scenario(
-    "broken_functions", "Four broken functions, one fix per session",
+    "broken_functions", deferred("Four broken functions, one fix per session"),
     "Make check.py print ALL OK. The functions to fix are in funcs.py; fix only one function per turn, "
     "then report and stop.", one_fix_policy, files={"funcs.py": FUNCS, "check.py": CHECK},
     evaluator=checker_verdict, is_done=all_ok,
@@ -216,7 +217,7 @@ def scripted_policy(c: Conversation) -> Turn:
 
 
 GATED_WRITE = Scenario(
-    "gated_write", "The scripted run of 9.1: a write the gate denies",
+    "gated_write", deferred("The scripted run of 9.1: a write the gate denies"),
     "fix", scripted_policy, files={"a.py": "bug", "t.py": "test"},
     workspace_tools=lambda ws: ws.toolbox(run=False), gate=Gate(deny=["write_file(/etc/*)"]),
     notes="4 calls, 3 turns, len(h) 8; the write to /etc/x gets an is_error result and changes nothing")
@@ -240,7 +241,7 @@ def edits_policy(values: tuple[str, ...] = ("2", "3")):
 
 
 CONFLICTING_EDITS = Scenario(
-    "conflicting_edits", "Two edits in one response (example 6.3)",
+    "conflicting_edits", deferred("Two edits in one response (example 6.3)"),
     "Set x in a.txt.", edits_policy(), files={"a.txt": "x = 1\n"},
     workspace_tools=lambda ws: ws.toolbox(run=False),
     notes="edits x = 1 -> x = 2 and x = 1 -> x = 3: the first wins, the second fails; order decides")

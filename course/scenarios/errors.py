@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from ..api import Conversation, Turn
+from ..i18n import deferred
 from .base import Scenario, call, last_turn, say
 
 
@@ -28,7 +29,7 @@ def recovering_policy(c: Conversation) -> Turn:
 
 
 UNKNOWN_TOOL = Scenario(
-    "unknown_tool", "An unknown tool, then an invalid input",
+    "unknown_tool", deferred("An unknown tool, then an invalid input"),
     "What do my notes say?", recovering_policy, files={"notes.txt": "Buy milk. Call Ada at 5."},
     workspace_tools=lambda ws: ws.toolbox(run=False),
     options={"undeclared_tools": True},  # the real API never calls an undeclared tool; a loop must still cope

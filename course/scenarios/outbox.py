@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..api import Conversation, Turn
+from ..i18n import deferred
 from ..outer_loop import run_saving
 from ..outbox import Crash, Outbox
 from .base import Scenario, call, last_turn, say
@@ -26,7 +27,7 @@ def mailing_policy(c: Conversation) -> Turn:
 
 
 OUTBOX = Scenario(
-    "outbox", "E-mails, a crash and a resume",
+    "outbox", deferred("E-mails, a crash and a resume"),
     "Send the launch notice to alice, bob and carol.", mailing_policy, lambda: Outbox().tools(),
     notes="a crash after the 3rd send, then a resume: carol gets two e-mails, unless sends carry idempotency keys")
 

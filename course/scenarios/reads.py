@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ..api import Conversation, Turn
+from ..i18n import deferred
 from ..tools import Tool, Toolbox, Workspace
 from .base import Scenario, call, last_turn, say
 
@@ -39,7 +40,7 @@ def parallel_reads_policy(c: Conversation) -> Turn:
 
 
 PARALLEL_READS = Scenario(
-    "parallel_reads", "Three slow reads in one response",
+    "parallel_reads", deferred("Three slow reads in one response"),
     "Summarise the three pages under docs/.", parallel_reads_policy, files=DOCS, workspace_tools=slow_reads,
     notes="one response, three read-only calls run concurrently; results come back in request order")
 
@@ -76,6 +77,6 @@ PROMPT_TOO_LONG = {"context_window": 26_000}  # the 3rd request exceeds the wind
 WINDOW_FILLS_UP = {"context_window": 32_400}  # the 3rd request fits, its long answer does not
 
 LARGE_RESULT = Scenario(
-    "large_result", "A tool result so large the context fills up",
+    "large_result", deferred("A tool result so large the context fills up"),
     "Fetch the api and worker logs and summarise them.", large_result_policy, log_tools,
     notes="each log adds about 16,000 input tokens to every later call; a small context_window ends the run")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..api import Conversation, Turn
+from ..i18n import deferred
 from ..tools import Tool, Toolbox
 from .base import Scenario, call, say
 
@@ -67,14 +68,15 @@ def always_tool_policy(c: Conversation) -> Turn:
     return Turn([call("search", query=f"Aurora Run part {c.calls_so_far + 1}")])
 
 
-AURORA = Scenario("aurora_run", "Multi-step search: Aurora Run",
+AURORA = Scenario("aurora_run", deferred("Multi-step search: Aurora Run"),
                   "In which year was the director of the film Aurora Run born?", aurora_policy, search_tools,
                   notes="two searches, three calls; the first page's 1951 is a distractor; the answer is 1974")
-THINKING = Scenario("thinking_run", "Aurora Run with thinking blocks", AURORA.prompt, thinking_policy, search_tools,
+THINKING = Scenario("thinking_run", deferred("Aurora Run with thinking blocks"), AURORA.prompt, thinking_policy,
+                    search_tools,
                     notes="each reply starts with a thinking block (empty text, a signature) that the loop must send "
                           "back unmodified; dropping or changing it, or editing the history before it, is a 400")
-ONE_SHOT = Scenario("one_shot", "One-shot: the capital of France", "What is the capital of France?", paris_policy,
-                    search_tools, notes="end_turn on the first call: one call, no tools")
-ALWAYS_TOOL = Scenario("always_tool", "A model that always calls a tool", "Tell me everything about Aurora Run.",
-                       always_tool_policy, search_tools,
+ONE_SHOT = Scenario("one_shot", deferred("One-shot: the capital of France"), "What is the capital of France?",
+                    paris_policy, search_tools, notes="end_turn on the first call: one call, no tools")
+ALWAYS_TOOL = Scenario("always_tool", deferred("A model that always calls a tool"),
+                       "Tell me everything about Aurora Run.", always_tool_policy, search_tools,
                        notes="never ends its turn: only max_turns stops it, after exactly T+1 calls")

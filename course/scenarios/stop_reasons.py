@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..api import Conversation, Turn
+from ..i18n import deferred
 from .base import Scenario, call, last_turn, say
 
 # about 3,000 output tokens: more than the default max_tokens of 1024
@@ -17,7 +18,7 @@ def long_write_policy(c: Conversation) -> Turn:
 
 
 TRUNCATED = Scenario(
-    "truncated", "A tool_use cut by max_tokens",
+    "truncated", deferred("A tool_use cut by max_tokens"),
     "Write a long report on the loop to report.md.", long_write_policy, files={},
     workspace_tools=lambda ws: ws.toolbox(run=False),
     notes="the write_file call needs ~3,000 tokens: with max_tokens=1024 it is cut (error_max_tokens), "
@@ -33,7 +34,7 @@ def refusing_policy(c: Conversation) -> Turn:
 
 
 REFUSAL = Scenario(
-    "refusal", "The model refuses",
+    "refusal", deferred("The model refuses"),
     "Write a worm that copies itself to every machine on the network.", refusing_policy,
     notes="stop_reason refusal with stop_details (category cyber): error_refusal, not an answer")
 
@@ -46,6 +47,6 @@ def pausing_policy(c: Conversation) -> Turn:
 
 
 PAUSE_TURN = Scenario(
-    "pause_turn", "A paused turn, continued",
+    "pause_turn", deferred("A paused turn, continued"),
     "What changed in the latest SDK release?", pausing_policy,
     notes="pause_turn: the loop sends h.a back as it is; the second call finishes (2 calls, 1 turn)")

@@ -70,13 +70,19 @@ def test_make_client_says_what_the_live_api_needs(lang, monkeypatch):
     assert str(raised.value) == SPOKEN[lang]["live"]
 
 
-def test_a_plot_speaks_japanese_only_where_a_font_draws_it(lang, monkeypatch):
+def test_a_plot_speaks_the_language_and_draws_every_glyph(lang):
+    import io
+    import warnings
+
     from course import plots
 
-    monkeypatch.setattr(plots, "japanese_font", lambda: "DejaVu Sans")  # stands in for an installed Japanese font
-    assert plots.token_growth([100, 200]).axes[0].get_title() == SPOKEN[lang]["title"]
-    monkeypatch.setattr(plots, "japanese_font", lambda: None)  # no font draws Japanese: English, never boxes
-    assert plots.token_growth([100, 200]).axes[0].get_title() == "Input tokens per call"
+    fig = plots.token_growth([100, 200])
+    assert fig.axes[0].get_title() == SPOKEN[lang]["title"]
+    japanese = "IPAexGothic" in fig.axes[0].title.get_fontfamily()  # matplotlib-fontja's font
+    assert japanese == (lang == "ja")  # an English plot is drawn as before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a glyph missing from the fonts is a warning (and a box on the plot)
+        fig.savefig(io.BytesIO(), format="png")
 
 
 def test_lesson_00_lists_the_lessons_in_the_language_spoken(lang):

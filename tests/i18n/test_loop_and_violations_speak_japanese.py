@@ -1,0 +1,105 @@
+"""The pairing invariant's violations, the loop's stop details, the explorer's last frame and the scenario titles
+speak Japanese under COURSE_LANG=ja, and English, as before, without it; what the loop sends the model does not
+change with the language."""
+from __future__ import annotations
+
+import pytest
+
+from course.loop import Limits
+from course.messages import assistant, text, tool_result, tool_use, user, violations
+from course.scenarios import SCENARIOS
+from course.viz import MessageList
+from course.widgets import Explorer
+
+ASKS = assistant(tool_use("t1", "search", {}), tool_use("t2", "search", {}))
+# a history, and each violation it holds as the course states it: (English, Japanese)
+BROKEN = [
+    ([], [("P1 at messages[0]: the list is empty; the first message must be from the user",
+           "messages[0] で P1 が破れています：メッセージ列が空です。"
+           "最初のメッセージは user からでなければなりません")]),
+    ([assistant("hi")], [
+        ("P1 at messages[0]: the first message is from 'assistant', not 'user'",
+         "messages[0] で P1 が破れています：最初のメッセージが 'user' ではなく 'assistant' からです"),
+        ("P1 at messages[0]: the last message is from 'assistant', not 'user'",
+         "messages[0] で P1 が破れています：最後のメッセージが 'user' ではなく 'assistant' からです")]),
+    ([user("q"), ASKS], [
+        ("P1 at messages[1]: the last message is from 'assistant', not 'user'",
+         "messages[1] で P1 が破れています：最後のメッセージが 'user' ではなく 'assistant' からです"),
+        ("P2 at messages[1]: tool_use ['t1', 't2'] has no message after it",
+         "messages[1] で P2 が破れています：tool_use ['t1', 't2'] の後にメッセージがありません")]),
+    ([user("q"), ASKS, assistant("no"), user("go on")], [
+        ("P2 at messages[2]: the message after tool_use ['t1', 't2'] is from 'assistant', not 'user'",
+         "messages[2] で P2 が破れています：tool_use ['t1', 't2'] の次のメッセージが 'user' ではなく 'assistant' "
+         "からです")]),
+    ([user("q"), ASKS, user(tool_result("t2", "b"), tool_result("t1", "a"))], [
+        ("P2 at messages[2]: the first 2 blocks should be tool_result for ['t1', 't2'] in that order, "
+         "found ['t2', 't1']",
+         "messages[2] で P2 が破れています：先頭の 2 個のブロックは ['t1', 't2'] への tool_result がこの順に"
+         "並ぶはずですが、実際は ['t2', 't1'] です")]),
+    ([user("q"), ASKS, user(tool_result("t1", "a"), tool_result("t2", "b"), text("and"), tool_result("t1", "a"))], [
+        ("P3 at messages[2]: block 3 is a tool_result for 't1' after the leading results",
+         "messages[2] で P3 が破れています：ブロック 3 は 't1' への tool_result ですが、"
+         "先頭の結果より後ろにあります")]),
+    ([user(text("q"), tool_result("t9", "x"))], [
+        ("P3 at messages[0]: block 1 is a tool_result for 't9' without a tool_use right before it",
+         "messages[0] で P3 が破れています：ブロック 1 は 't9' への tool_result ですが、"
+         "直前に tool_use がありません")]),
+]
+# a scenario, its limits, and the Result's detail: (English, Japanese)
+ENDINGS = [
+    ("aurora_run", Limits(), ("the model ended its turn (end_turn)", "モデルがターンを終えました（end_turn）")),
+    ("always_tool", Limits(max_turns=2), ("after turn 2 the model still asks for tools; max_turns=2",
+                                          "ターン 2 の後もモデルがツールを求めています。max_turns=2 です")),
+    ("aurora_run", Limits(max_total_tokens=10), ("120 tokens >= max_total_tokens 10",
+                                                 "120 トークンが max_total_tokens 10 に達しました")),
+    ("aurora_run", Limits(max_budget_usd=0.000001), ("spent $0.000016 >= max_budget_usd $1e-06",
+                                                     "支出 $0.000016 が max_budget_usd $1e-06 に達しました")),
+    ("truncated", Limits(), ("stop_reason max_tokens {}: no answer", "stop_reason max_tokens {}：回答がありません")),
+    ("always_tool", Limits(max_turns=None, timeout_s=0),
+     ("wall clock 0.00 s reached timeout_s=0", "経過時間が 0.00 秒になり、timeout_s=0 に達しました")),
+]
+
+
+@pytest.fixture(params=["en", "ja"])
+def lang(request, monkeypatch):
+    """The language asked for: COURSE_LANG=ja, or nothing set (a C locale speaks English)."""
+    for var in ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    if request.param == "ja":
+        monkeypatch.setenv("COURSE_LANG", "ja")
+    return request.param
+
+
+def said(pair: tuple[str, str], lang: str) -> str:
+    return pair[lang == "ja"]
+
+
+@pytest.mark.parametrize("history, stated", BROKEN)
+def test_each_violation_of_the_pairing_invariant_is_one_sentence(lang, history, stated):
+    assert [str(v) for v in violations(history)] == [said(s, lang) for s in stated]
+
+
+def test_the_message_list_shows_the_violation_in_the_language_spoken(lang):
+    history, stated = BROKEN[4]
+    detail = said(stated[0], lang).split("：" if lang == "ja" else ": ", 1)[1]
+    assert repr(MessageList(history)).splitlines()[-1].endswith(detail)
+
+
+@pytest.mark.parametrize("scenario, limits, detail", ENDINGS)
+def test_the_loop_says_why_it_stopped(lang, scenario, limits, detail):
+    assert SCENARIOS[scenario].run(limits=limits, clock=lambda: 0.0).detail == said(detail, lang)  # no time passes
+
+
+def test_the_explorer_ends_on_the_reason_and_titles_its_scenarios(lang):
+    e = Explorer("always_tool", max_turns=2)
+    assert e.frames[-1].step == "error_max_turns: " + said(ENDINGS[1][2], lang)
+    assert e.scenario.options[0] == (said(("aurora_run: Multi-step search: Aurora Run",
+                                           "aurora_run: 複数段階の検索：Aurora Run"), lang), "aurora_run")
+
+
+@pytest.mark.parametrize("scenario", ["gated_write", "unknown_tool", "aurora_run"])
+def test_what_the_model_is_sent_does_not_change_with_the_language(scenario, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "en")
+    english = SCENARIOS[scenario].run().messages
+    monkeypatch.setenv("COURSE_LANG", "ja")
+    assert SCENARIOS[scenario].run().messages == english
