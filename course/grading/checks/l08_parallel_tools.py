@@ -10,6 +10,7 @@ are running at once, and they finish in reverse order.
 from __future__ import annotations
 
 import threading
+import time
 
 from ...i18n import deferred, tr
 from ...messages import tool_use
@@ -23,6 +24,7 @@ FAILURE = deferred("letting one failed call spoil the others: it becomes its own
 
 PAGES = 3
 WAIT_S = 2.0  # how long a read waits for the others before it gives up (never reached when concurrent)
+GAP_S = 0.1  # a page returns this long after the next one: finishing order stays reversed on a busy machine
 
 
 def barrier_tools() -> Toolbox:
@@ -38,6 +40,7 @@ def barrier_tools() -> Toolbox:
                                "but they were not running at the same time") from None
         if page + 1 < PAGES:
             finished[page + 1].wait(WAIT_S)  # the last page finishes first
+            time.sleep(GAP_S)
         finished[page].set()
         return f"the text of page {page}"
 
