@@ -18,15 +18,6 @@ MISTAKES = sorted(p for p in (ROOT / "tests" / "mistakes").glob("l[01][0-9]_*.py
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
-@pytest.fixture
-def speak(monkeypatch):
-    """speak("ja") sets COURSE_LANG=ja; speak(None) leaves no language setting at all (English)."""
-    def choose(lang: str | None) -> None:
-        for var in ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-            monkeypatch.delenv(var, raising=False)
-        if lang:
-            monkeypatch.setenv("COURSE_LANG", lang)
-    return choose
 
 
 def failures(stem: str) -> list:

@@ -9,7 +9,6 @@ import pytest
 from course.grading.checks import exercise
 from course.grading.notebook_context import check
 
-LOCALE_VARIABLES = ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 MISTAKES = Path(__file__).resolve().parents[1] / "mistakes"
 
 
@@ -87,19 +86,16 @@ def report(grade_id: str, fn, capsys) -> str:
 
 
 @pytest.mark.parametrize("grade_id, fn, english, japanese", REPORTS, ids=[r[0] for r in REPORTS])
-def test_a_failing_report_reads_in_japanese_with_course_lang_ja(grade_id, fn, english, japanese, monkeypatch, capsys):
-    for variable in LOCALE_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("COURSE_LANG", "ja")
+def test_a_failing_report_reads_in_japanese_with_course_lang_ja(grade_id, fn, english, japanese, speak, capsys):
+    speak("ja")
     printed = report(grade_id, fn, capsys)
     assert [sentence for sentence in japanese if sentence not in printed] == [], printed
     assert [sentence for sentence in english if sentence in printed] == [], printed
 
 
 @pytest.mark.parametrize("grade_id, fn, english, japanese", REPORTS, ids=[r[0] for r in REPORTS])
-def test_the_same_report_stays_english_without_course_lang(grade_id, fn, english, japanese, monkeypatch, capsys):
-    for variable in LOCALE_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
+def test_the_same_report_stays_english_without_course_lang(grade_id, fn, english, japanese, speak, capsys):
+    speak(None)
     printed = report(grade_id, fn, capsys)
     assert [sentence for sentence in english if sentence not in printed] == [], printed
     assert [sentence for sentence in japanese if sentence in printed] == [], printed

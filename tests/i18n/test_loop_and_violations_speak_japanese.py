@@ -60,14 +60,6 @@ ENDINGS = [
 ]
 
 
-@pytest.fixture(params=["en", "ja"])
-def lang(request, monkeypatch):
-    """The language asked for: COURSE_LANG=ja, or nothing set (a C locale speaks English)."""
-    for var in ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(var, raising=False)
-    if request.param == "ja":
-        monkeypatch.setenv("COURSE_LANG", "ja")
-    return request.param
 
 
 def said(pair: tuple[str, str], lang: str) -> str:

@@ -39,14 +39,6 @@ TITLES_JA = ["はじめに", "メッセージとブロック", "モデルは関�
              "ワークフローとエージェント", "3 つのループ", "実際の API"]
 
 
-@pytest.fixture(params=["en", "ja"])
-def lang(request, monkeypatch):
-    """The language asked for: COURSE_LANG=ja, or nothing set (a C locale speaks English)."""
-    for var in ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(var, raising=False)
-    if request.param == "ja":
-        monkeypatch.setenv("COURSE_LANG", "ja")
-    return request.param
 
 
 def test_the_explorer_labels_its_controls_and_states_the_outcome(lang):
