@@ -43,7 +43,7 @@ REPORTS = [  # (mistake, (why, hint) in English, (why, hint) in Japanese): one f
     ("l03_off_by_one",
      ("max_turns=2 allows Aurora Run's 2 turns: 2 calls, the answer was None, expected '1974' after 3 calls",
       "an off-by-one cap: max_turns counts tool-use turns, so at most max_turns + 1 calls"),
-     ("max_turns=2 なら Aurora Run の 2 ターンが収まります。呼び出しが 2 回、答えは None でした。"
+     ("max_turns=2 なら Aurora Run の 2 ターンが収まります。呼び出しが 2 回、回答は None でした。"
       "期待値は 3 回の呼び出しの後の '1974'",
       "ターン上限が 1 ずれています。max_turns はツール使用のターンを数えるので、呼び出しは最大 max_turns + 1 回です")),
     ("l04_tool_calls_as_turns",
