@@ -1,10 +1,10 @@
 """The views as a student sees them: JupyterLab in headless Debian Chromium, driven by Playwright.
 
 One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) serves copies of
-notebooks/04_termination.ipynb (and lesson 07, for its plots). The tests run the lesson, use the explorer's
-controls, measure the layout at 1024 px with the file browser open, compute the badges' contrast from the rendered
-colours, and reopen a saved lesson after its kernel is gone. Screenshots of each view, at 1024 px
-and 1400 px, go to build/browser/.
+notebooks/04_termination.ipynb (lesson 07, for its plots; the Japanese lesson 04). The tests run the lesson,
+use the explorer's controls, measure the layout at 1024 px with the file browser open, compute the badges'
+contrast from the rendered colours, and reopen a saved lesson after its kernel is gone. Screenshots of each
+view, at 1024 px and 1400 px, go to build/browser/.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "04_termination.ipynb"
 PLOTS = ROOT / "notebooks" / "07_context_growth_and_budgets.ipynb"  # the lesson with the plots (committed outputs)
+JAPANESE = ROOT / "notebooks" / "ja" / "04_termination.ipynb"
 SHOTS = ROOT / "build" / "browser"
 RUN_S, CHANGE_S = 180, 60  # generous: the machine may be busy
 WIDTHS = (1024, 1400)
@@ -70,9 +71,10 @@ def lab(tmp_path_factory):
     root.mkdir()
     executed = root / NOTEBOOK.name
     shutil.copy(NOTEBOOK, executed)
+    shutil.copy(JAPANESE, root / "04_ja.ipynb")
     # the outputs of this code, not of the commit (the lead re-executes every notebook after merging)
-    subprocess.run([sys.executable, "-m", "course", "execute", str(executed)], check=True, cwd=ROOT,
-                   capture_output=True, timeout=RUN_S)
+    subprocess.run([sys.executable, "-m", "course", "execute", str(executed), str(root / "04_ja.ipynb")],
+                   check=True, cwd=ROOT, capture_output=True, timeout=RUN_S)
     for name in ("controls", "narrow", "reopen"):
         shutil.copy(executed, root / f"04_{name}.ipynb")
     shutil.copy(PLOTS, root / "07_plots.ipynb")
@@ -224,6 +226,23 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
         "e => { const line = e.parentElement; return line.getBoundingClientRect().height"
         " / parseFloat(getComputedStyle(line).lineHeight); }")
     assert lines < 1.5, f"the outcome line wraps onto {lines:.1f} lines"
+    page.close()
+
+
+def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(browser, lab):
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, lab, "04_ja.ipynb", width=1024)
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.locator(".jp-FileBrowser").wait_for()
+    expect(page.locator(".jp-RenderedMarkdown h1").first).to_contain_text("04 停止")
+    explorer = run_all(page)
+    expect(explorer.locator(".course-frame")).to_contain_text("ツール使用のターン：", timeout=CHANGE_S * 1000)
+    explorer.locator("button", has_text="search").click()  # the gate's refusal, as the Japanese frame says it
+    expect(explorer.locator(".course-frame")).to_contain_text("Permission denied", timeout=CHANGE_S * 1000)
+    shoot(page, explorer, "explorer-ja", 1024)
+    clipped = explorer.evaluate(CLIPPED_JS)
+    assert not clipped, f"clipped at 1024 px in Japanese: {clipped}"
     page.close()
 
 
