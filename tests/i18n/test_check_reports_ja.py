@@ -33,7 +33,7 @@ REPORTS = [  # (mistake, (why, hint) in English, (why, hint) in Japanese): one f
     ("l01_no_p3",
      ("a result with no tool_use before it: expected ('P3', 2), your function returned None",
       "accepting a tool_result that answers no tool_use right before it (P3)"),
-     ("前に tool_use のない結果：期待値は ('P3', 2) ですが、関数は None を返しました",
+     ("前に tool_use のない結果がある：期待値は ('P3', 2) ですが、関数は None を返しました",
       "直前のどの tool_use にも答えていない tool_result を受け入れています（P3）")),
     ("l02_only_new_question",
      ("the second request sent 1 message(s): only the new question",
@@ -45,7 +45,7 @@ REPORTS = [  # (mistake, (why, hint) in English, (why, hint) in Japanese): one f
       "an off-by-one cap: max_turns counts tool-use turns, so at most max_turns + 1 calls"),
      ("max_turns=2 なら Aurora Run の 2 ターンが収まります。呼び出しが 2 回、回答は None でした。"
       "期待値は 3 回の呼び出しの後の '1974'",
-      "ターン上限が 1 ずれています。max_turns はツール使用のターンを数えるので、呼び出しは最大 max_turns + 1 回です")),
+      "ターン上限が 1 ずれています。max_turns はツール使用ターンを数えるので、呼び出しは最大 max_turns + 1 回です")),
     ("l04_tool_calls_as_turns",
      ("example 4.3: turns = 5, expected 3",
       "counting tool calls as turns: one response may ask for several tools in one turn"),

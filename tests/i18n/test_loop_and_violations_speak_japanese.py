@@ -56,7 +56,7 @@ ENDINGS = [
                                                      "支出 $0.000016 が max_budget_usd $1e-06 に達しました")),
     ("truncated", Limits(), ("stop_reason max_tokens {}: no answer", "stop_reason max_tokens {}：回答がありません")),
     ("always_tool", Limits(max_turns=None, timeout_s=0),
-     ("wall clock 0.00 s reached timeout_s=0", "経過時間が 0.00 秒になり、timeout_s=0 に達しました")),
+     ("wall clock 0.00 s reached timeout_s=0", "実経過時間が 0.00 秒になり、timeout_s=0 に達しました")),
 ]
 
 
