@@ -75,7 +75,7 @@ def headings(path: Path) -> set[str]:
             if line.lstrip("# ").startswith("```"):
                 fenced = not fenced
             elif not fenced and line.startswith("#"):
-                found.add(line.lstrip("# ").strip())
+                found.add(line.lstrip("# ").strip().replace("\\$", "$"))  # \$: a dollar, not math
     return found
 
 
