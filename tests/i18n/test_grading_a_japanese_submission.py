@@ -100,7 +100,8 @@ def test_the_japanese_reports_are_in_japanese(graded):
     for e, j in zip(reports["english", "wrong"]["tests"], reports["japanese", "wrong"]["tests"]):
         cell = int(re.search(r"Note: cell (\d+) ", e["output"])[1])
         assert e["output"].endswith(f"\nNote: cell {cell} called sys.exit()/exit() (code 3) and was skipped")
-        assert j["output"].endswith(f"\n注記：セル {cell}：sys.exit()/exit() を呼んだ（終了コード 3）ので、飛ばしました")
+        assert j["output"].endswith(
+            f"\n注記：セル {cell}：sys.exit()/exit() を呼んだ（終了コード 3）ので、飛ばしました")
 
 
 @pytest.mark.slow
