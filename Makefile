@@ -23,8 +23,9 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 $(LAB_OVERRIDES): jupyter/overrides.json $(STAMP)
 	install -D -m 644 jupyter/overrides.json $@
 
+# the English edition speaks English whatever the machine's locale (make lab-ja for the Japanese one)
 lab: $(STAMP) $(LAB_OVERRIDES)
-	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+	COURSE_LANG=en $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 # the Japanese edition: the lessons in notebooks/ja, the library's messages in Japanese
 lab-ja: $(STAMP) $(LAB_OVERRIDES)
@@ -52,7 +53,7 @@ $(HUB): | $(STAMP)
 test: $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q tests
-	env -u ANTHROPIC_API_KEY -u COURSE_LIVE $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
+	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -21,9 +21,11 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # names a model of the
 
 
 def kernel_env() -> dict[str, str]:
-    """The environment the kernel runs in: this one, offline, with a fixed hash seed."""
+    """The environment the kernel runs in: this one, offline, with a fixed hash seed, speaking English whatever
+    the machine's locale (a Japanese notebook sets COURSE_LANG=ja in its first cell)."""
     env = {k: v for k, v in os.environ.items() if k not in OFFLINE_UNSET}
     env["PYTHONHASHSEED"] = "0"
+    env["COURSE_LANG"] = "en"
     return env
 
 

@@ -1,13 +1,19 @@
-"""Shared fixtures: no network in tests, and the local API on both of its mounts."""
+"""Shared fixtures: no network in tests, the course speaking English whatever the machine's locale, and the local
+API on both of its mounts."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 
 import pytest
 
 from course.api import LocalAPI, Server
 from course.client import make_client
+
+
+# a Japanese locale would make the library speak Japanese; the language tests choose theirs (tests/i18n)
+os.environ["COURSE_LANG"] = "en"
 
 
 class NetworkBlocked(OSError):

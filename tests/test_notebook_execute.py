@@ -39,6 +39,17 @@ def test_execute_writes_outputs_offline_in_the_notebooks_folder(tmp_path, monkey
     assert all("execution" not in c.metadata for c in nb.cells)
 
 
+def test_a_notebook_speaks_english_on_a_japanese_machine_unless_it_says_otherwise(tmp_path, monkeypatch):
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    monkeypatch.setenv("COURSE_LANG", "ja")
+    said = "from course.i18n import tr\nprint(tr('interrupted by the user'))"
+    path = write(tmp_path / "a.ipynb", said, "import os\nos.environ['COURSE_LANG'] = 'ja'", said)
+    execute(path)
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[0].outputs[0].text == "interrupted by the user\n"
+    assert nb.cells[2].outputs[0].text != "interrupted by the user\n"  # a Japanese notebook's first cell
+
+
 def test_executing_twice_gives_the_same_file(tmp_path):
     path = write(tmp_path / "b.ipynb", "from course.messages import user\nuser('hi')", "print(list(range(3)))")
     execute(path)
