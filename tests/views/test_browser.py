@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from bench.jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
+from course.i18n import speaking, tr
 
 pytestmark = pytest.mark.browser
 
@@ -237,7 +238,10 @@ def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(browser, lab):
     page.locator(".jp-FileBrowser").wait_for()
     expect(page.locator(".jp-RenderedMarkdown h1").first).to_contain_text("04 停止")
     explorer = run_all(page)
-    expect(explorer.locator(".course-frame")).to_contain_text("ツール使用のターン：", timeout=CHANGE_S * 1000)
+    with speaking("ja"):
+        turns = tr("tool-use turns")  # the meter's label, as the catalogue says it
+    assert turns != "tool-use turns"
+    expect(explorer.locator(".course-frame")).to_contain_text(f"{turns}：", timeout=CHANGE_S * 1000)
     explorer.locator("button", has_text="search").click()  # the gate's refusal, as the Japanese frame says it
     expect(explorer.locator(".course-frame")).to_contain_text("Permission denied", timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer-ja", 1024)
