@@ -28,7 +28,7 @@ FOLDERS = ("notebooks", "exercises", "solutions")  # the English sources; each g
 CATALOGUE_OF = {"notebooks": "notebooks", "exercises": "exercises", "solutions": "exercises"}  # same cell ids
 SECTION = re.compile(r"^<!-- cell (\S+) en:([0-9a-f]{12}) -->$", re.M)
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # a kana or kanji
 LANG_CELL_ID = "course-lang"
 LANG_CELL = 'import os\n\nos.environ["COURSE_LANG"] = "ja"  # ライブラリのメッセージも日本語で表示します'
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from ..i18n import tr
+
 # Markers a check passes as arguments; the runner replaces them in the student's process.
 CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
 RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str: the scenario's tool, run by the grader (raises on an error)
@@ -47,12 +49,13 @@ class Outcome:
 
 
 class CheckFailed(Exception):
-    """A failed check: what went wrong, and the likely mistake."""
+    """A failed check: what went wrong (translated by the check), and the likely mistake: an English sentence
+    marked with `deferred`, translated here, so checks and their tests compare the English constants."""
 
     def __init__(self, reason: str, hint: str = ""):
         super().__init__(reason)
         self.reason = reason
-        self.hint = hint
+        self.hint = tr(hint)
 
 
 class Context(Protocol):

@@ -3,7 +3,6 @@
 and code stay as they are)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -11,11 +10,11 @@ import pytest
 from course.grading import registry
 from course.grading.mark import run_exercise
 from course.grading.notebook_context import NotebookContext
+from course.translation import JAPANESE  # a kana or kanji
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()
 MISTAKES = sorted(p for p in (ROOT / "tests" / "mistakes").glob("l[01][0-9]_*.py"))
-JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 

@@ -10,9 +10,9 @@ from ..exercise import CLIENT, RUN_TOOL, CheckFailed, Outcome
 
 def expect(ok: bool, reason: str, hint: str = "") -> None:
     """Fail the check with `reason` (translated by the caller) and the likely mistake, `hint` (an English
-    `deferred` sentence, translated here), unless `ok`."""
+    `deferred` sentence, translated by CheckFailed), unless `ok`."""
     if not ok:
-        raise CheckFailed(reason, tr(hint))
+        raise CheckFailed(reason, hint)
 
 
 def returned(out: Outcome, hint: str = "") -> None:
@@ -27,7 +27,7 @@ def accepted(out: Outcome, diagnose=lambda body: "") -> None:
             reply = out.replies[k] if k < len(out.replies) else {}
             message = (reply or {}).get("error", {}).get("message", "")
             raise CheckFailed(tr("request {number} was rejected by the API with {status}: {message}").format(
-                number=k + 1, status=status, message=message), tr(diagnose(out.requests[k])))
+                number=k + 1, status=status, message=message), diagnose(out.requests[k]))
 
 
 def loop_args(scenario: Scenario, prompt: str | None = None) -> list:
@@ -181,4 +181,4 @@ def same_messages(got: list, want: list, what: str, readings: list | None = None
     if any(difference(got, w) is None for w in [want, *(readings or [])]):
         return
     diff, hint = difference(got, want)
-    raise CheckFailed(tr("{what}: {difference}").format(what=what, difference=diff), tr((named or {}).get(hint, hint)))
+    raise CheckFailed(tr("{what}: {difference}").format(what=what, difference=diff), (named or {}).get(hint, hint))

@@ -107,7 +107,7 @@ def answer(ctx, calls: list[dict], deny: list[str]):
         refused_ids = [u["id"] for u in calls if any(matches(r, u) for r in deny)]
         certain = hint == ONLY_ONE_RESULT and omitted and set(omitted) <= set(refused_ids)
         raise CheckFailed(tr("the API rejects it as the next message: {error}").format(error=e.message),
-                          tr(REFUSED_OMITTED if certain else hint)) from None
+                          REFUSED_OMITTED if certain else hint) from None
     expect(message.get("role") == "user",
            tr("the answer is from {role!r}, not 'user'").format(role=message.get("role")))
     results = content(message)

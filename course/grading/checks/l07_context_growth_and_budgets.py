@@ -207,7 +207,7 @@ def user_turns(ctx) -> None:
             validate_request({"model": MODEL, "max_tokens": 100, "messages": messages})
         except APIError as e:
             raise CheckFailed(tr("with notes {notes}: the API rejects it: {message}").format(
-                notes=notes, message=e.message), tr(TEXT_FIRST)) from None
+                notes=notes, message=e.message), TEXT_FIRST) from None
         texts = [b.get("text") for b in out.value["content"] if b.get("type") == "text"]
         expect(texts == notes, tr("with notes {notes}: the text blocks are {texts}").format(notes=notes, texts=texts))
 

@@ -81,7 +81,7 @@ def clearing(ctx) -> None:
             validate_request(body)
         except APIError as e:
             raise CheckFailed(tr("keep={keep}: the API rejects the cleared list: {message}").format(
-                keep=keep, message=e.message), tr(deleted(got))) from None
+                keep=keep, message=e.message), deleted(got)) from None
         found = violations(got)
         expect(not found, tr("keep={keep}: {violation}").format(keep=keep, violation=found[0] if found else ""),
                deleted(got))
