@@ -46,6 +46,7 @@ class Outcome:
     replies: list[dict] = field(default_factory=list)  # what the API answered to each request
     tool_calls: list[tuple[str, dict]] = field(default_factory=list)  # tools run through RUN_TOOL, in order
     stdout: str = ""
+    after: dict | None = None  # {"args": [...], "kwargs": {...}}: the arguments after the call (None: not data)
 
 
 class CheckFailed(Exception):
@@ -79,6 +80,7 @@ class Exercise:
     title: str
     checks: list[Check]
     notebook: str = ""  # solutions/NN_slug.ipynb that holds it
+    rules: list = field(default_factory=list)  # the oracle's rules behind the checks (course.grading.oracle)
 
     @property
     def points(self) -> float:

@@ -15,7 +15,7 @@ from ..client import local_client
 from ..i18n import tr
 from . import registry as registry_module
 from .call import Call
-from .sandbox.child import decode, invoke, tool_answer
+from .sandbox.child import decode, invoke, snapshot, tool_answer
 from .exercise import Outcome
 from .report import text_report
 from .mark import run_exercise
@@ -56,7 +56,8 @@ class NotebookContext:
             return tool_answer(*call.run_tool(name, input))
 
         args, kwargs = decode(call.args, call.kwargs, client, run_tool)
-        return call.outcome(run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout))
+        result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
+        return call.outcome({**result, "after": snapshot(call.args, call.kwargs, args, kwargs)})
 
 
 def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:

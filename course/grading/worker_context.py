@@ -27,7 +27,8 @@ def checked(result: dict) -> dict:
     """A worker's answer reduced to the fields an Outcome takes, with the types it expects."""
     error = result.get("error")
     return {"value": result.get("value"), "error": None if error is None else str(error)[:2000],
-            "stdout": str(result.get("stdout", ""))[: OUTPUT_CAP + 100]}
+            "stdout": str(result.get("stdout", ""))[: OUTPUT_CAP + 100],
+            "after": result.get("after") if isinstance(result.get("after"), dict) else None}
 
 
 class WorkerContext:

@@ -86,6 +86,22 @@ def decode(args: list, kwargs: dict, client, run_tool) -> tuple[list, dict]:
     return [one(a) for a in args], {k: one(v) for k, v in kwargs.items()}
 
 
+def snapshot(tagged_args: list, tagged_kwargs: dict, args: list, kwargs: dict) -> dict | None:
+    """The arguments the grader gave as data, as they are after the call (a function may change its input in
+    place); the client and run_tool are None. A snapshot larger than the output cap is None."""
+    def one(tagged, value):
+        if tagged[0] != "value":
+            return None
+        try:
+            return plain(value)
+        except (TypeError, ValueError, RecursionError):
+            return repr(value)[:200]
+
+    after = {"args": [one(t, a) for t, a in zip(tagged_args, args)],
+             "kwargs": {k: one(tagged_kwargs[k], v) for k, v in kwargs.items()}}
+    return after if len(json.dumps(after)) <= OUTPUT_CAP else None
+
+
 def invoke(fn, args: list, kwargs: dict) -> dict:
     """Call fn; {"value", "error", "stdout"} as plain data. Never raises (SystemExit included)."""
     out = Capped()
@@ -247,7 +263,8 @@ def worker(sock: socket.socket) -> None:
     while callable(fn) and (call := channel.receive()) is not None:
         client = sdk_client(call["base_url"], call["timeout"]) if call.get("base_url") else None
         args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(call["tool_url"]))
-        channel.send(invoke(fn, args, kwargs))
+        result = invoke(fn, args, kwargs)
+        channel.send({**result, "after": snapshot(call["args"], call["kwargs"], args, kwargs)})
 
 
 def sdk_client(base_url: str, timeout: float):

@@ -1,0 +1,280 @@
+"""The reference is the oracle: a rule an exercise states is a Check that calls the student's function and the
+shipped reference solution (solutions/) on the same generated cases, smallest first, and compares what the
+exercise's text makes part of the answer.
+
+- A `Case` is the arguments of one call, and for functions that call the model, the toy model (a scenario)
+  the API answers with. Cases come from generators, in a fixed order: the same submission gets the same grade
+  and the same feedback every time, on any machine.
+- A `Rule`'s `aspects` say what is compared: whether it raised, every request sent in order, the tools run,
+  the return value, what was printed, the arguments after the call (so an input changed in place shows).
+- Where the text allows more than one reading, `readings` gives the other answers it accepts; where many
+  answers are right (a list with a property), `holds` states the property instead of an equality.
+- The feedback is the first case on which the two differ and the first place where they differ. A hint names a
+  mistake only when exactly one known mistake (course/grading/mistakes) does exactly what the student's function
+  did on that case; otherwise no cause is named.
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..i18n import deferred, tr
+from . import reference
+from .exercise import Check, CheckFailed, Exercise, Outcome
+
+ASPECTS = ("error", "requests", "tool_calls", "value", "stdout", "after")  # compared in this order
+SHOWN = 160  # characters of a value shown in feedback
+
+# the fields that carry a block's meaning (SDK dumps add others, e.g. citations: None)
+BLOCK_FIELDS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input"),
+                "tool_result": ("type", "tool_use_id", "content", "is_error"),
+                "thinking": ("type", "thinking", "signature"), "redacted_thinking": ("type", "data")}
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    """One call: its arguments (CLIENT / RUN_TOOL markers allowed) and the toy model behind the API."""
+
+    label: str  # the case in a few words, for the feedback: "a model that asks for two searches at once"
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    scenario: Any = None  # a Scenario (or its name) when the function talks to the API or runs tools
+
+
+@dataclass(eq=False)
+class Rule:
+    """One sentence of an exercise's text, enforced on generated cases."""
+
+    name: str  # the sentence, as a deferred English string (the check's name)
+    cases: Callable[[], list[Case]]  # smallest first
+    aspects: tuple[str, ...] = ("value",)
+    readings: Callable[[Outcome, Case], list[Outcome]] | None = None  # other answers the text accepts
+    holds: Callable[[Outcome, Case], str] | None = None  # a property instead of equality: "" when it holds
+    loose: Callable[[Any], Any] | None = None  # applied to canonical views: what the text leaves free
+    points: float = 1.0
+    hidden: bool = False
+    _cases: list[Case] | None = None
+
+    def all_cases(self) -> list[Case]:
+        if self._cases is None:
+            self._cases = list(self.cases())
+        return self._cases
+
+
+# --- what is compared ---------------------------------------------------------------------------------
+
+def canonical(x: Any) -> Any:
+    """A value written one way: a message's string content is one text block, a block keeps the fields that
+    carry its meaning (is_error only when true), a tool_result's lone text block is its string, None fields go."""
+    if isinstance(x, dict):
+        if "role" in x and "content" in x:
+            content = x["content"]
+            content = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            return {"role": x["role"], "content": canonical(content)}
+        keep = BLOCK_FIELDS.get(x.get("type"))
+        if keep:
+            block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}
+            if block.get("is_error") is False:
+                del block["is_error"]
+            inner = block.get("content")
+            if x.get("type") == "tool_result" and isinstance(inner, list) and len(inner) == 1 \
+                    and isinstance(inner[0], dict) and inner[0].get("type") == "text":
+                block["content"] = inner[0].get("text")
+            return block
+        return {k: canonical(v) for k, v in x.items() if v is not None}
+    if isinstance(x, (list, tuple)):
+        return [canonical(v) for v in x]
+    return x
+
+
+def error_kind(error: str | None) -> str | None:
+    """The exception's type: what a rule about raising compares (messages are the student's own words)."""
+    return None if error is None else error.split(":", 1)[0]
+
+
+def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | None = None) -> Any:
+    """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free)."""
+    if aspect == "error":
+        return error_kind(out.error)
+    if aspect == "stdout":
+        return out.stdout
+    if aspect == "requests":
+        seen = [canonical(r) for r in out.requests]
+    elif aspect == "tool_calls":
+        seen = [[name, canonical(input)] for name, input in out.tool_calls]
+    else:
+        seen = canonical(getattr(out, aspect))
+    return loose(seen) if loose else seen
+
+
+def error_text_free(x: Any) -> Any:
+    """A `loose` for loops: an is_error tool_result's wording is the student's own (a rule of its own checks
+    that it says what failed)."""
+    if isinstance(x, dict):
+        if x.get("type") == "tool_result" and x.get("is_error"):
+            return {**x, "content": "…"}
+        return {k: error_text_free(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [error_text_free(v) for v in x]
+    return x
+
+
+def equal(a: Any, b: Any) -> bool:
+    return difference(a, b) is None
+
+
+def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first place where a and b differ, as (path, a there, b there); None when they agree. Numbers agree
+    within a relative 1e-9 (a sum taken in another order), True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return None if a is b else (path, a, b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return None if a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15) else (path, a, b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return f"{path}.{k}" if path else k, a.get(k, MISSING), b.get(k, MISSING)
+            found = difference(a[k], b[k], f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        if len(a) != len(b):
+            return f"{path}[{min(len(a), len(b))}]", a[len(b):][:1] or MISSING, b[len(a):][:1] or MISSING
+        return None
+    return None if a == b else (path, a, b)
+
+
+class Missing:
+    def __repr__(self) -> str:
+        return tr("nothing")
+
+
+MISSING = Missing()
+
+
+def shown(value: Any) -> str:
+    """A value in a few characters: JSON, floats with 10 significant digits, cut with an ellipsis."""
+    if value is MISSING:
+        return repr(value)
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
+WHERE = {"error": deferred("what it raised"), "tool_calls": deferred("the tools it ran"),
+         "value": deferred("the return value"), "stdout": deferred("what it printed"),
+         "after": deferred("the arguments after the call")}
+
+
+def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any, Any]) -> str:
+    """One difference in words: where, then yours against the reference's."""
+    path, a, b = found
+    if aspect == "error":
+        if a is None:
+            return tr("the reference raises {error}; your function returned {value}").format(
+                error=b, value=shown(canonical(mine.value)))
+        if b is None:
+            return tr("your function raised {error}; the reference returns {value}").format(
+                error=shown(mine.error)[1:-1], value=shown(canonical(theirs.value)))
+        return tr("your function raised {mine}; the reference raises {theirs}").format(mine=a, theirs=b)
+    if aspect == "requests":
+        n, m = len(mine.requests), len(theirs.requests)
+        k = int(path[1:path.index("]")]) if path.startswith("[") else 0
+        if path.count("[") == 1 and path.endswith("]") and n != m:
+            return tr("your function sent {n} requests; the reference sends {m}").format(n=n, m=m) + \
+                rejected(mine, min(k, n - 1))
+        where = tr("request {number}, {field}").format(number=k + 1, field=path[path.index("]") + 1:].lstrip("."))
+        return tr("{where}: yours {mine}, the reference's {theirs}").format(
+            where=where, mine=shown(a), theirs=shown(b)) + rejected(mine, k)
+    where = tr(WHERE[aspect]) + (tr(" at {path}").format(path=path) if path else "")
+    return tr("{where}: yours {mine}, the reference's {theirs}").format(where=where, mine=shown(a), theirs=shown(b))
+
+
+def rejected(out: Outcome, k: int) -> str:
+    """'; the API answered 400: ...' when the student's request k was rejected."""
+    if k < 0 or k >= len(out.statuses) or out.statuses[k] == 200:
+        return ""
+    message = ((out.replies[k] or {}).get("error") or {}).get("message", "") if k < len(out.replies) else ""
+    return tr("; the API answered {status}: {message}").format(status=out.statuses[k], message=message)
+
+
+def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
+    """The first aspect of the rule on which the two outcomes differ, in words; "" when they agree."""
+    for aspect in [a for a in ASPECTS if a == "error" or a in rule.aspects]:
+        found = difference(view(mine, aspect, rule.loose), view(theirs, aspect, rule.loose))
+        if found:
+            return describe(aspect, mine, theirs, found)
+    return ""
+
+
+def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
+    """The two outcomes agree on every aspect the rule compares."""
+    return all(equal(view(a, x, rule.loose), view(b, x, rule.loose)) for x in ASPECTS
+               if x == "error" or x in rule.aspects)
+
+
+# --- running both ------------------------------------------------------------------------------------
+
+REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
+_outcomes: dict[tuple, Outcome] = {}  # (grade_id, rule, case index) -> the reference's outcome, once per process
+_lock = threading.Lock()
+
+
+def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT) -> Outcome:
+    """`fn` (the reference, or a known mistake) called on `case` in this process, as check() calls a function."""
+    from .notebook_context import NotebookContext
+    from .registry import shipped
+
+    return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
+
+
+def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome:
+    key = (exercise.grade_id, rule.name, index)
+    with _lock:
+        if key not in _outcomes:
+            fn = reference.function(exercise.notebook, exercise.function)
+            _outcomes[key] = trusted_call(fn, rule.all_cases()[index])
+        return _outcomes[key]
+
+
+def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
+    """Why the student's outcome is wrong on this case; "" when it is right."""
+    if rule.holds:
+        found = difference(view(mine, "error"), view(theirs, "error"))
+        return describe("error", mine, theirs, found) if found else rule.holds(mine, case)
+    why = first_difference(rule, mine, theirs)
+    if why and rule.readings and any(same(rule, mine, other) for other in rule.readings(theirs, case)):
+        return ""
+    return why
+
+
+def judge(exercise: Exercise, rule: Rule) -> Callable:
+    """The check function of one rule: every case, smallest first; the first that differs fails the check."""
+    def check(ctx) -> None:
+        from .mistakes import hint
+
+        for index, case in enumerate(rule.all_cases()):
+            mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
+            why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
+            if why:
+                raise CheckFailed(tr("with {case}: {why}").format(case=tr(case.label), why=why),
+                                  hint(exercise, rule, index, mine))
+
+    return check
+
+
+def exercise(grade_id: str, function: str, title: str, notebook: str, rules: list[Rule]) -> Exercise:
+    """An exercise whose checks are its rules, each judged against the reference solution in `notebook`."""
+    made = Exercise(grade_id, function, title, [], notebook=notebook)
+    made.checks = [Check(r.name, judge(made, r), r.points, r.hidden) for r in rules]
+    made.rules = rules
+    return made
