@@ -31,7 +31,8 @@ BENCHMARKS = {
              "figures are medians, ratios are medians of ratios paired within a repetition."),
     "grading": ("bench.grading", "bench_grading", "Grading: throughput and hostile submissions",
                 "20 submissions of lesson 03's `agent_loop` built from `solutions/03_the_first_loop.ipynb`: 8 correct, "
-                "4 partially wrong (from `tests/mistakes/`), 8 hostile. nbgrader and otter-grader run from their own "
+                "4 partially wrong (from `course/grading/mistakes/`), 8 hostile. nbgrader and otter-grader run from "
+                "their own "
                 "venvs under `build/bench-envs/` with the same checks as ours, one test cell (otter: test case) per "
                 "check, calling the course's in-kernel check runner; the last two are hidden tests. The correct "
                 "grade is what the submission's honest part (the function without the hostile lines; the stub for "

@@ -53,7 +53,8 @@ class Rule:
     aspects: tuple[str, ...] = ("value",)
     readings: Callable[[Outcome, Case], list[Outcome]] | None = None  # other answers the text accepts
     holds: Callable[[Outcome, Case], str] | None = None  # a property instead of equality: "" when it holds
-    loose: Callable[[Any], Any] | None = None  # applied to canonical views: what the text leaves free
+    loose: Callable[[Any], Any] | dict | None = None  # what the text leaves free: applied to every canonical view,
+    # or {aspect: function} for some aspects only
     points: float = 1.0
     hidden: bool = False
     _cases: list[Case] | None = None
@@ -95,8 +96,10 @@ def error_kind(error: str | None) -> str | None:
     return None if error is None else error.split(":", 1)[0]
 
 
-def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | None = None) -> Any:
+def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = None) -> Any:
     """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free)."""
+    if isinstance(loose, dict):
+        loose = loose.get(aspect)
     if aspect == "error":
         return error_kind(out.error)
     if aspect == "stdout":
@@ -196,6 +199,11 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
         return tr("{where}: yours {mine}, the reference's {theirs}").format(
             where=where, mine=shown(a), theirs=shown(b)) + rejected(mine, k)
     where = tr(WHERE[aspect]) + (tr(" at {path}").format(path=path) if path else "")
+    if b is MISSING:
+        return tr("{where}: yours has {mine} there; the reference's has nothing").format(where=where, mine=shown(a))
+    if a is MISSING:
+        return tr("{where}: yours has nothing there; the reference's has {theirs}").format(where=where,
+                                                                                          theirs=shown(b))
     return tr("{where}: yours {mine}, the reference's {theirs}").format(where=where, mine=shown(a), theirs=shown(b))
 
 
