@@ -38,7 +38,8 @@ BLOCK_FIELDS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "in
 class Case:
     """One call: its arguments (CLIENT / RUN_TOOL markers allowed) and the toy model behind the API."""
 
-    label: str  # the case in a few words, for the feedback: "a model that asks for two searches at once"
+    label: str | Callable[[], str]  # the case in a few words, for the feedback: "max_calls(10, 5, 2)", or a function
+    # giving them in the language spoken when the feedback is written ("a model that 1) asks for search ...")
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     scenario: Any = None  # a Scenario (or its name) when the function talks to the API or runs tools
@@ -265,6 +266,10 @@ def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
     return why
 
 
+def label(case: Case) -> str:
+    return case.label() if callable(case.label) else case.label
+
+
 def judge(exercise: Exercise, rule: Rule) -> Callable:
     """The check function of one rule: every case, smallest first; the first that differs fails the check."""
     def check(ctx) -> None:
@@ -274,7 +279,7 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
             mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:
-                raise CheckFailed(tr("with {case}: {why}").format(case=tr(case.label), why=why),
+                raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),
                                   hint(exercise, rule, index, mine))
 
     return check

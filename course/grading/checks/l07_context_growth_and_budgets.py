@@ -144,7 +144,7 @@ def turn_cases() -> list[Case]:
     made = []
     for n in (1, 2, 3, 0):
         for notes in (["Also check the novelist."], [], ["One.", "Two."]):
-            label = tr("user_turn(results 1-{n}, notes {notes})").format(n=n, notes=notes)
+            label = lambda n=n, notes=notes: tr("user_turn(results 1-{n}, notes {notes})").format(n=n, notes=notes)  # noqa: E731
             made.append(Case(label, (results[:n], notes)))
     return made
 
