@@ -291,3 +291,13 @@ def exercise(grade_id: str, function: str, title: str, notebook: str, rules: lis
     made.checks = [Check(r.name, judge(made, r), r.points, r.hidden) for r in rules]
     made.rules = rules
     return made
+
+
+def rules_table(exercises: list[Exercise]) -> str:
+    """The Markdown table of every exercise's rules (docs/GRADING.md holds it; a test keeps the two equal)."""
+    rows = ["| exercise | rule (a sentence of its text) | points | cases | compared |", "|---|---|---:|---:|---|"]
+    for e in exercises:
+        for r in e.rules:
+            what = "a property" if r.holds else ", ".join(a for a in ASPECTS if a in r.aspects)
+            rows.append(f"| {e.grade_id} | {r.name} | {r.points:g} | {len(r.all_cases())} | {what} |")
+    return "\n".join(rows)

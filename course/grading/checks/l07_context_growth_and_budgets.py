@@ -52,14 +52,14 @@ def costs(case: Case) -> list[float]:
 
 def spend_cases() -> list[Case]:
     """Runs of 1 to 4 calls under a budget no run reaches: the spend and the count of calls."""
-    return [loop_case(s, max_budget_usd=1.0) for s in pick(scripts(list(LOOP), 4, end=ENDS), 12, keep=4)]
+    return [loop_case(s, max_budget_usd=1.0) for s in pick(scripts(list(LOOP), 4, end=ENDS), 8, keep=4)]
 
 
 def boundary_cases(final: bool) -> list[Case]:
     """Budgets exactly reached, or crossed, by response k: by the final answer (`final`) or by one asking for
     tools; with the turn cap reached by the same response too."""
     made = []
-    for script in pick(scripts(list(LOOP), 4, end=ENDS), 8, keep=2, seed=1):
+    for script in pick(scripts(list(LOOP), 4, end=ENDS), 5, keep=2, seed=1):
         spent = 0.0
         for k, c in enumerate(costs(loop_case(script, max_budget_usd=1.0))):
             spent += c
