@@ -63,7 +63,8 @@ def streak_cases() -> list[Case]:
     1 to 3: a fixed sample, the shortest first."""
     made = [(list(seq), n) for length in range(6) for seq in itertools.product((A, B, C), repeat=length)
             for n in (3, 2, 1)]
-    return [Case(f"repeated_call({calls}, {n})", (calls, n)) for calls, n in pick(made, 40, keep=4, seed=9)]
+    defaults = [Case(f"repeated_call({calls})", (calls,)) for calls in ([A, A, A], [A, A], [A, B, B, B, A])]
+    return [Case(f"repeated_call({calls}, {n})", (calls, n)) for calls, n in pick(made, 40, keep=4, seed=9)] + defaults
 
 
 def value_cases() -> list[Case]:
