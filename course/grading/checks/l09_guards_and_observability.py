@@ -106,7 +106,7 @@ ENDS = (ANSWERS, Step(text="1974", thinking=True), Step(stop="refusal"), Step(st
 def plain_cases() -> list[Case]:
     """Runs of up to three tool-use turns (parallel calls, a tool that raises, thinking) and every ending, with no
     repeat that counts."""
-    return [loop_case(s, max_repeats=10) for s in pick(scripts(list(LOOP), 3, end=ENDS), 10, keep=4, seed=3)]
+    return [loop_case(s, max_repeats=10) for s in pick(scripts(list(LOOP), 3, end=ENDS), 7, keep=4, seed=3)]
 
 
 def warning_cases() -> list[Case]:
@@ -121,14 +121,15 @@ def warning_cases() -> list[Case]:
 def stuck_cases() -> list[Case]:
     """Warned, and the same call again first in the very next response."""
     made = [(STUCK, 3), ((S(0), S(0), S(0, 1)), 2), ((S(0), S(0), S(0), S(0, 0)), 3), ((S(0), S(0), ANSWERS), 1),
-            ((S(0, 0, 0), S(0)), 3), ((S(0), S(0), S(0), S(1), S(1), S(1), S(1)), 3)]
+            ((S(0, 0, 0), S(0)), 3), ((S(0), S(0), S(0), S(1), S(1), S(1), S(1)), 3),
+            ((S(0), S(0), Step(("search", "broken"))), 2)]
     return [loop_case(s, max_repeats=n) for s, n in made]
 
 
 def deadline_cases() -> list[Case]:
     """Deadlines on the model's clock: none, 0, exactly reached by each response, between two, reached by the final
     answer; and a far one on the real clock."""
-    made = [loop_case(PROGRESS, timeout_s=t, clock=CLOCK) for t in (None, 10, 0, 5, 20, 15, 30, 40, 45)]
+    made = [loop_case(PROGRESS, timeout_s=t, clock=CLOCK) for t in (None, 10, 0, 5, 20, 40, 45)]
     return made + [loop_case((S(0), ANSWERS), timeout_s=20, clock=CLOCK), loop_case(PROGRESS, timeout_s=3600)]
 
 
@@ -139,8 +140,12 @@ def order_cases() -> list[Case]:
             loop_case(STUCK, max_turns=3, timeout_s=40, clock=CLOCK)]
 
 
+WANDERS = (S(0), S(1)) * 6  # twelve tool-use turns, never the same search twice in a row
+
+
 def cap_cases() -> list[Case]:
-    return [loop_case(PROGRESS, max_turns=n) for n in (0, 1, 2, 3)] + [loop_case((S(0, 1), S(2)), max_turns=1)]
+    return [loop_case(PROGRESS, max_turns=n) for n in (0, 1, 2, 3)] + [loop_case((S(0, 1), S(2)), max_turns=1),
+                                                                        loop_case(WANDERS), loop_case(WANDERS[:10])]
 
 
 LOOP_ASPECTS = ("requests", "tool_calls", "value")
@@ -151,8 +156,13 @@ LOOP_ASPECTS = ("requests", "tool_calls", "value")
 def log_cases(raising: bool = True) -> list[Case]:
     """Runs of up to three tool-use turns and every ending, some cut by max_turns (0 to 2)."""
     steps = list(LOOP) if raising else [s for s in LOOP if "broken" not in s.calls]
-    found = pick(scripts(steps, 4, end=ENDS), 9, keep=3, seed=5)
+    found = pick(scripts(steps, 4, end=ENDS), 7, keep=3, seed=5)
     return [loop_case(s, **({"max_turns": k % 3} if k % 2 else {})) for k, s in enumerate(found)]
+
+
+def capped_log_cases() -> list[Case]:
+    """log_cases, and a model that asks for tools past the default cap."""
+    return log_cases() + [loop_case(WANDERS)]
 
 
 def fields(*names: str):
@@ -200,7 +210,8 @@ EXERCISES = [
                       "the turn cap"), order_cases, LOOP_ASPECTS, loose=max_tokens_free),
     ]),
     exercise("turn_log", "turn_log", deferred("What to log each turn"), NOTEBOOK, [
-        Rule(deferred("the loop of lesson 03: the same requests, and at the cap the tools are not run"), log_cases,
+        Rule(deferred("the loop of lesson 03: the same requests, and at the cap the tools are not run"),
+             capped_log_cases,
              ("requests", "tool_calls"), loose=max_tokens_free),
         Rule(deferred("one record per model call: call (1, 2, ...) and that response's stop_reason"), log_cases,
              loose=fields("call", "stop_reason")),

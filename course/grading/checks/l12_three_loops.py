@@ -94,7 +94,7 @@ def round_cases() -> list[Case]:
             goal_case((ASK, ASK, SAYS, ASK, ASK, SAYS), "na", max_turns=2),
             goal_case((ASK, ASK, SAYS, ASK, ASK, SAYS), "na", max_turns=1),
             goal_case((ASK, SAYS, ASK, ASK, ASK, SAYS), "na", max_turns=2), goal_case((ASK, SAYS), "a", max_turns=0),
-            goal_case((SAYS, ASK, SAYS), "na", max_turns=0)]
+            goal_case((SAYS, ASK, SAYS), "na", max_turns=0), goal_case((ASK,) * 11 + (SAYS,), "a")]
 
 
 def verdict_cases() -> list[Case]:
@@ -115,7 +115,8 @@ def stall_cases() -> list[Case]:
 
 def rounds_cases() -> list[Case]:
     work = (ASK, SAYS) * 4
-    return [goal_case(work, "n", max_rounds=n) for n in (1, 2, 3, 0)] + [goal_case(work, "nnna", max_rounds=4)]
+    return [goal_case(work, "n", max_rounds=n) for n in (1, 2, 3, 0)] + [goal_case(work, "nnna", max_rounds=4),
+                                                                          goal_case((ASK, SAYS) * 11, "n")]
 
 
 GOAL_ASPECTS = ("requests", "tool_calls", "value")
