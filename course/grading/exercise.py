@@ -35,7 +35,7 @@ from ..i18n import tr
 # Markers a check passes as arguments; the runner replaces them in the student's process.
 CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
 RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str: the scenario's tool, run by the grader (raises on an error)
-CLOCK = "<clock>"  # clock() -> seconds that only the model moves: 10 per response the client received (deterministic)
+CLOCK = "<clock: 10 s per response>"  # clock() -> seconds that only the model moves (deterministic)
 
 
 @dataclass
