@@ -9,7 +9,7 @@ import json
 import threading
 from typing import TYPE_CHECKING
 
-from .exercise import CLIENT, RUN_TOOL, Outcome
+from .exercise import CLIENT, CLOCK, RUN_TOOL, Outcome
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
     from ..scenarios import Scenario
@@ -23,6 +23,8 @@ def tag(value) -> list:
         return ["client"]
     if isinstance(value, str) and value == RUN_TOOL:
         return ["run_tool"]
+    if isinstance(value, str) and value == CLOCK:
+        return ["clock"]
     return ["value", json.loads(json.dumps(value))]
 
 

@@ -20,7 +20,7 @@ from ..scenarios import Scenario, call, say
 from ..scenarios.search import PAGES, search_tools
 from ..tools import Tool, Toolbox
 from .exercise import CLIENT, RUN_TOOL
-from .oracle import Case
+from .oracle import Case, error_text_free
 
 LONG = "The director of Aurora Run is Mara Voss, born in 1974. " * 30  # cut by a small max_tokens
 GIVE_UP = "I give up."  # what the toy model says after its script
@@ -104,3 +104,23 @@ def pick(cases: list, n: int, *, keep: int = 0, seed: int = 0) -> list:
     rest = list(range(keep, len(cases)))
     chosen = sorted(random.Random(seed).sample(rest, min(n - keep, len(rest)))) if n > keep else []
     return cases[:keep] + [cases[i] for i in chosen]
+
+
+def signatures_free(x):
+    """Thinking blocks' signatures left free: the API's opaque token, which an error result's wording changes."""
+    if isinstance(x, dict):
+        thinking = x.get("type") == "thinking"
+        return {k: "…" if thinking and k == "signature" else signatures_free(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [signatures_free(v) for v in x]
+    return x
+
+
+def max_tokens_free(x):
+    """A `loose` for loops whose text sets no max_tokens: error_text_free, signatures_free, and each request's
+    max_tokens left free."""
+    x = signatures_free(error_text_free(x))
+    if isinstance(x, list):
+        return [{k: v for k, v in r.items() if k != "max_tokens"} if isinstance(r, dict) and "messages" in r else r
+                for r in x]
+    return x

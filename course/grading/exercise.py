@@ -20,6 +20,8 @@ Calls (`Context.call`, the same in check() and in the grader):
 - CLIENT is the genuine SDK client with max_retries=0 (every request is the student's own).
 - RUN_TOOL(name, input) returns the tool's text; an error result (unknown tool, bad input, the tool
   raised) raises RuntimeError(content), which the student's loop must turn into is_error.
+- CLOCK() reads 10 s per response the CLIENT has received so far, nothing for anything else: a deadline can be
+  reached exactly, the same way on every machine.
 - Outcome.requests/statuses/replies cover POST /v1/messages only (count_tokens is not a turn).
 - A call that hangs is stopped after a time limit; Outcome.error then says so.
 """
@@ -33,6 +35,7 @@ from ..i18n import tr
 # Markers a check passes as arguments; the runner replaces them in the student's process.
 CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
 RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str: the scenario's tool, run by the grader (raises on an error)
+CLOCK = "<clock: 10 s per response>"  # clock() -> seconds that only the model moves (deterministic)
 
 
 @dataclass

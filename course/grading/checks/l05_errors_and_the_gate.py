@@ -185,6 +185,16 @@ def failures(ctx) -> None:
     expect(results[3].get("content") == search("Henrik Dahl"), tr("the valid search does not carry its page"))
 
 
+def unchanged(ctx) -> None:
+    calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}), ("fly", {"to": "Oslo"}))
+    deny = ["delete_page(Aurora*)"]
+    out = ctx.call([dict(u) for u in calls], RUN_TOOL, list(deny), scenario=PAGES)
+    returned(out)
+    after = (out.after or {}).get("args") or [None, None, None]
+    why = tr("after the call, tool_uses is {got} and deny {rules}; they must be left unchanged")
+    expect(after[0] == calls and after[2] == deny, why.format(got=after[0], rules=after[2]))
+
+
 EXERCISES = [
     Exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"), [
         Check(deferred("tool names, globs over string arguments, and specs that do not match"), rules),
@@ -195,5 +205,6 @@ EXERCISES = [
         Check(deferred("a rule with a spec refuses only the calls it matches"), refused_by_spec),
         Check(deferred("an unknown tool, an invalid input and a tool that raises become is_error results with the "
                        "error"), failures),
+        Check(deferred("tool_uses and deny are left unchanged"), unchanged),
     ], notebook="solutions/05_errors_and_the_gate.ipynb"),
 ]

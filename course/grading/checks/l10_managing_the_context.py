@@ -7,134 +7,126 @@ cache_costs(prefix_tokens, calls, price_in, min_cacheable=1024) -> (without_usd,
   the input cost of resending a fixed prefix on `calls` calls at price_in USD per million tokens,
   without caching, and with a 5-minute cache (written on the first call, read after); a prefix below
   min_cacheable tokens is silently not cached.
+
+Each rule is one sentence of the exercise's text, judged against the reference (solutions/10_...) on generated cases.
 """
 from __future__ import annotations
 
-import math
-
-from ...api import APIError
-from ...api.tokens import input_tokens
-from ...api.validate import validate_request
-from ...client import MODEL
+from ...api.models import MODELS
 from ...i18n import deferred, tr
-from ...messages import assistant, text, tool_result, tool_use, user, violations
-from ...pricing import CACHE_READ, CACHE_WRITE_5M
-from ..exercise import Check, CheckFailed, Exercise
-from .common import content, expect, returned, shown
+from ...messages import assistant, text, tool_result, tool_use, user
+from ...pricing import price
+from ..oracle import Case, Rule, exercise
 
+NOTEBOOK = "solutions/10_managing_the_context.ipynb"
+
+# the known mistakes' causes (course/grading/mistakes/l10_*), named only when a student's function does exactly that
 DROPPED = deferred("deleting old result blocks: every tool_use still needs its tool_result (P2); replace the content "
                    "instead")
 TOO_MUCH = deferred("clearing more than the old results: tool_use blocks, text and the last turns stay as they are")
-COUNT_KEEP = deferred("counting `keep` in messages or blocks: it counts turns (user messages holding results)")
+IN_PLACE = deferred("changing the messages in place: the caller's history must stay as it was; build new messages")
 WRITE_PRICE = deferred("pricing the cache write like a plain input: a 5-minute write costs 1.25x")
 READ_PRICE = deferred("pricing cache reads like plain input: a read costs 0.1x")
 TOO_SMALL = deferred("caching a prefix below the minimum: it is silently not cached, so nothing changes")
+AT_MINIMUM = deferred("not caching a prefix of exactly min_cacheable tokens: only a shorter one is not cached")
 
-LOG = "2026-10-07 api request ok\n" * 200
+# --- clear_old_results ----------------------------------------------------------------------------------
+
+LOG = "2026-10-07 api request ok\n" * 20
 PLACEHOLDER = "[old tool result cleared]"
+QUESTION = user("Why did the API slow down on Monday?")
 
 
-def history() -> list:
-    """Three tool-use turns (the second with two calls and a note), then the current request."""
-    return [user("Why did the API slow down on Monday?"),
+def plain_turns(n: int) -> list:
+    """The question and n one-call turns, each answered with a log."""
+    made = [QUESTION]
+    for k in range(1, n + 1):
+        made += [assistant(tool_use(f"t{k}", "fetch_log", {"day": k})), user(tool_result(f"t{k}", f"{LOG}day {k}"))]
+    return made
+
+
+def mixed() -> list:
+    """Three turns: text before a call, two calls with an error and a note, a thinking block; then an answer and a
+    user message of text alone (not a turn)."""
+    return [QUESTION,
             assistant("Fetching the logs.", tool_use("t1", "fetch_log", {"service": "api"})),
             user(tool_result("t1", LOG)),
             assistant(tool_use("t2", "fetch_log", {"service": "worker"}),
                       tool_use("t3", "fetch_log", {"service": "db"})),
             user(tool_result("t2", LOG), tool_result("t3", "no such service", is_error=True), text("Focus on Monday.")),
-            assistant(tool_use("t4", "grep", {"pattern": "slow"})),
-            user(tool_result("t4", "12 matches"))]
+            assistant({"type": "thinking", "thinking": "", "signature": "sig"}, tool_use("t4", "grep", {"p": "slow"})),
+            user({"type": "tool_result", "tool_use_id": "t4", "content": [text("12 matches")]}),
+            assistant("The worker was slow."),
+            user("Check the database too.")]
 
 
-def expected(keep: int) -> list:
-    result_turns = [i for i, m in enumerate(history()) if any(b["type"] == "tool_result" for b in m["content"])]
-    old = set(result_turns[:max(len(result_turns) - keep, 0)])
-    return [{**m, "content": [{**b, "content": PLACEHOLDER} if i in old and b["type"] == "tool_result" else b
-                              for b in m["content"]]} for i, m in enumerate(history())]
+def clearing_cases() -> list[Case]:
+    """0 to 3 turns, keep from 0 to one more than there are turns."""
+    made = [Case(tr("[] and keep=1"), ([], 1, PLACEHOLDER))]
+    for n in (1, 2, 3):
+        for keep in range(0, n + 2):
+            label = tr("{n} turns and keep={keep}").format(n=n, keep=keep)
+            made.append(Case(label, (plain_turns(n), keep, PLACEHOLDER)))
+    return made
 
 
-def results_in(messages: list) -> int:
-    return sum(b.get("type") == "tool_result" for m in messages for b in content(m))
+def keeping_cases() -> list[Case]:
+    """Turns with text, two calls, an error, a note, a thinking block, block content, a text-only user message."""
+    return [Case(tr("a history with notes, an error, thinking and block content, keep={keep}").format(keep=keep),
+                 (mixed(), keep, PLACEHOLDER)) for keep in (1, 0, 2, 3)]
 
 
-def deleted(messages: list) -> str:
-    """DROPPED when the list holds fewer tool_result blocks than the history it was made from."""
-    return DROPPED if results_in(messages) < results_in(history()) else ""
+def unchanged_cases() -> list[Case]:
+    return keeping_cases()[:2] + [clearing_cases()[2]]
 
 
-def without_result_content(blocks: list) -> list:
-    return [{k: v for k, v in b.items() if not (b.get("type") == "tool_result" and k == "content")} for b in blocks]
+# --- cache_costs ------------------------------------------------------------------------------------------
+
+def priced_cases() -> list[Case]:
+    """Prefixes well above every minimum, one call or many, each model's input price."""
+    made = []
+    for prefix, calls in ((50_000, 10), (20_000, 1), (8_000, 40), (4_096, 2)):
+        for model in MODELS:
+            args = (prefix, calls, price(model).input)
+            made.append(Case(f"cache_costs{args}", args))
+    return made
 
 
-def outside_results(got: list, want: list) -> bool:
-    """The blocks differ somewhere other than a tool_result's content (text, tool_use, ids, is_error)."""
-    return without_result_content(got) != without_result_content(want)
+def minimum_cases() -> list[Case]:
+    """Per model (and the default 1,024): a prefix one below its cache minimum, exactly at it, one above."""
+    made = []
+    models = [(m.cache_minimum, price(m.id).input, {"min_cacheable": m.cache_minimum}) for m in MODELS.values()]
+    for minimum, price_in, kwargs in [(1024, 3.0, {})] + models:
+        for prefix in (minimum - 1, minimum, minimum + 1):
+            settings = ", ".join(f"{k}={v}" for k, v in kwargs.items())
+            made.append(Case(f"cache_costs({prefix}, 10, {price_in}{', ' + settings if settings else ''})",
+                             (prefix, 10, price_in), kwargs))
+    return made
 
 
-def clearing(ctx) -> None:
-    for keep in (1, 0, 3, 5):
-        out = ctx.call(history(), keep, PLACEHOLDER)
-        returned(out)
-        got = out.value if isinstance(out.value, list) else []
-        body = {"model": MODEL, "max_tokens": 100, "messages": got}
-        try:
-            validate_request(body)
-        except APIError as e:
-            raise CheckFailed(tr("keep={keep}: the API rejects the cleared list: {message}").format(
-                keep=keep, message=e.message), deleted(got)) from None
-        found = violations(got)
-        expect(not found, tr("keep={keep}: {violation}").format(keep=keep, violation=found[0] if found else ""),
-               deleted(got))
-        want = expected(keep)
-        expect(len(got) == len(want),
-               tr("keep={keep}: {got} messages, expected {want}").format(keep=keep, got=len(got), want=len(want)))
-        for i, (g, w) in enumerate(zip(got, want)):
-            expect(content(g) == w["content"],
-                   tr("keep={keep}: messages[{i}] is {got}, expected {want}").format(
-                       keep=keep, i=i, got=content(g), want=w["content"])[:400],
-                   TOO_MUCH if outside_results(content(g), w["content"]) else "")
-    saved = input_tokens({"messages": history()}) - input_tokens({"messages": expected(1)})
-    expect(saved > 0, tr("clearing saves no tokens"))  # holds for the data above: the logs are large
+def without(value):
+    """A `loose` keeping the pair's first element, without_usd."""
+    return value[0] if isinstance(value, list) and len(value) == 2 else value
 
 
-def caching(ctx) -> None:
-    for prefix, calls, price in ((50_000, 10, 3.0), (20_000, 1, 1.0), (8_000, 40, 5.0)):
-        out = ctx.call(prefix, calls, price)
-        returned(out)
-        plain = calls * prefix * price / 1e6
-        cached = prefix * price / 1e6 * (CACHE_WRITE_5M + CACHE_READ * (calls - 1))
-        got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
-        why = tr("cache_costs({prefix}, {calls}, {price}) returned {got}; expected ({plain:.6f}, {cached:.6f})").format(
-            prefix=prefix, calls=calls, price=price, got=shown(out.value), plain=plain, cached=cached)
-        expect(got[0] is not None and math.isclose(got[0], plain, rel_tol=1e-9), why)
-        usd = prefix * price / 1e6
-        known = {WRITE_PRICE: usd * (1 + CACHE_READ * (calls - 1)), READ_PRICE: usd * (CACHE_WRITE_5M + calls - 1)}
-        expect(got[1] is not None and math.isclose(got[1], cached, rel_tol=1e-9), why,
-               next((tr(h) for h, v in known.items() if isinstance(got[1], (int, float)) and math.isclose(got[1], v)),
-                    ""))
-    out = ctx.call(900, 10, 3.0)
-    returned(out)
-    got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
-    small = 900 * 3.0 / 1e6
-    expect(all(v is not None and math.isclose(v, 10 * small, rel_tol=1e-9) for v in got),
-           tr("cache_costs(900, 10, 3.0) returned {got}; a 900-token prefix is not cached").format(
-               got=shown(out.value)),
-           TOO_SMALL if isinstance(got[1], (int, float))
-           and math.isclose(got[1], small * (CACHE_WRITE_5M + 9 * CACHE_READ)) else "")
-    out = ctx.call(2_000, 10, 3.0, min_cacheable=4_096)
-    returned(out)
-    got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
-    plain = 10 * 2_000 * 3.0 / 1e6
-    expect(all(v is not None and math.isclose(v, plain, rel_tol=1e-9) for v in got),
-           tr("cache_costs(2000, 10, 3.0, min_cacheable=4096) returned {got}; a prefix below the minimum given is not "
-              "cached: expected ({plain:.6f}, {plain:.6f})").format(got=shown(out.value), plain=plain))
+def cached(value):
+    """A `loose` keeping the pair's second element, with_usd."""
+    return value[1] if isinstance(value, list) and len(value) == 2 else value
 
 
 EXERCISES = [
-    Exercise("clear_old_results", "clear_old_results", deferred("Clearing old tool results"), [
-        Check(deferred("old results cleared, the last turns kept, P1-P3 and the API still happy"), clearing),
-    ], notebook="solutions/10_managing_the_context.ipynb"),
-    Exercise("cache_costs", "cache_costs", deferred("What a prompt cache saves"), [
-        Check(deferred("a write at 1.25x, reads at 0.1x, prefixes below min_cacheable not cached"), caching),
-    ], notebook="solutions/10_managing_the_context.ipynb"),
+    exercise("clear_old_results", "clear_old_results", deferred("Clearing old tool results"), NOTEBOOK, [
+        Rule(deferred("the tool_result blocks of every turn but the last keep have their content replaced by the "
+                      "placeholder"), clearing_cases),
+        Rule(deferred("blocks, ids, is_error, text and tool_use blocks stay as they are; a turn is a user message "
+                      "holding results"), keeping_cases),
+        Rule(deferred("messages is left unchanged: a new list is returned"), unchanged_cases, ("value", "after")),
+    ]),
+    exercise("cache_costs", "cache_costs", deferred("What a prompt cache saves"), NOTEBOOK, [
+        Rule(deferred("without_usd: the prefix at price_in on every call"), priced_cases, loose=without),
+        Rule(deferred("with_usd: a 5-minute write at 1.25x on the first call, reads at 0.1x on the others"),
+             priced_cases, loose=cached),
+        Rule(deferred("a prefix below min_cacheable is not cached; one of exactly min_cacheable tokens is"),
+             minimum_cases),
+    ]),
 ]

@@ -1,5 +1,5 @@
 """Gives the evaluator the conversation without the model's final reply."""
-from course.grading.checks.common import DROPPED as MISTAKE
+from course.grading.checks.l12_three_loops import WITHOUT_REPLY as MISTAKE
 
 GRADE_ID = "goal_loop"
 

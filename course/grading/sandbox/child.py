@@ -78,10 +78,23 @@ def plain(value):
     return json.loads(json.dumps(value, default=_dump))
 
 
+MODEL_SECONDS = 10  # what one response takes on the grader's clock
+
+
+def model_clock(client):
+    """The grader's clock: MODEL_SECONDS per response `client` has received, nothing for anything else."""
+    answered = []
+    client._client.event_hooks["response"].append(lambda response: answered.append(1))
+    return lambda: MODEL_SECONDS * len(answered)
+
+
 def decode(args: list, kwargs: dict, client, run_tool) -> tuple[list, dict]:
-    """Arguments tagged by the grader (["client"], ["run_tool"], ["value", v]) as real objects."""
+    """Arguments tagged by the grader (["client"], ["run_tool"], ["clock"], ["value", v]) as real objects."""
+    clock = model_clock(client) if ["clock"] in args + list(kwargs.values()) else None
+    made = {"client": client, "run_tool": run_tool, "clock": clock}
+
     def one(tagged):
-        return client if tagged[0] == "client" else run_tool if tagged[0] == "run_tool" else tagged[1]
+        return tagged[1] if tagged[0] == "value" else made[tagged[0]]
 
     return [one(a) for a in args], {k: one(v) for k, v in kwargs.items()}
 
