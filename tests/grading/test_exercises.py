@@ -13,7 +13,7 @@ from course.grading.notebook_context import NotebookContext
 from course.grading.mark import run_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
-MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*.py"))
+MISTAKES = sorted((ROOT / "course" / "grading" / "mistakes").glob("l[0-9]*.py"))
 REGISTRY = registry.shipped()
 
 
@@ -90,7 +90,7 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
 
     solution = ROOT / "solutions" / "03_the_first_loop.ipynb"
     wrong = nbformat.read(solution, as_version=4)
-    mistake = ROOT / "tests" / "mistakes" / "l03_one_message_each.py"
+    mistake = ROOT / "course" / "grading" / "mistakes" / "l03_one_message_each.py"
     source = mistake.read_text()
     function = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     for cell in wrong.cells:
