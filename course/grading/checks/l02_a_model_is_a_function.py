@@ -35,41 +35,44 @@ PAIRS = {  # first question, its answer, the follow-up, the answer only the whol
 OTHER_MODELS = [MODELS["sonnet"], MODELS["opus"], "claude-haiku-4-5"]
 
 
-def follow_up_policy(pair: str, *, thinks: bool = False, split: bool = False):
-    """Answers the first question; answers the follow-up only when the request carries the first answer."""
+def follow_up_policy(pair: str, *, thinks: int = 0, split: bool = False):
+    """Answers the first question; answers the follow-up only when the request carries the first answer. The
+    first `thinks` replies start with an empty thinking block."""
     first, answer, second, known = PAIRS[pair]
+    thought = [{"type": "thinking", "thinking": ""}]
 
     def policy(c: Conversation) -> Turn:
         asked = "".join(b.get("text", "") for b in c.last["content"] if b["type"] == "text")
         if asked != second:
-            return say(*([{"type": "thinking", "thinking": ""}] if thinks else []), answer)
+            return say(*thought[:thinks], answer)
         if any(answer in b.get("text", "") for m in c.messages if m["role"] == "assistant" for b in m["content"]):
             cut = known.index(" ", known.index(" ") + 1)
-            return say(known[:cut], known[cut:]) if split else say(known)
+            again = thought[:thinks - 1]
+            return say(*again, known[:cut], known[cut:]) if split else say(*again, known)
         return say("Who do you mean? This conversation has no earlier messages about anyone.")
 
     return policy
 
 
-def case(pair: str = "aurora", model: str = MODEL, *, thinks: bool = False, split: bool = False) -> Case:
+def case(pair: str = "aurora", model: str = MODEL, *, thinks: int = 0, split: bool = False) -> Case:
     first, _, second, _ = PAIRS[pair]
-    how = "".join([", the first reply thinks first" if thinks else "", ", the second answer in two text blocks"
-                   if split else ""])
+    how = "".join([["", ", the first reply thinks first", ", both replies think first"][thinks],
+                   ", the second answer in two text blocks" if split else ""])
     sc = Scenario(f"grading_follow_up_{pair}", f"follow_up({model!r}, {first!r}, {second!r}){how}", first,
                   follow_up_policy(pair, thinks=thinks, split=split))
     return Case(sc.title, (CLIENT, model, first, second), {}, sc)
 
 
 def model_cases() -> list[Case]:
-    return [case("aurora", m) for m in [MODEL, *OTHER_MODELS]] + [case("paris", MODELS["sonnet"])]
+    return [case("aurora", m) for m in OTHER_MODELS]
 
 
 def conversation_cases() -> list[Case]:
-    return [case("aurora"), case("paris"), case("aurora", thinks=True), case("paris", MODELS["opus"], thinks=True)]
+    return [case("aurora"), case("paris", MODELS["sonnet"]), case("aurora", MODELS["opus"], thinks=1)]
 
 
 def answer_cases() -> list[Case]:
-    return conversation_cases() + [case("aurora", split=True), case("paris", MODELS["sonnet"], thinks=True, split=True)]
+    return [*conversation_cases(), case("paris", thinks=2, split=True)]
 
 
 def models_sent(requests):
