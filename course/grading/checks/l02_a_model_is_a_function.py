@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...api import Conversation, Turn
 from ...client import MODEL, MODELS
-from ...i18n import deferred
+from ...i18n import deferred, tr
 from ...scenarios import Scenario, say
 from ..exercise import CLIENT
 from ..oracle import Case, Rule, exercise
@@ -56,8 +56,8 @@ def follow_up_policy(pair: str, *, thinks: int = 0, split: bool = False):
 
 def case(pair: str = "aurora", model: str = MODEL, *, thinks: int = 0, split: bool = False) -> Case:
     first, _, second, _ = PAIRS[pair]
-    how = "".join([["", ", the first reply thinks first", ", both replies think first"][thinks],
-                   ", the second answer in two text blocks" if split else ""])
+    how = "".join([["", tr(", the first reply thinks first"), tr(", both replies think first")][thinks],
+                   tr(", the second answer in two text blocks") if split else ""])
     sc = Scenario(f"grading_follow_up_{pair}", f"follow_up({model!r}, {first!r}, {second!r}){how}", first,
                   follow_up_policy(pair, thinks=thinks, split=split))
     return Case(sc.title, (CLIENT, model, first, second), {}, sc)

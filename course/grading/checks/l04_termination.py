@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from ...i18n import deferred
+from ...i18n import deferred, tr
 from ...messages import assistant, text, tool_result, tool_use, user
 from ..cases import pick
 from ..oracle import Case, Rule, exercise
@@ -77,10 +77,10 @@ def run(turns: tuple[int, ...], note: bool = False, thinks: bool = False) -> lis
 
 def run_cases() -> list[Case]:
     shapes = [()] + [t for n in (1, 2, 3) for t in itertools.product((1, 2, 3), repeat=n)]
-    made = [Case(f"count_run(a run of turns {list(t)}{', notes' if k % 3 == 1 else ''}"
-                 f"{', thinking' if k % 3 == 2 else ''})", (run(t, k % 3 == 1, k % 3 == 2),))
-            for k, t in enumerate(shapes)]
-    return [Case("count_run(example 4.3)", (fix_failing_test(),))] + pick(made, 13, keep=5, seed=7)
+    how = ["", tr(", a note after the results"), tr(", thinking first")]
+    made = [Case(tr("count_run(a run of turns {turns}{how})").format(turns=list(t), how=how[k % 3]),
+                 (run(t, k % 3 == 1, k % 3 == 2),)) for k, t in enumerate(shapes)]
+    return [Case(tr("count_run(example 4.3)"), (fix_failing_test(),))] + pick(made, 13, keep=5, seed=7)
 
 
 def key(*names: str):
