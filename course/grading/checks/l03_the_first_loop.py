@@ -106,12 +106,13 @@ def other_stop_cases() -> list[Case]:
 
 
 def cap_cases() -> list[Case]:
-    """max_turns = 0 to 3, the model asking for tools exactly T times (it finishes) or T + 1 times (capped)."""
+    """max_turns = 0 to 3, the model asking for tools exactly T times (it finishes) or T + 1 times (capped); and
+    the default cap, 10, with a model that asks 11 times."""
     made = []
     for cap in range(4):
         for asks in (cap, cap + 1):
             made.append(loop_case(tuple(CALLS[k % 2] for k in range(asks)) + (ANSWERS,), max_turns=cap))
-    return made
+    return made + [loop_case((ASKS,) * 11 + (ANSWERS,))]
 
 
 def history_cases() -> list[Case]:
