@@ -80,7 +80,9 @@ class Violation:
 
 
 def violations(messages: list, *, final_assistant: bool = False) -> list[Violation]:
-    """Every way `messages` breaks P1-P3 (empty when the invariant holds).
+    """Every way `messages` breaks P1-P3 (empty when the invariant holds), the earliest message first. A P2
+    break is reported at the assistant message whose tool_uses are not answered, as the API's 400 names it
+    (`messages.N: tool_use ids were found without tool_result blocks immediately after`).
 
     final_assistant=True accepts a last assistant message without tool_use: the
     history of a finished run, h . a, which is no longer a request to send.
@@ -106,7 +108,7 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
             continue
         nxt = msgs[i + 1]
         if nxt.get("role") != "user":
-            found.append(Violation("P2", i + 1, tr("the message after tool_use {ids} is from {role!r}, not 'user'")
+            found.append(Violation("P2", i, tr("the message after tool_use {ids} is from {role!r}, not 'user'")
                                    .format(ids=ids, role=nxt.get("role"))))
             continue
         answered.add(i + 1)
@@ -114,7 +116,7 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
         got = [b.get("tool_use_id") if b.get("type") == "tool_result" else f"<{b.get('type')}>" for b in head]
         if got != ids:
             wrong = tr("the first {count} blocks should be tool_result for {ids} in that order, found {got}")
-            found.append(Violation("P2", i + 1, wrong.format(count=len(ids), ids=ids, got=got)))
+            found.append(Violation("P2", i, wrong.format(count=len(ids), ids=ids, got=got)))
     for i, m in enumerate(msgs):
         content = blocks(m)
         start = 0
@@ -125,7 +127,7 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
                 stray = (tr("block {j} is a tool_result for {id!r} after the leading results") if i in answered
                          else tr("block {j} is a tool_result for {id!r} without a tool_use right before it"))
                 found.append(Violation("P3", i, stray.format(j=j, id=b.get("tool_use_id"))))
-    return found
+    return sorted(found, key=lambda v: (v.index, v.rule))  # the earliest message first, P1 before P2 before P3
 
 
 def check_invariant(messages: list, *, final_assistant: bool = False) -> None:

@@ -28,13 +28,13 @@ BROKEN = [
         ("P2 at messages[1]: tool_use ['t1', 't2'] has no message after it",
          "messages[1] で P2 が破れています：tool_use ['t1', 't2'] の後にメッセージがありません")]),
     ([user("q"), ASKS, assistant("no"), user("go on")], [
-        ("P2 at messages[2]: the message after tool_use ['t1', 't2'] is from 'assistant', not 'user'",
-         "messages[2] で P2 が破れています：tool_use ['t1', 't2'] の次のメッセージが 'user' ではなく 'assistant' "
+        ("P2 at messages[1]: the message after tool_use ['t1', 't2'] is from 'assistant', not 'user'",
+         "messages[1] で P2 が破れています：tool_use ['t1', 't2'] の次のメッセージが 'user' ではなく 'assistant' "
          "からです")]),
     ([user("q"), ASKS, user(tool_result("t2", "b"), tool_result("t1", "a"))], [
-        ("P2 at messages[2]: the first 2 blocks should be tool_result for ['t1', 't2'] in that order, "
+        ("P2 at messages[1]: the first 2 blocks should be tool_result for ['t1', 't2'] in that order, "
          "found ['t2', 't1']",
-         "messages[2] で P2 が破れています：先頭の 2 個のブロックは ['t1', 't2'] への tool_result がこの順に"
+         "messages[1] で P2 が破れています：先頭の 2 個のブロックは ['t1', 't2'] への tool_result がこの順に"
          "並ぶはずですが、実際は ['t2', 't1'] です")]),
     ([user("q"), ASKS, user(tool_result("t1", "a"), tool_result("t2", "b"), text("and"), tool_result("t1", "a"))], [
         ("P3 at messages[2]: block 3 is a tool_result for 't1' after the leading results",

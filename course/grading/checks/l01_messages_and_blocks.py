@@ -1,93 +1,109 @@
 """Lesson 01, messages and blocks: a function that checks the pairing invariant P1-P3 (Def. 3.3).
 
 first_violation(messages) -> (rule, index) | None
-  rule is "P1", "P2" or "P3"; index is the message where it breaks: for P1 the first or last message,
-  for P2 the assistant message whose tool_uses are not answered right, for P3 the message holding
-  the stray tool_result. A list that keeps P1-P3 gives None.
+  rule is "P1", "P2" or "P3"; index is the earliest message where a rule breaks (P1 before P2 before P3 at one
+  message): for P1 the first or last message, for P2 the assistant message whose tool_uses are not answered right
+  (as the API's 400 names it), for P3 the message holding the stray tool_result. A list that keeps P1-P3 gives None.
+
+Each rule is one sentence of the exercise's text, judged against the reference (solutions/01_...) on every list of
+up to four messages drawn from a few shapes (content as a string or as blocks), sampled with a fixed seed.
 """
 from __future__ import annotations
 
-from ...i18n import deferred, tr
-from ...messages import assistant, text, tool_result, tool_use, user
-from ..exercise import Check, Exercise
-from .common import expect, returned, shown
+import functools
+import itertools
 
+from ...i18n import deferred
+from ...messages import assistant, text, tool_result, tool_use, user, violations
+from .. import reference
+from ..cases import pick
+from ..oracle import Case, Rule, exercise
+
+NOTEBOOK = "solutions/01_messages_and_blocks.ipynb"
+
+# the known mistakes' causes (course/grading/mistakes/l01_*), named only when a student's function does exactly that
 ORDER = deferred("comparing the result ids as a set: P2 wants them in the order of the tool_uses")
-COUNT = deferred("checking only that some results exist: P2 wants one result per tool_use")
-FIRST = deferred("not looking at the first blocks: P2 wants the results before any text")
-FIRST_USER = deferred("forgetting the first half of P1: a conversation starts with a user message")
-LAST = deferred("forgetting the second half of P1: a request ends with a user message")
-STRAY = deferred("accepting a tool_result that answers no tool_use right before it (P3)")
-EXTRA = deferred("accepting a second result for the same call after the leading ones (P3)")
-NEXT = deferred("not checking that the message after a tool_use is a user message (P2)")
+STRAY = deferred("never looking for stray tool_results (P3): a result after the leading ones, or with no tool_use "
+                 "right before it")
 USER_ONLY = deferred("looking for stray tool_results only in user messages: P3 holds for every message, "
                      "the assistant's too")
+P1_FIRST = deferred("checking P1 at both ends before the other rules: the answer is the earliest message that breaks "
+                    "a rule, whichever rule it is")
+P2_AT_USER = deferred("reporting a P2 break at the message after the tool_use: the index is the assistant message's, "
+                      "as the API's 400 names it")
+STRING_CONTENT = deferred("reading every content as a list of blocks: a content given as a string is one text block")
 
-ASK = assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"}),
-                tool_use("t2", "search", {"query": "Mara Voss"}))
 R1, R2 = tool_result("t1", "page 1"), tool_result("t2", "page 2")
-
-VALID = [
-    (deferred("a single prompt"), [user("When was she born?")]),
-    (deferred("two results in order, then a note"), [user("q"), ASK, user(R1, R2, "Keep going.")]),
-    (deferred("a failed call answered with is_error"),
-     [user("q"), assistant(tool_use("t9", "search", {})), user(tool_result("t9", "offline", is_error=True))]),
-    (deferred("two turns"), [user("q"), ASK, user(R1, R2), assistant(tool_use("t3", "search", {"query": "x"})),
-                             user(tool_result("t3", "page 3"))]),
-    (deferred("contents given as strings"),
-     [{"role": "user", "content": "q"}, {"role": "assistant", "content": "Hi."},
-      {"role": "user", "content": "Thanks."}]),
-]
-BROKEN = [  # (what, messages, (rule, index), the mistake a checker that misses it makes)
-    (deferred("the first message is from the assistant"), [assistant("Hello."), user("q")], ("P1", 0), FIRST_USER),
-    (deferred("the list ends with the assistant"), [user("q"), assistant("1974")], ("P1", 1), LAST),
-    (deferred("the list ends with a string from the assistant"),
-     [{"role": "user", "content": "q"}, {"role": "assistant", "content": "1974"}], ("P1", 1), LAST),
-    (deferred("the list ends with an unanswered tool_use (P1 and P2 at one message)"), [user("q"), ASK],
-     ("P1", 1), LAST),
-    (deferred("a result is missing"), [user("q"), ASK, user(R1)], ("P2", 1), COUNT),
-    (deferred("results in the wrong order"), [user("q"), ASK, user(R2, R1)], ("P2", 1), ORDER),
-    (deferred("text before the results"), [user("q"), ASK, user("Here you go.", R1, R2)], ("P2", 1), FIRST),
-    (deferred("an assistant message right after the tool_use"), [user("q"), ASK, assistant("Done."), user(R1, R2)],
-     ("P2", 1), NEXT),
-    (deferred("a result with no tool_use before it"), [user("q"), assistant("Hi."), user(tool_result("t7", "?"))],
-     ("P3", 2), STRAY),
-    (deferred("a second result for a call after the leading ones"), [user("q"), ASK, user(R1, R2, text("again"), R1)],
-     ("P3", 2), EXTRA),
-    (deferred("an unanswered tool_use and a stray result in one message (P2 and P3 at one message)"),
-     [user("q"), assistant(tool_use("t1", "search", {}), tool_result("t9", "?")), user("No results.")],
-     ("P2", 1), COUNT),
-    (deferred("a tool_result inside an assistant message"),
-     [user("q"), assistant("Here is what I found.", tool_result("t5", "?")), user("Thanks.")], ("P3", 1), USER_ONLY),
-]
+SHAPES = {  # the messages lists are drawn from, by a short name for the feedback
+    "user 'q' (a string)": {"role": "user", "content": "q"},
+    "user [text]": user("Keep going."),
+    "assistant 'Hi.' (a string)": {"role": "assistant", "content": "Hi."},
+    "assistant [text, tool_use t1]": assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"})),
+    "assistant [tool_use t1, tool_use t2]": assistant(tool_use("t1", "search", {"query": "Aurora Run"}),
+                                                      tool_use("t2", "search", {"query": "Mara Voss"})),
+    "user [result t1]": user(R1),
+    "user [result t1 (is_error)]": user(tool_result("t1", "offline", is_error=True)),
+    "user [result t1, result t2, text]": user(R1, R2, "Keep going."),
+    "user [result t2, result t1]": user(R2, R1),
+    "user [text, result t1]": user("Here you go.", R1),
+    "user [result t1, text, result t1]": user(R1, text("again"), R1),
+    "assistant [text, result t5]": assistant("Here is what I found.", tool_result("t5", "?")),
+}
 
 
-def valid(ctx) -> None:
-    for what, messages in VALID:
-        out = ctx.call(messages)
-        returned(out)
-        expect(out.value is None, tr("{what}: keeps P1-P3, but your function returned {value}").format(
-            what=tr(what), value=shown(out.value)))
+@functools.cache
+def lists() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Every list of up to four shapes (four only when it starts with the user), with the reference's answer."""
+    first_violation = reference.function(NOTEBOOK, "first_violation")
+    names = list(SHAPES)
+    made = [()]
+    for n in range(1, 5):
+        made += [s for s in itertools.product(names, repeat=n) if n < 4 or s[0] == names[0]]
+    return tuple((s, kind(first_violation([SHAPES[n] for n in s]), s)) for s in made)
 
 
-def broken(rules: tuple[str, ...]):
-    def check(ctx) -> None:
-        for what, messages, want, mistake in BROKEN:
-            if want[0] not in rules:
-                continue
-            out = ctx.call(messages)
-            returned(out)
-            expect(out.value == list(want), tr("{what}: expected {want}, your function returned {value}").format(
-                what=tr(what), want=want, value=shown(out.value)), mistake if out.value is None else "")
+def kind(answer, names: tuple[str, ...]) -> str:
+    """Which rule a list tells apart: None, P1, P2, P3 when one thing breaks, "earliest" when several do."""
+    if len({(v.rule, v.index) for v in violations([SHAPES[n] for n in names])}) > 1:
+        return "earliest"
+    return answer[0] if answer else "None"
 
-    return check
+
+U, A, ASK, ASK2 = "user 'q' (a string)", "assistant 'Hi.' (a string)", "assistant [text, tool_use t1]", \
+    "assistant [tool_use t1, tool_use t2]"
+KNOWN = {  # the lists every sample starts with: the material's breaks, one at a time, then together
+    "None": [(U,), (U, ASK, "user [result t1]"), (U, ASK2, "user [result t1, result t2, text]")],
+    "P1": [(), (A,), (U, A)],
+    "P2": [(U, ASK2, "user [result t2, result t1]"), (U, ASK2, "user [result t1]"), (U, ASK, "user [text, result t1]"),
+           (U, ASK, A, U)],
+    "P3": [(U, ASK, "user [result t1, text, result t1]"), (U, "assistant [text, result t5]", "user [result t1]"),
+           (U, A, "user [result t1]")],
+    "earliest": [(U, ASK, "user [text]", A), (U, ASK2, "user [result t2, result t1]", A), (U, ASK, A), (U, ASK),
+                 (A, ASK)],
+}
+
+
+def cases_of(which: str, n: int, seed: int):
+    """The known lists of one kind, then a fixed-seed sample of the other lists of that kind, shortest first."""
+    def made() -> list[Case]:
+        known = KNOWN[which]
+        found = known + [s for s, k in lists() if k == which and s not in known]
+        return [Case(f"first_violation([{', '.join(s)}])", ([SHAPES[x] for x in s],)) for s in
+                pick(found, n, keep=len(known), seed=seed)]
+
+    return made
 
 
 EXERCISES = [
-    Exercise("first_violation", "first_violation", deferred("Checking the pairing invariant"), [
-        Check(deferred("lists that keep P1-P3 give None"), valid),
-        Check(deferred("P1: the first and the last message are from the user"), broken(("P1",))),
-        Check(deferred("P2: every tool_use answered first, in order, in the next user message"), broken(("P2",))),
-        Check(deferred("P3: no other tool_result anywhere"), broken(("P3",))),
-    ], notebook="solutions/01_messages_and_blocks.ipynb"),
+    exercise("first_violation", "first_violation", deferred("Checking the pairing invariant"), NOTEBOOK, [
+        Rule(deferred("a list that keeps P1-P3 gives None"), cases_of("None", 8, 0), ("value", "after")),
+        Rule(deferred("P1: the first and the last message are from the user (index 0 or the last index; an empty list "
+                      "breaks it at 0)"), cases_of("P1", 8, 1), ("value", "after")),
+        Rule(deferred("P2: each assistant tool_use answered first, in order, in the next user message (index: the "
+                      "assistant message)"), cases_of("P2", 12, 2), ("value", "after")),
+        Rule(deferred("P3: no other tool_result anywhere (index: the message holding it)"), cases_of("P3", 10, 3),
+             ("value", "after")),
+        Rule(deferred("several breaks: the earliest message, and P1 before P2 before P3 at one message"),
+             cases_of("earliest", 16, 4), ("value", "after")),
+    ]),
 ]

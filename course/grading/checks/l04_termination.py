@@ -6,33 +6,47 @@ calls_needed(rounds, max_turns) -> (calls, finished)
 count_run(messages) -> {"calls": ..., "turns": ..., "tool_calls": ..., "steps": ...}
   for a finished history (it ends with the final assistant message): model calls, tool-use turns
   (the Agent SDK's count), tool calls, and steps counted as LangGraph does (model steps + tool steps).
+
+Each rule is one sentence of the exercise's text, judged against the reference (solutions/04_...) on generated
+cases: every rounds 0-6 against every cap 0-5 and no cap; finished runs of 0-3 turns of 1-3 calls each.
 """
 from __future__ import annotations
 
+import itertools
+
 from ...i18n import deferred, tr
 from ...messages import assistant, text, tool_result, tool_use, user
-from ..exercise import Check, Exercise
-from .common import expect, returned, shown
+from ..cases import pick
+from ..oracle import Case, Rule, exercise
 
-OFF_BY_ONE = deferred("an off-by-one: the response after the T-th turn is the (T+1)-th call, and its tools are not run")
-NO_CAP = deferred("max_turns=None means no cap: the run ends when the model answers")
-FINISHED = deferred("a run finishes only if the model answers within the cap: rounds <= max_turns")
+NOTEBOOK = "solutions/04_termination.ipynb"
+
+# the known mistakes' causes (course/grading/mistakes/l04_*), named only when a student's function does exactly that
+CAP_AS_CALLS = deferred("counting max_turns as model calls: the cap allows max_turns tool-use turns, so up to "
+                        "max_turns + 1 calls")
+NO_ANSWER_CALL = deferred("forgetting the call that brings the answer: rounds tool-use turns take rounds + 1 calls")
+CAP_BOUNDARY = deferred("taking rounds == max_turns for capped: the model answers in call max_turns + 1, which the cap "
+                        "allows")
+ZERO_IS_NO_CAP = deferred("reading max_turns=0 as no cap (`if not max_turns`): 0 is a cap that allows no tool-use "
+                          "turn; only None means no cap")
 PARALLEL = deferred("counting tool calls as turns: one response may ask for several tools in one turn")
-STEPS = deferred("steps as LangGraph counts them: every model call and every tool turn is a step")
+STEPS = deferred("steps as LangGraph counts them: every model call and every tool turn is a step, not every tool call")
+IN_PLACE = deferred("changing messages in place: count without modifying the history")
 
-CASES = [(0, 10, 1, True), (2, 10, 3, True), (2, 2, 3, True), (3, 2, 3, False), (5, 0, 1, False), (7, None, 8, True)]
+# --- calls_needed -------------------------------------------------------------------------------------
+
+PAIRS = [(rounds, cap) for cap in [None, *range(6)] for rounds in range(7)]
 
 
-def cap_cases(ctx) -> None:
-    for rounds, cap, calls, finished in CASES:
-        out = ctx.call(rounds, cap)
-        returned(out)
-        got = out.value if isinstance(out.value, list) and len(out.value) == 2 else [None, None]
-        why = tr("calls_needed({rounds}, {cap}) returned {value}; expected ({calls}, {finished})").format(
-            rounds=rounds, cap=cap, value=shown(out.value), calls=calls, finished=finished)
-        off = isinstance(got[0], int) and abs(got[0] - calls) == 1
-        expect(got[0] == calls, why, NO_CAP if cap is None else OFF_BY_ONE if off else "")
-        expect(got[1] is finished, why, FINISHED)
+def need_cases(keep, n: int, seed: int):
+    def made() -> list[Case]:
+        found = sorted([p for p in PAIRS if keep(*p)], key=lambda p: (p[0] + (p[1] or 0), p[0]))
+        return [Case(f"calls_needed{p}", p) for p in pick(found, n, keep=3, seed=seed)]
+
+    return made
+
+
+# --- count_run ----------------------------------------------------------------------------------------
 
 
 def fix_failing_test() -> list:
@@ -47,33 +61,49 @@ def fix_failing_test() -> list:
             assistant("The boundary check was wrong; all tests pass now.")]
 
 
-RUNS = [  # (what, messages, expected counts)
-    (deferred("example 4.3"), fix_failing_test(), {"calls": 4, "turns": 3, "tool_calls": 5, "steps": 7}),
-    (deferred("a one-shot answer"), [user("Capital of France?"), assistant("Paris")],
-     {"calls": 1, "turns": 0, "tool_calls": 0, "steps": 1}),
-    (deferred("a turn with a note after the results"),
-     [user("q"), assistant(tool_use("a", "search", {})), user(tool_result("a", "x"), text("Also check 1951.")),
-      assistant("1974")],
-     {"calls": 2, "turns": 1, "tool_calls": 1, "steps": 3}),
-]
+def run(turns: tuple[int, ...], note: bool = False, thinks: bool = False) -> list:
+    """A finished run whose k-th tool-use turn asks for turns[k] tools; a note after the results, thinking first."""
+    thought = [{"type": "thinking", "thinking": "", "signature": "local.sig"}] if thinks else []
+    messages = [{"role": "user", "content": "When was the director of Aurora Run born?"}]
+    n = 0
+    for k, calls in enumerate(turns):
+        ids = [f"toolu_{n + j}" for j in range(calls)]
+        n += calls
+        messages.append(assistant(*thought, *(tool_use(i, "search", {"query": f"page {i}"}) for i in ids)))
+        messages.append(user(*(tool_result(i, "...") for i in ids), *([text("Also check 1951.")] if note else [])))
+    messages.append(assistant(*thought, "1974"))
+    return messages
 
 
-def count_cases(ctx) -> None:
-    for what, messages, want in RUNS:
-        out = ctx.call(messages)
-        returned(out)
-        got = out.value if isinstance(out.value, dict) else {}
-        named = {"turns": PARALLEL if got.get("turns") == want["tool_calls"] != want["turns"] else "", "steps": STEPS}
-        for key in ("calls", "turns", "tool_calls", "steps"):
-            expect(got.get(key) == want[key], tr("{what}: {key} = {got}, expected {want}").format(
-                what=tr(what), key=key, got=got.get(key), want=want[key]), named.get(key, ""))
+def run_cases() -> list[Case]:
+    shapes = [()] + [t for n in (1, 2, 3) for t in itertools.product((1, 2, 3), repeat=n)]
+    how = ["", tr(", a note after the results"), tr(", thinking first")]
+    made = [Case(tr("count_run(a run of turns {turns}{how})").format(turns=list(t), how=how[k % 3]),
+                 (run(t, k % 3 == 1, k % 3 == 2),)) for k, t in enumerate(shapes)]
+    return [Case(tr("count_run(example 4.3)"), (fix_failing_test(),))] + pick(made, 13, keep=5, seed=7)
+
+
+def key(*names: str):
+    """A `loose` that keeps some counts of the returned dict (the first is the rule's; steps keeps turns too, as
+    steps = calls + turns, so a wrong turn count is not taken for a wrong step count)."""
+    return lambda value: {n: value.get(n, "nothing") for n in names} if isinstance(value, dict) else value
 
 
 EXERCISES = [
-    Exercise("calls_needed", "calls_needed", deferred("How many calls a capped run makes"), [
-        Check(deferred("calls and finish for rounds and caps, T = 0 and no cap included"), cap_cases),
-    ], notebook="solutions/04_termination.ipynb"),
-    Exercise("count_run", "count_run", deferred("Counting calls, turns, tool calls and steps"), [
-        Check(deferred("example 4.3 and two more runs, counted four ways"), count_cases),
-    ], notebook="solutions/04_termination.ipynb"),
+    exercise("calls_needed", "calls_needed", deferred("How many calls a capped run makes"), NOTEBOOK, [
+        Rule(deferred("no cap (None), or rounds <= max_turns: rounds + 1 calls, and the run finishes"),
+             need_cases(lambda r, cap: cap is None or r <= cap, 12, 0)),
+        Rule(deferred("rounds > max_turns: max_turns + 1 calls, and the run does not finish"),
+             need_cases(lambda r, cap: cap is not None and r > cap, 10, 1)),
+        Rule(deferred("max_turns=0 allows no tool-use turn: one call, which finishes only when rounds is 0"),
+             need_cases(lambda r, cap: cap == 0, 4, 2)),
+    ]),
+    exercise("count_run", "count_run", deferred("Counting calls, turns, tool calls and steps"), NOTEBOOK, [
+        Rule(deferred("calls: the model calls, one per assistant message"), run_cases, loose=key("calls")),
+        Rule(deferred("turns: the assistant messages with a tool_use"), run_cases, loose=key("turns")),
+        Rule(deferred("tool_calls: the tool_use blocks"), run_cases, loose=key("tool_calls")),
+        Rule(deferred("steps: each model call and each turn of tool execution"), run_cases,
+             loose=key("steps", "turns")),
+        Rule(deferred("the history is left unchanged"), run_cases, ("after",)),
+    ]),
 ]

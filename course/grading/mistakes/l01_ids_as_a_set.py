@@ -1,20 +1,32 @@
 """Compares the result ids with the tool_use ids as sets, so results in the wrong order pass."""
 from course.grading.checks.l01_messages_and_blocks import ORDER as MISTAKE
-from course.grading.checks.l01_messages_and_blocks import STRAY
 
 GRADE_ID = "first_violation"
-ALSO = (STRAY,)  # the same code makes this mistake too
 
 
 def first_violation(messages):
-    if messages[0]["role"] != "user":
+    def blocks(m):
+        return [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
+
+    if not messages:
         return ("P1", 0)
+    found = []
+    if messages[0]["role"] != "user":
+        found.append(("P1", 0))
     if messages[-1]["role"] != "user":
-        return ("P1", len(messages) - 1)
+        found.append(("P1", len(messages) - 1))
+    answered = {}
     for i, m in enumerate(messages):
-        ids = {b["id"] for b in m["content"] if b["type"] == "tool_use"}
-        if ids:
-            got = {b["tool_use_id"] for b in messages[i + 1]["content"][:len(ids)] if b["type"] == "tool_result"}
-            if messages[i + 1]["role"] != "user" or got != ids:  # the mistake: a set forgets the order
-                return ("P2", i)
-    return None
+        ids = [b["id"] for b in blocks(m) if b["type"] == "tool_use"] if m["role"] == "assistant" else []
+        if not ids:
+            continue
+        after = messages[i + 1] if i + 1 < len(messages) and messages[i + 1]["role"] == "user" else None
+        head = blocks(after)[:len(ids)] if after else []
+        if {b.get("tool_use_id") for b in head if b["type"] == "tool_result"} == set(ids):  # the mistake: no order
+            answered[i + 1] = len(ids)
+        else:
+            found.append(("P2", i))
+    for i, m in enumerate(messages):
+        if any(b["type"] == "tool_result" for b in blocks(m)[answered.get(i, 0):]):
+            found.append(("P3", i))
+    return min(found, key=lambda v: (v[1], v[0])) if found else None

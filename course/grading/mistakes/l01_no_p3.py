@@ -5,14 +5,22 @@ GRADE_ID = "first_violation"
 
 
 def first_violation(messages):
-    if messages[0]["role"] != "user":
+    def blocks(m):
+        return [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
+
+    if not messages:
         return ("P1", 0)
+    found = []
+    if messages[0]["role"] != "user":
+        found.append(("P1", 0))
     if messages[-1]["role"] != "user":
-        return ("P1", len(messages) - 1)
+        found.append(("P1", len(messages) - 1))
     for i, m in enumerate(messages):
-        ids = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
-        if ids:
-            head = messages[i + 1]["content"][:len(ids)]
-            if messages[i + 1]["role"] != "user" or [b.get("tool_use_id") for b in head] != ids:
-                return ("P2", i)
-    return None  # the mistake: P3 is never checked
+        ids = [b["id"] for b in blocks(m) if b["type"] == "tool_use"] if m["role"] == "assistant" else []
+        if not ids:
+            continue
+        after = messages[i + 1] if i + 1 < len(messages) and messages[i + 1]["role"] == "user" else None
+        head = blocks(after)[:len(ids)] if after else []
+        if [b.get("tool_use_id") if b["type"] == "tool_result" else None for b in head] != ids:
+            found.append(("P2", i))
+    return min(found, key=lambda v: (v[1], v[0])) if found else None  # the mistake: P3 is never checked

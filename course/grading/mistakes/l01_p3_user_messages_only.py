@@ -8,6 +8,8 @@ def first_violation(messages):
     def blocks(m):
         return [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
 
+    if not messages:
+        return ("P1", 0)
     found = []
     if messages[0]["role"] != "user":
         found.append(("P1", 0))

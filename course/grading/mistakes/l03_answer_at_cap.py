@@ -1,9 +1,7 @@
-"""When max_turns is reached, returns the last text it saw as if it were the answer."""
-from course.grading.checks.l03_the_first_loop import ANSWER_AT_CAP as MISTAKE
-from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT, ANSWER_WHEN_REFUSED
+"""At every exit but end_turn (the cap, a cut, a refusal) returns the text it saw, or a placeholder, as the answer."""
+from course.grading.checks.l03_the_first_loop import ANSWER_WITHOUT_END_TURN as MISTAKE
 
 GRADE_ID = "agent_loop"
-ALSO = (ANSWER_WHEN_CUT, ANSWER_WHEN_REFUSED)  # the same code makes this mistake too
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

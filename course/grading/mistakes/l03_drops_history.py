@@ -1,5 +1,5 @@
 """Sends only the prompt and the latest turn: older turns are dropped."""
-from course.grading.checks.common import DROPPED as MISTAKE
+from course.grading.checks.l03_the_first_loop import DROPS_HISTORY as MISTAKE
 
 GRADE_ID = "agent_loop"
 

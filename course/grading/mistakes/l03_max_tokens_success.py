@@ -1,9 +1,7 @@
-"""`if stop_reason != "tool_use": return the text`: a reply cut at max_tokens becomes the answer."""
-from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT as MISTAKE
-from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_REFUSED
+"""`if stop_reason != "tool_use": return the text`: a reply cut at max_tokens, refused or paused becomes the answer."""
+from course.grading.checks.l03_the_first_loop import STOP_NOT_TOOL_USE_IS_ANSWER as MISTAKE
 
 GRADE_ID = "agent_loop"
-ALSO = (ANSWER_WHEN_REFUSED,)  # the same code makes this mistake too
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

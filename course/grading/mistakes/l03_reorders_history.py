@@ -1,5 +1,5 @@
 """Puts the newest turn right after the prompt, so history runs newest first."""
-from course.grading.checks.common import REORDERED as MISTAKE
+from course.grading.checks.l03_the_first_loop import REORDERS_HISTORY as MISTAKE
 
 GRADE_ID = "agent_loop"
 

@@ -1,9 +1,7 @@
 """Ends as soon as the response starts with text, as if text meant a final answer."""
 from course.grading.checks.l03_the_first_loop import TEXT_LOOKS_FINAL as MISTAKE
-from course.grading.checks.l03_the_first_loop import ANSWER_WHEN_CUT, ANSWER_WHEN_REFUSED
 
 GRADE_ID = "agent_loop"
-ALSO = (ANSWER_WHEN_CUT, ANSWER_WHEN_REFUSED)  # the same code makes this mistake too
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

@@ -1,5 +1,5 @@
 """Counts max_turns as model calls: min(rounds + 1, max_turns)."""
-from course.grading.checks.l04_termination import OFF_BY_ONE as MISTAKE
+from course.grading.checks.l04_termination import CAP_AS_CALLS as MISTAKE
 
 GRADE_ID = "calls_needed"
 

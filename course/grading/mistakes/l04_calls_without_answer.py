@@ -1,5 +1,5 @@
 """Counts only the tool-use rounds as calls, forgetting the call that brings the answer."""
-from course.grading.checks.l04_termination import OFF_BY_ONE as MISTAKE
+from course.grading.checks.l04_termination import NO_ANSWER_CALL as MISTAKE
 
 GRADE_ID = "calls_needed"
 
