@@ -2,6 +2,67 @@
 exactly as the reference on everything the exercise's text makes part of the answer.
 Keyed by (grade_id, mutant name as tests/grading/mutation.py names it)."""
 
+NULL_FIELDS = "model_dump with None fields: the API accepts null fields and the comparison drops them"
+FREE_MAX_TOKENS = "the exercise's text sets no max_tokens, so the rule leaves it free (any value is right)"
+
 EQUIVALENT: dict[tuple[str, str], str] = {
-    ("worst_costs", "line 4: // -> /"): "int(x / c) and int(x // c) are the same whole number for x, c > 0",
+    ('first_violation', 'line 16: statement removed'):
+        "without `if not ids: continue` a message with no tool_use records answered[i + 1] = 0, the default that "
+        "answered.get gives",
+    ('first_violation', 'line 17: statement removed'):
+        'the same: a `pass` in place of `continue` records answered[i + 1] = 0, the default',
+    ('first_violation', 'line 27, col 45: 0 -> 1'):
+        "the key (v[1], v[1]) leaves ties to min's order, which is P1, P2, P3: the order found appends them in",
+    ('first_violation', 'line 27, col 45: 0 -> -1'):
+        'v[-1] is v[1]: the same as the mutant above',
+    ('follow_up', 'line 4: 1024 -> 1025'):
+        FREE_MAX_TOKENS,
+    ('follow_up', 'line 4: 1024 -> 1023'):
+        FREE_MAX_TOKENS,
+    ('follow_up', 'line 6: 1024 -> 1025'):
+        FREE_MAX_TOKENS,
+    ('follow_up', 'line 6: 1024 -> 1023'):
+        FREE_MAX_TOKENS,
+    ('agent_loop', 'line 7, col 80: True -> False'):
+        NULL_FIELDS,
+    ('goal_loop', 'line 9: True -> False'):
+        NULL_FIELDS,
+    ('repeated_call', 'line 3: statement removed'):
+        'streak is first read at i = 0, where `same` is False and the conditional gives 1 without reading it',
+    ('repeated_call', 'line 3: 0 -> 1'):
+        'the initial streak is never used: at i = 0 `same` is False and the streak becomes 1',
+    ('repeated_call', 'line 3: 0 -> -1'):
+        'the initial streak is never used: at i = 0 `same` is False and the streak becomes 1',
+    ('repeated_call', 'line 5, col 15: > -> >='):
+        'at i = 0 the streak becomes 0 + 1 or 1: the same 1 either way',
+    ('repeated_call', 'line 5, col 19: 0 -> -1'):
+        'i > -1 is i >= 0: the same as the mutant above',
+    ('guarded_loop', 'line 5, col 25: 0 -> 1'):
+        "the initial streak is never used: `last` starts as None, so the first call's streak is 1",
+    ('guarded_loop', 'line 5, col 25: 0 -> -1'):
+        "the initial streak is never used: `last` starts as None, so the first call's streak is 1",
+    ('guarded_loop', 'line 7: 1 -> 2'):
+        "the loop returns at turn == max_turns, so range(max_turns + 2)'s extra turn is never reached",
+    ('turn_log', 'line 5: 1 -> 2'):
+        "the loop returns at turn == max_turns, so range(max_turns + 2)'s extra turn is never reached",
+    ('guarded_loop', 'line 10: 1024 -> 1025'):
+        FREE_MAX_TOKENS,
+    ('guarded_loop', 'line 10: 1024 -> 1023'):
+        FREE_MAX_TOKENS,
+    ('turn_log', 'line 6: 1024 -> 1025'):
+        FREE_MAX_TOKENS,
+    ('turn_log', 'line 6: 1024 -> 1023'):
+        FREE_MAX_TOKENS,
+    ('summarize_then_translate', 'line 4: 1024 -> 1025'):
+        FREE_MAX_TOKENS,
+    ('summarize_then_translate', 'line 4: 1024 -> 1023'):
+        FREE_MAX_TOKENS,
+    ('goal_loop', 'line 8: 1024 -> 1025'):
+        FREE_MAX_TOKENS,
+    ('goal_loop', 'line 8: 1024 -> 1023'):
+        FREE_MAX_TOKENS,
+    ('send_notices', 'line 10: statement removed'):
+        '`continue` is the last statement of the loop body: `pass` does the same',
+    ('worst_costs', 'line 4, col 27: // -> /'):
+        'int(x / c) and int(x // c) are the same whole number for x, c > 0',
 }

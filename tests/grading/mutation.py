@@ -88,7 +88,8 @@ def mutate(tree: ast.Module, target: int, make) -> str:
 
 
 def mutants(source: str) -> list[Mutant]:
-    """Every mutant of the cell's solution block, in source order."""
+    """Every mutant of the cell's solution block, in source order; the same change twice on one line is told apart
+    by its column ("line 18, col 52: + -> -")."""
     tree = ast.parse(source)
     inside = solution_lines(source)
     made: list[Mutant] = []
@@ -96,6 +97,7 @@ def mutants(source: str) -> list[Mutant]:
         line = getattr(node, "lineno", None)
         if line not in inside:
             continue
+        where = f"{line}, col {node.col_offset}" if same_line_twice(tree, node) else f"{line}"
         for what, how in changes(node):
             if how is None:
                 make = lambda n: n.operand  # noqa: E731 - `not x` -> `x`
@@ -103,14 +105,19 @@ def mutants(source: str) -> list[Mutant]:
                 make = lambda n, how=how: ast.Continue() if how == "continue" else ast.Break()  # noqa: E731
             else:
                 make = lambda n, how=how: (lambda m: (how(m), m)[1])(copy.deepcopy(n))  # noqa: E731
-            made.append(Mutant(f"line {line}: {what}", mutate(tree, target, make)))
+            made.append(Mutant(f"line {where}: {what}", mutate(tree, target, make)))
         if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.Return)):
-            made.append(Mutant(f"line {line}: statement removed", mutate(tree, target, lambda n: ast.Pass())))
+            made.append(Mutant(f"line {where}: statement removed", mutate(tree, target, lambda n: ast.Pass())))
         if isinstance(node, ast.Slice):
             for bound in ("lower", "upper"):
                 if getattr(node, bound) is not None:
-                    made.append(Mutant(f"line {line}: slice {bound} + 1", mutate(tree, target, moved(bound))))
+                    made.append(Mutant(f"line {where}: slice {bound} + 1", mutate(tree, target, moved(bound))))
     return made
+
+
+def same_line_twice(tree: ast.AST, node: ast.AST) -> bool:
+    """Another node of the same kind starts on the same line (so the line alone does not name the mutant)."""
+    return sum(1 for n in ast.walk(tree) if type(n) is type(node) and getattr(n, "lineno", None) == node.lineno) > 1
 
 
 def moved(bound: str):

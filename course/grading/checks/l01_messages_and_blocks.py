@@ -72,7 +72,8 @@ def kind(answer, names: tuple[str, ...]) -> str:
 U, A, ASK, ASK2 = "user 'q' (a string)", "assistant 'Hi.' (a string)", "assistant [text, tool_use t1]", \
     "assistant [tool_use t1, tool_use t2]"
 KNOWN = {  # the lists every sample starts with: the material's breaks, one at a time, then together
-    "None": [(U,), (U, ASK, "user [result t1]"), (U, ASK2, "user [result t1, result t2, text]")],
+    "None": [(U,), (U, ASK, "user [result t1]"), (U, ASK2, "user [result t1, result t2, text]"),
+             (U, A, ASK, "user [result t1]")],  # two assistant messages in a row: P1-P3 do not forbid it
     "P1": [(), (A,), (U, A)],
     "P2": [(U, ASK2, "user [result t2, result t1]"), (U, ASK2, "user [result t1]"), (U, ASK, "user [text, result t1]"),
            (U, ASK, A, U)],
