@@ -65,6 +65,7 @@ SPECS = {  # a rule Tool(spec): (an argument it matches, the other tools' names 
 }
 GLOBS = [  # (rule, tool input) on the rule's own tool: whole argument, case, any argument, non-strings
     ("write_file(/etc/*)", {"path": "/etc/passwd", "content": "x"}),
+    ("write_file(/etc/passwd)", {"content": "x", "path": "/etc/passwd"}),
     ("write_file(/etc/*)", {"path": "/home/etc/passwd", "content": "x"}),
     ("write_file(/etc/*)", {"path": "/ETC/passwd"}),
     ("write_file(/etc/*)", {"content": "x", "path": "/etc/hosts"}),
