@@ -104,3 +104,12 @@ def pick(cases: list, n: int, *, keep: int = 0, seed: int = 0) -> list:
     rest = list(range(keep, len(cases)))
     chosen = sorted(random.Random(seed).sample(rest, min(n - keep, len(rest)))) if n > keep else []
     return cases[:keep] + [cases[i] for i in chosen]
+
+
+def no_tools_free(x):
+    """A `loose` for functions that offer the model no tools: a request with `tools: []` offers none either."""
+    if isinstance(x, list):
+        return [no_tools_free(v) for v in x]
+    if isinstance(x, dict) and "messages" in x and x.get("tools") == []:
+        return {k: v for k, v in x.items() if k != "tools"}
+    return x
