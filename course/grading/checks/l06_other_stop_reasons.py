@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...client import MODEL
 from ...i18n import deferred, tr
-from ..cases import ANSWERS, LONG, Step, pick, scenario, scripts
+from ..cases import ANSWERS, LONG, Step, no_tools_free, pick, scenario, scripts
 from ..exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
@@ -126,10 +126,12 @@ EXERCISES = [
     ]),
     exercise("finish_turn", "finish_turn", deferred("Continuing a paused turn"), NOTEBOOK, [
         Rule(deferred("one question with no tools: the prompt as the only message, max_tokens=1024"), first_cases,
-             ("requests",), points=0.5),
+             ("requests",), loose=no_tools_free, points=0.5),
         Rule(deferred("while the response is pause_turn, the assistant message is appended and the conversation "
-                      "sent again, nothing else added"), paused_cases, ("requests",)),
-        Rule(deferred("at most max_continuations continuations"), limit_cases, ("requests", "value")),
+                      "sent again, nothing else added"), paused_cases, ("requests",),
+             loose=no_tools_free),
+        Rule(deferred("at most max_continuations continuations"), limit_cases, ("requests", "value"),
+             loose=no_tools_free),
         Rule(deferred("the text of the end_turn response that ends the turn is returned"), answer_cases,
              points=0.5),
         Rule(deferred("otherwise None: a refusal, a reply cut at max_tokens, a turn still paused"), no_answer_cases,
