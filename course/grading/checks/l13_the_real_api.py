@@ -43,7 +43,7 @@ FIRST_BLOCK = deferred("returning the first block's text: a reply may start with
 
 # --- choose_backend -------------------------------------------------------------------------------------
 
-KEY = "sk-ant-api03-placeholder-key-for-the-check-0123456789"  # unique: the check looks for it in the output
+KEY = "placeholder-key-for-the-check-0123456789-abcdefghij"  # unique: the check looks for it in the output
 PIECE = 16  # characters of the key that, printed in a row, count as printing it (a short masked prefix does not)
 OPT_INS = (None, "1", "0", "", "true", " 1", "yes")  # COURSE_LIVE: missing, the opt-in, other values
 KEYS = (None, "", KEY)  # ANTHROPIC_API_KEY: missing, empty, set
@@ -79,8 +79,7 @@ def backend_cases(kind: str):
 
 def no_key_printed(out, case: Case) -> str:
     """The key, or PIECE characters of it in a row, is nowhere in what the call printed."""
-    pieces = {KEY[k:k + PIECE] for k in range(len(KEY) - PIECE + 1)}
-    if KEY in out.stdout or any(p in out.stdout for p in pieces):
+    if any(KEY[k:k + PIECE] in out.stdout for k in range(len(KEY) - PIECE + 1)):
         return tr("the key was printed: {printed}").format(printed=out.stdout.replace(KEY, "<the key>")[:120])
     return ""
 
