@@ -31,7 +31,8 @@ BENCHMARKS = {
              "figures are medians, ratios are medians of ratios paired within a repetition."),
     "grading": ("bench.grading", "bench_grading", "Grading: throughput and hostile submissions",
                 "20 submissions of lesson 03's `agent_loop` built from `solutions/03_the_first_loop.ipynb`: 8 correct, "
-                "4 partially wrong (from `tests/mistakes/`), 8 hostile. nbgrader and otter-grader run from their own "
+                "4 partially wrong (from `course/grading/mistakes/`), 8 hostile. nbgrader and otter-grader run from "
+                "their own "
                 "venvs under `build/bench-envs/` with the same checks as ours, one test cell (otter: test case) per "
                 "check, calling the course's in-kernel check runner; the last two are hidden tests. The correct "
                 "grade is what the submission's honest part (the function without the hostile lines; the stub for "
@@ -65,6 +66,12 @@ BENCHMARKS = {
               "Latencies are client-side wall times in this process, which also runs the local API: the direct path "
               "is the floor. Then the relay's usage CSV is reconciled student by student with the requests and "
               "usage the local API recorded."),
+    "class": ("bench.class_speed", "bench_class_speed", "Grading a class: this tree against a baseline commit",
+              "30 students each submit all 13 lesson notebooks (even students the solutions, odd ones the untouched "
+              "exercises) in nbgrader's layout; `python -m course grade submitted/` grades them with this tree's "
+              "grader and with a baseline commit's (a git worktree under build/: main before issues 19 and 20), on "
+              "the same notebooks, with isolation as configured (bubblewrap and a uid per worker as root). Runs "
+              "alternate, the order rotating each repetition; the ratio is the median of paired ratios."),
     "workshop": ("bench.workshop", "bench_workshop", "Workshop: a JupyterHub room on one machine",
                  "A real JupyterHub (`jupyterhub` from PyPI and `configurable-http-proxy` from npm, installed into "
                  "`build/workshop/`) runs `workshop/jupyterhub_config.py` on loopback. N simulated students arrive "

@@ -53,13 +53,28 @@ def exercise_notebook(nb: nbformat.NotebookNode, assignment: str, titles: dict[s
     return nb
 
 
+def set_points(nb: nbformat.NotebookNode, points: dict[str, float]) -> bool:
+    """Give each check cell its exercise's points (Exercise.points, the one place they live); True if any changed."""
+    changed = False
+    for cell in nb.cells:
+        meta = nbgrader(cell)
+        gid = str(meta.get("grade_id", "")).removesuffix("_check")
+        if meta.get("grade") and gid in points and meta.get("points") != points[gid]:
+            meta["points"], changed = points[gid], True
+    return changed
+
+
 def generate(solutions: Path, exercises: Path) -> list[Path]:
-    """Write exercises/<name>.ipynb for every solutions/*.ipynb; the paths written."""
-    titles = {gid: e.title for gid, e in shipped().exercises.items()}
+    """Write exercises/<name>.ipynb for every solutions/*.ipynb, each check cell's points its exercise's;
+    the paths written."""
+    known = shipped().exercises
+    titles = {gid: e.title for gid, e in known.items()}
+    points = {gid: e.points for gid, e in known.items()}
     exercises.mkdir(parents=True, exist_ok=True)
     written = []
     for path in sorted(solutions.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
+        set_points(nb, points)
         target = exercises / path.name
         nbformat.write(exercise_notebook(nb, path.stem, titles), target)
         written.append(target)
@@ -82,6 +97,11 @@ def assign(solutions: Path, exercises: Path, *, execute: bool = True) -> list[tu
 
     from ..notebook import execute as run
 
+    points = {gid: e.points for gid, e in shipped().exercises.items()}
+    for path in sorted(solutions.glob("*.ipynb")):  # the solutions' check cells too: nbgrader reads them
+        nb = nbformat.read(path, as_version=4)
+        if set_points(nb, points):
+            nbformat.write(nb, path)
     done = []
     for path in generate(solutions, exercises):
         try:

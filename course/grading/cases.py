@@ -86,9 +86,9 @@ def describe(script: tuple[Step, ...]) -> str:
 def loop_case(script: tuple[Step, ...], *, tools=loop_tools, **options) -> Case:
     """A Case for a loop exercise: the script's scenario, the loop's arguments, and keyword options."""
     sc = scenario(script, tools=tools)
-    settings = ", ".join(f"{k}={v!r}" for k, v in options.items())
-    label = sc.title + (f"; {settings}" if settings else "")
-    return Case(label, (CLIENT, MODEL, sc.make_tools().definitions(), RUN_TOOL, sc.prompt), options, sc)
+    settings = "".join(f"; {k}={v!r}" for k, v in options.items())
+    args = (CLIENT, MODEL, sc.make_tools().definitions(), RUN_TOOL, sc.prompt)
+    return Case(lambda: describe(script) + settings, args, options, sc)  # described in the language spoken then
 
 
 def scripts(steps: list[Step], longest: int, *, end: tuple[Step, ...] = (ANSWERS,)) -> list[tuple[Step, ...]]:

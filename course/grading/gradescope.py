@@ -26,8 +26,9 @@ else
 fi
 $PY -m venv /autograder/venv
 /autograder/venv/bin/pip install /autograder/source/course_src
-# hidden checks: root only (student code runs as a uid of its own)
+# hidden checks and the reference solutions (the oracle): root only (student code runs as a uid of its own)
 if [ -d /autograder/source/hidden ]; then chmod -R go-rwx /autograder/source/hidden; fi
+chmod -R go-rwx /autograder/source/solutions
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -41,6 +42,7 @@ TESTS=()
 if [ -d "$ROOT/source/hidden" ]; then TESTS=(--tests "$ROOT/source/hidden"); fi
 mkdir -p "$ROOT/results"
 cd "$ROOT/results"
+export COURSE_SOLUTIONS="$ROOT/source/solutions"  # the reference solutions the checks compare with
 "$PYTHON" -m course grade "${NOTEBOOKS[@]}" "${TESTS[@]}" --out "$ROOT/results/graded" \\
     --results "$ROOT/results/results.json"
 """
@@ -69,6 +71,8 @@ def build(out: Path, tests_dir: Path | None = None) -> Path:
         for path in sorted(package.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 _add(zf, f"course_src/course/{path.relative_to(package)}", path.read_bytes())
+        for path in sorted((project / "solutions").glob("*.ipynb")):
+            _add(zf, f"solutions/{path.name}", path.read_bytes(), 0o600)
         for path in sorted(tests_dir.glob("*.py")) if tests_dir else []:
             _add(zf, f"hidden/{path.name}", path.read_text(), 0o600)
     return out

@@ -17,7 +17,7 @@ from . import registry as registry_module
 from .call import Call
 from .sandbox.child import decode, invoke, snapshot, tool_answer
 from .exercise import Outcome
-from .report import text_report
+from .report import Report
 from .mark import run_exercise
 
 CALL_TIMEOUT = 10.0  # seconds a single call of the student's function may take in a notebook
@@ -60,6 +60,19 @@ class NotebookContext:
         return call.outcome({**result, "after": snapshot(call.args, call.kwargs, args, kwargs)})
 
 
+def show(report: Report) -> None:
+    """The report as HTML in a notebook (its text beside it), as text anywhere else."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        get_ipython = None
+    if get_ipython is not None and get_ipython() is not None:
+        display(report)
+    else:
+        print(repr(report))
+
+
 def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:
     """Run exercise `grade_id`'s checks on `fn`, print which pass and why the others fail, and return the points
     earned: as a check cell's last expression it is the cell's result, which nbgrader reads as partial credit."""
@@ -74,6 +87,6 @@ def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:
               .format(grade_id=grade_id, function=exercise.function, kind=type(fn).__name__))
         return 0
     verdicts = run_exercise(exercise, NotebookContext(fn, registry, timeout))
-    print(text_report(exercise, verdicts))
+    show(Report(exercise, verdicts))
     earned = sum(v.score for v in verdicts)
     return int(earned) if earned == int(earned) else round(earned, 4)

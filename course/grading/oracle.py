@@ -38,7 +38,8 @@ BLOCK_FIELDS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "in
 class Case:
     """One call: its arguments (CLIENT / RUN_TOOL markers allowed) and the toy model behind the API."""
 
-    label: str  # the case in a few words, for the feedback: "a model that asks for two searches at once"
+    label: str | Callable[[], str]  # the case in a few words, for the feedback: "max_calls(10, 5, 2)", or a function
+    # giving them in the language spoken when the feedback is written ("a model that 1) asks for search ...")
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     scenario: Any = None  # a Scenario (or its name) when the function talks to the API or runs tools
@@ -53,7 +54,8 @@ class Rule:
     aspects: tuple[str, ...] = ("value",)
     readings: Callable[[Outcome, Case], list[Outcome]] | None = None  # other answers the text accepts
     holds: Callable[[Outcome, Case], str] | None = None  # a property instead of equality: "" when it holds
-    loose: Callable[[Any], Any] | None = None  # applied to canonical views: what the text leaves free
+    loose: Callable[[Any], Any] | dict | None = None  # what the text leaves free: applied to every canonical view,
+    # or {aspect: function} for some aspects only
     points: float = 1.0
     hidden: bool = False
     _cases: list[Case] | None = None
@@ -95,8 +97,10 @@ def error_kind(error: str | None) -> str | None:
     return None if error is None else error.split(":", 1)[0]
 
 
-def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | None = None) -> Any:
+def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = None) -> Any:
     """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free)."""
+    if isinstance(loose, dict):
+        loose = loose.get(aspect)
     if aspect == "error":
         return error_kind(out.error)
     if aspect == "stdout":
@@ -196,6 +200,11 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
         return tr("{where}: yours {mine}, the reference's {theirs}").format(
             where=where, mine=shown(a), theirs=shown(b)) + rejected(mine, k)
     where = tr(WHERE[aspect]) + (tr(" at {path}").format(path=path) if path else "")
+    if b is MISSING:
+        return tr("{where}: yours has {mine} there; the reference's has nothing").format(where=where, mine=shown(a))
+    if a is MISSING:
+        return tr("{where}: yours has nothing there; the reference's has {theirs}").format(where=where,
+                                                                                          theirs=shown(b))
     return tr("{where}: yours {mine}, the reference's {theirs}").format(where=where, mine=shown(a), theirs=shown(b))
 
 
@@ -257,6 +266,10 @@ def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
     return why
 
 
+def label(case: Case) -> str:
+    return case.label() if callable(case.label) else case.label
+
+
 def judge(exercise: Exercise, rule: Rule) -> Callable:
     """The check function of one rule: every case, smallest first; the first that differs fails the check."""
     def check(ctx) -> None:
@@ -266,7 +279,7 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
             mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:
-                raise CheckFailed(tr("with {case}: {why}").format(case=tr(case.label), why=why),
+                raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),
                                   hint(exercise, rule, index, mine))
 
     return check

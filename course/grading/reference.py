@@ -9,18 +9,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 from pathlib import Path
 
 import nbformat
 
 import course
 
-SOLUTIONS = Path(course.__file__).resolve().parent.parent / "solutions"
+# beside the package in a source tree; where the package is installed (the Gradescope bundle), COURSE_SOLUTIONS
+SOLUTIONS = Path(os.environ.get("COURSE_SOLUTIONS") or Path(course.__file__).resolve().parent.parent / "solutions")
 
 
 def cells(notebook: str | Path) -> list[nbformat.NotebookNode]:
-    """The code cells of a solution notebook that the grader runs: every one but the check cells."""
-    path = Path(notebook) if Path(notebook).is_absolute() else SOLUTIONS.parent / notebook
+    """The code cells of a solution notebook (solutions/NN_slug.ipynb) that the grader runs: all but the checks."""
+    path = SOLUTIONS / Path(notebook).name
     nb = nbformat.read(path, as_version=4)
     return [c for c in nb.cells if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")]
 

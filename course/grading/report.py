@@ -10,12 +10,14 @@ import io
 import json
 import os
 import tempfile
+import textwrap
 from pathlib import Path
 
 from ..i18n import tr
 from .exercise import Exercise
 from .mark import Mark
 
+WIDTH = 110  # characters per line of a text report
 HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
 
 
@@ -34,10 +36,57 @@ def text_report(exercise: Exercise, results: list[Mark]) -> str:
         what = r.name.split(": ", 1)[1]
         lines.append(f"  {passed_label if r.passed else failed_label}  {what}")
         if not r.passed:
-            lines.append("        " + tr("why:  {reason}").format(reason=r.reason))
+            lines.append(hanging(tr("why:  {reason}").format(reason=r.reason)))
             if r.hint:
-                lines.append("        " + tr("hint: {hint}").format(hint=r.hint))
+                lines.append(hanging(tr("hint: {hint}").format(hint=r.hint)))
     return "\n".join(lines)
+
+
+def hanging(text: str, width: int = WIDTH) -> str:
+    """A why or hint line wrapped at words, continued under its first word (not back at column 0)."""
+    return textwrap.fill(text, width, initial_indent=" " * 8, subsequent_indent=" " * 14, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+class Report:
+    """A check report as a notebook shows it: HTML (PASS and FAIL in colour, reasons in a hanging indent wrapped at
+    words, the points labelled), and the same lines as text in a terminal."""
+
+    def __init__(self, exercise: Exercise, results: list[Mark]):
+        self.exercise, self.results = exercise, results
+
+    def __repr__(self) -> str:
+        return text_report(self.exercise, self.results)
+
+    def _repr_html_(self) -> str:
+        return html_report(self.exercise, self.results)
+
+
+def html_report(exercise: Exercise, results: list[Mark]) -> str:
+    """The report of text_report, as HTML with inline styles (it renders the same in JupyterLab and exported)."""
+    from ..viz.style import ERROR, FONT, LINE, MUTED, OK, esc, tag
+
+    score = sum(r.score for r in results)
+    head = tr("{grade_id} ({title}): {passed} of {total} checks passed").format(
+        grade_id=exercise.grade_id, title=tr(exercise.title), passed=sum(r.passed for r in results),
+        total=len(results))
+    points = tr("{score:g}/{points:g} points").format(score=score, points=exercise.points)
+    colour = OK if results and all(r.passed for r in results) else ERROR
+    rows = [f'<div style="font-weight:600">{esc(head)} {tag(points, colour)}</div>']
+    stub = [r for r in results if r.stub]
+    shown = stub[:1] if results and len(stub) == len(results) else results
+    for r in shown:
+        what = r.name.split(": ", 1)[1] if not r.stub or shown is results else ""
+        label = tag(tr("PASS"), OK) if r.passed else tag(tr("FAIL"), ERROR)
+        lines = [f"{label}{esc(what)}"]
+        if not r.passed:
+            lines.append(esc(tr("why:  {reason}").format(reason=r.reason)))
+            if r.hint:
+                lines.append(f'<span style="color:{MUTED}">{esc(tr("hint: {hint}").format(hint=r.hint))}</span>')
+        body = "<br>".join(lines)
+        rows.append(f'<div style="padding-left:4.5em;text-indent:-4.5em;margin:2px 0;white-space:normal;'
+                    f'overflow-wrap:break-word">{body}</div>')
+    return f'<div style="{FONT};{LINE};max-width:100%">{"".join(rows)}</div>'
 
 
 def test_entry(r: Mark) -> dict:

@@ -61,6 +61,20 @@ def test_the_committed_exercises_are_what_the_generator_makes_of_the_solutions(t
         assert comparable(theirs) == comparable(mine), f"{theirs.name} is stale: run `make exercises`"
 
 
+def test_every_check_cell_gives_its_exercise_s_points_which_live_in_one_place():
+    """Exercise.points (the sum of its rules' points) is the source; `make exercises` writes it into the notebooks."""
+    from course.grading.registry import shipped
+
+    points = {gid: e.points for gid, e in shipped().exercises.items()}
+    for folder in ("solutions", "exercises"):
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            for cell in nbformat.read(path, as_version=4).cells:
+                meta = cell.metadata.get("nbgrader", {})
+                if meta.get("grade"):
+                    gid = meta["grade_id"].removesuffix("_check")
+                    assert meta.get("points") == points[gid], f"{folder}/{path.name} {gid}: run `make exercises`"
+
+
 @pytest.fixture(scope="module")
 def nbgrader() -> Path:
     """nbgrader in its own venv under build/, installed once from PyPI and reused."""

@@ -1,5 +1,5 @@
-"""The graded exercises: every solution gets full marks; every wrong implementation in tests/mistakes/ (the
-feedback corpus) loses marks, shows the hint that names its mistake, and no hint that names another one."""
+"""The graded exercises: every solution gets full marks; every wrong implementation in course/grading/mistakes/ (the
+known mistakes) loses marks, and no hint it is shown names another mistake than its own."""
 from __future__ import annotations
 
 import ast
@@ -9,11 +9,12 @@ import nbformat
 import pytest
 
 from course.grading import checks, registry
+from course.i18n import tr
 from course.grading.notebook_context import NotebookContext
 from course.grading.mark import run_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
-MISTAKES = sorted((ROOT / "tests" / "mistakes").glob("*.py"))
+MISTAKES = sorted((ROOT / "course" / "grading" / "mistakes").glob("l*.py"))
 REGISTRY = registry.shipped()
 
 
@@ -49,23 +50,34 @@ def test_solution_gets_full_marks(exercise):
 
 
 def load_mistake(path: Path) -> dict:
-    """A wrong solution of tests/mistakes/: GRADE_ID, the function, MISTAKE (the hint it must show, or None when
-    no cause can be named for certain) and ALSO (other hints it may show: other mistakes the same code makes)."""
+    """A wrong solution of course/grading/mistakes/: GRADE_ID, the function, and MISTAKE (the hint that names it,
+    or None when its behaviour is not one cause)."""
     meta: dict = {}
     exec(compile(path.read_text(), str(path), "exec"), meta)
     return meta
 
 
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
-def test_mistake_loses_marks_and_every_hint_names_it(path):
+def test_mistake_loses_marks_and_no_hint_names_another(path):
     meta = load_mistake(path)
-    exercise = checks.exercise(meta["GRADE_ID"])
+    exercise = REGISTRY.exercise(meta["GRADE_ID"])
     results = grade(exercise.grade_id, meta[exercise.function])
     assert sum(r.score for r in results) < exercise.points, f"{path.name} got full marks"
-    hints = [r.hint for r in results if not r.passed and r.hint]
-    allowed = {meta["MISTAKE"], *meta.get("ALSO", ())} - {None}
-    assert meta["MISTAKE"] is None or meta["MISTAKE"] in hints, f"{path.name}: expected the hint {meta['MISTAKE']!r}"
-    assert [h for h in hints if h not in allowed] == [], f"{path.name}: a hint names another mistake: {hints}"
+    hints = {r.hint for r in results if not r.passed and r.hint}
+    assert hints <= {tr(meta["MISTAKE"])} - {None}, f"{path.name}: a hint names another mistake: {hints}"
+
+
+def test_most_known_mistakes_are_named_by_their_own_hint():
+    """A hint is named only on an exact match, so a mistake that behaves like another on its first failing case
+    gets none; most must still be named."""
+    named = 0
+    for path in MISTAKES:
+        meta = load_mistake(path)
+        exercise = REGISTRY.exercise(meta["GRADE_ID"])
+        hints = {r.hint for r in grade(exercise.grade_id, meta[exercise.function]) if not r.passed}
+        named += meta["MISTAKE"] is not None and tr(meta["MISTAKE"]) in hints
+    hinted = sum(load_mistake(p)["MISTAKE"] is not None for p in MISTAKES)
+    assert named >= 0.8 * hinted, f"only {named} of {hinted} mistakes with a hint were named by it"
 
 
 def test_every_exercise_has_a_notebook_cell_and_unique_id():
@@ -90,7 +102,7 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
 
     solution = ROOT / "solutions" / "03_the_first_loop.ipynb"
     wrong = nbformat.read(solution, as_version=4)
-    mistake = ROOT / "tests" / "mistakes" / "l03_one_message_each.py"
+    mistake = ROOT / "course" / "grading" / "mistakes" / "l03_one_message_each.py"
     source = mistake.read_text()
     function = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     for cell in wrong.cells:
@@ -101,7 +113,7 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
     assert right["score"] == checks.exercise("agent_loop").points
     meta = load_mistake(mistake)
     failed = [t["output"] for t in bad["tests"] if t["status"] == "failed"]
-    assert failed and all(meta["MISTAKE"] in output for output in failed)
+    assert failed and any(tr(meta["MISTAKE"]) in output for output in failed)
 
 
 def test_every_graded_function_has_at_least_two_wrong_versions():

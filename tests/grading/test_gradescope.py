@@ -27,6 +27,7 @@ def autograder(tmp_path) -> Path:
         modes = {i.filename: i.external_attr >> 16 for i in zf.infolist()}
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     assert modes["hidden/fixture_checks.py"] & 0o077 == 0  # the hidden checks: the owner only
+    assert modes["solutions/03_the_first_loop.ipynb"] & 0o077 == 0  # the reference solutions (the oracle) too
     (root / "run_autograder").write_bytes((root / "source" / "run_autograder").read_bytes())
     (root / "submission").mkdir()
     (root / "results").mkdir()
@@ -62,6 +63,8 @@ def test_setup_installs_the_bundled_course_and_locks_the_hidden_checks(autograde
     setup = (autograder / "source" / "setup.sh").read_text()
     assert "/autograder/venv/bin/pip install /autograder/source/course_src" in setup
     assert "chmod -R go-rwx /autograder/source/hidden" in setup
+    assert "chmod -R go-rwx /autograder/source/solutions" in setup
+    assert 'COURSE_SOLUTIONS="$ROOT/source/solutions"' in (autograder / "run_autograder").read_text()
     src = autograder / "source" / "course_src"
     assert (src / "pyproject.toml").is_file() and (src / "course" / "grading" / "checks" / "__init__.py").is_file()
     assert not list(src.rglob("__pycache__"))

@@ -113,6 +113,28 @@ def test_text_report_lists_each_check_with_why_and_hint():
                     "        why:  why not\n        hint: try this")
 
 
+def test_a_long_why_wraps_at_words_under_its_first_word():
+    e = Exercise("ask", "ask", "Ask", [Check("b", print)])
+    reason = "with a model that asks for search: " + "the return value differs from the reference's " * 4
+    lines = text_report(e, [Mark("ask: b", 0, 1, reason)]).splitlines()[2:]
+    assert len(lines) > 1 and all(len(line) <= 110 for line in lines)
+    assert lines[0].startswith("        why:  with") and all(line.startswith(" " * 14 + "") for line in lines[1:])
+    assert " ".join(line.strip() for line in lines).removeprefix("why:  ") == reason.strip()
+
+
+def test_the_notebook_report_is_html_with_pass_and_fail_in_colour_and_its_text_beside_it():
+    from course.grading.report import Report
+    from course.viz.style import ERROR, OK
+
+    e = Exercise("ask", "ask", "Ask", [Check("a", print), Check("b", print, points=2)])
+    report = Report(e, [Mark("ask: a", 1, 1), Mark("ask: b", 0, 2, "returned <b>Lyon</b>", "try this")])
+    html = report._repr_html_()
+    assert f"background:{OK}" in html and f"background:{ERROR}" in html  # PASS green, FAIL red, points red
+    assert "&lt;b&gt;Lyon&lt;/b&gt;" in html and "<b>Lyon" not in html  # a student's value is escaped
+    assert "1/3 points" in html and "text-indent:-4.5em" in html  # the points labelled, a hanging indent
+    assert repr(report) == text_report(e, report.results)
+
+
 def test_summary_csv_sums_each_exercise():
     a = results_json([Mark("ask: x", 1, 1), Mark("lookup: y", 2, 2), Mark("lookup: z", 0, 1, "no")], 0, "")
     b = results_json([Mark("ask: x", 0, 1, "no")], 0, "")

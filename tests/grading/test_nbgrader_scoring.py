@@ -34,7 +34,7 @@ def solution() -> str:
 
 
 def mistake(name: str) -> str:
-    source = (ROOT / "tests" / "mistakes" / f"{name}.py").read_text()
+    source = (ROOT / "course" / "grading" / "mistakes" / f"{name}.py").read_text()
     node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "agent_loop")
     return ast.get_source_segment(source, node) + "\n"
 
@@ -53,7 +53,7 @@ def executed_check_cell(code: str, tmp_path: Path) -> nbformat.NotebookNode:
 def test_nbgrader_gives_full_marks_to_the_solution_less_to_a_wrong_loop_and_zero_to_the_stub(tmp_path):
     assert NBGRADER.exists(), "nbgrader's venv is missing: `make test` makes it (build/bench-envs/nbgrader)"
     cells = [executed_check_cell(code, tmp_path) for code in (solution(), mistake("l03_no_cap"), STUB)]
-    assert all("checks passed" in c.outputs[0]["text"] for c in cells)  # the printed report stays
+    assert all("checks passed" in c.outputs[0]["data"]["text/plain"] for c in cells)  # the report stays
     assert float(cells[0].outputs[-1]["data"]["text/plain"]) == POINTS
     scored = subprocess.run([NBGRADER, "-c", SCORE], input=json.dumps(cells), capture_output=True, text=True,
                             check=True)

@@ -14,15 +14,15 @@ from course.translation import JAPANESE  # a kana or kanji
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()
-MISTAKES = sorted(p for p in (ROOT / "tests" / "mistakes").glob("l[01][0-9]_*.py"))
+MISTAKES = sorted(p for p in (ROOT / "course" / "grading" / "mistakes").glob("l[01][0-9]_*.py"))
 
 
 
 
 def failures(stem: str) -> list:
-    """The Marks of the checks that a wrong solution of tests/mistakes/ fails."""
+    """The Marks of the checks that a wrong solution of course/grading/mistakes/ fails."""
     meta: dict = {}
-    path = ROOT / "tests" / "mistakes" / f"{stem}.py"
+    path = ROOT / "course" / "grading" / "mistakes" / f"{stem}.py"
     exec(compile(path.read_text(), str(path), "exec"), meta)
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
     return [m for m in run_exercise(exercise, NotebookContext(meta[exercise.function], REGISTRY)) if not m.passed]

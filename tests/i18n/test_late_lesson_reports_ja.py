@@ -9,11 +9,11 @@ import pytest
 from course.grading.checks import exercise
 from course.grading.notebook_context import check
 
-MISTAKES = Path(__file__).resolve().parents[1] / "mistakes"
+MISTAKES = Path(__file__).resolve().parents[2] / "course" / "grading" / "mistakes"
 
 
 def mistake(stem: str, function: str):
-    """A wrong submission of the feedback corpus, tests/mistakes/<stem>.py."""
+    """A wrong submission of the feedback corpus, course/grading/mistakes/<stem>.py."""
     namespace: dict = {}
     path = MISTAKES / f"{stem}.py"
     exec(compile(path.read_text(), str(path), "exec"), namespace)

@@ -28,6 +28,8 @@ CHECK_BEFORE_TOOLS = deferred("checking the budget before the next call instead 
 LAST_COST = deferred("leaving the last response's cost out of the spend: it is paid once the response arrives")
 FINAL_AS_BUDGET = deferred("checking the budget before stop_reason: a response without tool use ends the run as "
                            "success")
+STRICTLY_OVER = deferred("stopping only once the spend is past the budget: the text says spent_usd >= max_budget_usd")
+CAP_FIRST = deferred("checking the turn cap before the budget: a response that reaches both is a budget stop")
 LINEAR = deferred("n_k = s + the sum of a_i + r_i over the turns before call k (Prop. 5.2)")
 FIRST_CALL = deferred("n_1 = s: the first call's input is s, with no turn before it")
 NO_PLUS_ONE = deferred("(W - s) // c counts the turns that fit; the calls are one more, the first one included")
@@ -70,12 +72,29 @@ def boundary_cases(final: bool) -> list[Case]:
     return made
 
 
+def cap_cases() -> list[Case]:
+    """The turn cap reached before any budget: max_turns 1 and 2 on runs that ask for more."""
+    long = (ASKS, Step(("search", "search")), ASKS, ANSWERS)
+    return [loop_case(s, max_budget_usd=1.0, max_turns=t) for t in (1, 2) for s in (long, long[1:])]
+
+
+def error_cases() -> list[Case]:
+    """A tool that raises: its is_error result goes back like any other (the spend then depends on its wording)."""
+    runs = ((Step(("broken",)), ANSWERS), (Step(("search", "broken")), ASKS, ANSWERS))
+    return [loop_case(s, max_budget_usd=1.0) for s in runs]
+
+
 def zero_cases() -> list[Case]:
     runs = ((ASKS, ANSWERS), (ANSWERS,), (Step(("search", "search")),))
     return [loop_case(s, max_budget_usd=b, max_turns=0) for s in runs for b in (1.0, 0.0)]
 
 
 LOOP_ASPECTS = ("requests", "tool_calls", "value")
+
+
+def subtype_and_calls(value):
+    """(subtype, calls) of a returned triple: with an error result in the run, the spend depends on its wording."""
+    return [value[0], value[2]] if isinstance(value, list) and len(value) == 3 else value
 
 # --- input_tokens, max_calls, worst_costs, user_turn ---------------------------------------------------
 
@@ -89,7 +108,8 @@ def growth_cases() -> list[Case]:
 
 def window_cases() -> list[Case]:
     """The window just fits s, is one short of it, fits whole turns exactly, or leaves a remainder."""
-    made = [(200_000, 5_000, 2_000), (10_000, 10_000, 500), (9_999, 10_000, 500), (13_000, 5_000, 3_000),
+    made = [(200_000, 5_000, 2_000), (10_000, 10_000, 500), (9_999, 10_000, 500), (1_000, 10_000, 500),
+            (13_000, 5_000, 3_000),
             (11_000, 5_000, 3_000), (14_000, 5_000, 3_000), (10_500, 10_000, 500), (10_499, 10_000, 500),
             (0, 0, 1)]
     return [Case(f"max_calls{args}", args) for args in made]
@@ -124,7 +144,7 @@ def turn_cases() -> list[Case]:
     made = []
     for n in (1, 2, 3, 0):
         for notes in (["Also check the novelist."], [], ["One.", "Two."]):
-            label = tr("user_turn(results 1-{n}, notes {notes})").format(n=n, notes=notes)
+            label = lambda n=n, notes=notes: tr("user_turn(results 1-{n}, notes {notes})").format(n=n, notes=notes)  # noqa: E731
             made.append(Case(label, (results[:n], notes)))
     return made
 
@@ -137,7 +157,9 @@ EXERCISES = [
              lambda: boundary_cases(final=True), LOOP_ASPECTS, loose=error_text_free),
         Rule(deferred("after a response asking for tools: error_max_budget_usd once spent_usd >= max_budget_usd, "
                       "else error_max_turns at the cap; its tools are not run"),
-             lambda: boundary_cases(final=False), LOOP_ASPECTS, loose=error_text_free),
+             lambda: boundary_cases(final=False) + cap_cases(), LOOP_ASPECTS, loose=error_text_free),
+        Rule(deferred("a tool that raises is answered with an is_error tool_result, as in lesson 03's loop"),
+             error_cases, LOOP_ASPECTS, loose={"requests": error_text_free, "value": subtype_and_calls}),
         Rule(deferred("exercise 10.1: with max_turns=0 exactly one call and no tool runs"), zero_cases,
              LOOP_ASPECTS, loose=error_text_free),
     ]),

@@ -1,0 +1,9 @@
+"""Appends the notes to the results list it was given: the caller's list changes."""
+MISTAKE = None  # the feedback shows the argument after the call
+
+GRADE_ID = "user_turn"
+
+
+def user_turn(results, notes):
+    results += [{"type": "text", "text": note} for note in notes]  # the mistake: changes the caller's list
+    return {"role": "user", "content": results}
