@@ -71,11 +71,14 @@ def reads_case(calls: list[tuple[str, object]], *, finish: tuple[int, ...] = (),
     uses = [tool_use(ids[k] if ids else f"toolu_{k}", name, {"page": page}) for k, (name, page) in enumerate(calls)]
     pages = tuple(page for name, page in calls if name == "read_page" and isinstance(page, int))
     finish = finish or pages
-    words = ", ".join(f"{u['id']}: {u['name']}({u['input']['page']!r})" for u in uses) or tr("no tool_uses")
-    if finish != pages:
-        words += tr("; they finish in the order of pages {pages}").format(pages=list(finish))
-    sc = tools_only("grading_barrier_reads", tr("Reads that only finish together"), lambda: barrier_tools(finish))
-    return Case(f"run_parallel([{words}])", (uses, RUN_TOOL), {}, sc)
+    sc = tools_only("grading_barrier_reads", "Reads that only finish together", lambda: barrier_tools(finish))
+    return Case(lambda: f"run_parallel([{listing(uses)}])" + (
+        tr("; they finish in the order of pages {pages}").format(pages=list(finish)) if finish != pages else ""),
+        (uses, RUN_TOOL), {}, sc)
+
+
+def listing(uses: list[dict]) -> str:
+    return ", ".join(f"{u['id']}: {u['name']}({u['input']['page']!r})" for u in uses) or tr("no tool_uses")
 
 
 def read(*pages) -> list[tuple[str, object]]:

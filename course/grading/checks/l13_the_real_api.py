@@ -20,7 +20,7 @@ from ...client import MODEL
 from ...i18n import deferred, tr
 from ...scenarios import Scenario
 from .. import reference
-from ..cases import ANSWERS, LONG, Step, no_tools_free, scenario
+from ..cases import ANSWERS, LONG, Step, describe, no_tools_free, scenario
 from ..exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
@@ -111,9 +111,9 @@ REPLIES = (ANSWERS, Step(text="Mara Voss was born in 1974.", thinking=True), Two
 def stream_case(step: Step, broken: bool = False) -> Case:
     sc = scenario((step,))
     if broken:
-        fields = {f.name: getattr(sc, f.name) for f in dataclasses.fields(sc)}
-        sc = BreaksOff(**{**fields, "title": sc.title + tr("; the stream breaks off after its first piece")})
-    return Case(sc.title, (CLIENT, MODEL, sc.prompt), {}, sc)
+        sc = BreaksOff(**{f.name: getattr(sc, f.name) for f in dataclasses.fields(sc)})
+    return Case(lambda: describe((step,)) + (tr("; the stream breaks off after its first piece") if broken else ""),
+                (CLIENT, MODEL, sc.prompt), {}, sc)
 
 
 def reply_cases() -> list[Case]:
