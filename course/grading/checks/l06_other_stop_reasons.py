@@ -87,13 +87,13 @@ def first_cases() -> list[Case]:
 def paused_cases() -> list[Case]:
     """1 to 3 pauses (thinking or not), then an ending, within the limit."""
     made = [s for s in scripts(list(PAUSES), 4, end=ENDS) if len(s) > 1]
-    return [turn_case(s) for s in pick(made, 10, keep=4, seed=6)]
+    return [turn_case(s) for s in pick(made, 6, keep=3, seed=6)]
 
 
 def limit_cases() -> list[Case]:
-    """max_continuations from 0 to 3 (the default), the turn paused one time fewer, exactly as often, or once more."""
+    """max_continuations 0, 1 and 3 (the default), the turn paused one time fewer, exactly as often, or once more."""
     made = []
-    for limit in (0, 1, 2, 3):
+    for limit in (0, 1, 3):
         for pauses in (limit - 1, limit, limit + 1):
             if pauses >= 0:
                 script = (PAUSES[0],) * pauses + (ANSWERS,)
@@ -102,13 +102,13 @@ def limit_cases() -> list[Case]:
 
 
 def answer_cases() -> list[Case]:
-    """An end_turn answer, thinking first or not, after 0 to 2 pauses."""
-    return [turn_case((PAUSES[1],) * n + (end,)) for n in (0, 1, 2) for end in (ANSWERS, ANSWER_THINKING)]
+    """An end_turn answer, thinking first or not, after no pause or two."""
+    return [turn_case((PAUSES[1],) * n + (end,)) for n in (0, 2) for end in (ANSWERS, ANSWER_THINKING)]
 
 
 def no_answer_cases() -> list[Case]:
-    """A refusal or a reply cut at max_tokens after 0 to 2 pauses, and a turn paused past the limit."""
-    return [turn_case((PAUSES[0],) * n + (end,)) for n in (0, 1, 2) for end in (REFUSES, Cut())] + \
+    """A refusal or a reply cut at max_tokens after no pause or one, and a turn paused past the limit."""
+    return [turn_case((PAUSES[0],) * n + (end,)) for n in (0, 1) for end in (REFUSES, Cut())] + \
         [turn_case((PAUSES[0],) * 4 + (ANSWERS,)), turn_case((PAUSES[1], ANSWERS), max_continuations=0)]
 
 
