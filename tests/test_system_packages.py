@@ -1,0 +1,48 @@
+"""A machine without bubblewrap, simulated by a PATH without `bwrap` (and without `apt-get`, so nothing is installed):
+`make test`'s first step says what to install and which tests skip, and those tests skip with that reason."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from system_packages import PACKAGES
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+HIDDEN = ("bwrap", "apt-get")
+SANDBOX = next(p for p in PACKAGES if p.name == "bubblewrap")
+
+
+@pytest.fixture(scope="module")
+def without_bwrap(tmp_path_factory) -> dict:
+    """An environment whose PATH has every command of this one's but bwrap and apt-get."""
+    bin = tmp_path_factory.mktemp("bin")
+    for folder in os.environ["PATH"].split(os.pathsep):
+        for command in Path(folder).glob("*") if Path(folder).is_dir() else []:
+            if command.name not in HIDDEN and not (bin / command.name).exists():
+                (bin / command.name).symlink_to(command)
+    return {**os.environ, "PATH": str(bin), "PYTHONPATH": str(ROOT)}
+
+
+def test_make_test_says_first_what_to_install_and_which_tests_skip(without_bwrap):
+    said = subprocess.run([sys.executable, "tests/system_packages.py"], cwd=ROOT, env=without_bwrap,
+                          capture_output=True, text=True, timeout=60)
+    assert said.returncode == 0 and "installing" not in said.stdout
+    assert "sudo apt-get install -y bubblewrap" in said.stderr
+    assert "tests/grading/test_grading_isolation.py (marked bwrap)" in said.stderr
+
+
+def test_the_sandbox_tests_skip_with_the_reason_and_are_counted(without_bwrap):
+    target = "tests/grading/test_grading_isolation.py"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", target], cwd=ROOT,
+                         env=without_bwrap, capture_output=True, text=True, timeout=300)
+    collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", target], cwd=ROOT,
+                               env=without_bwrap, capture_output=True, text=True, timeout=300)
+    tests = [line for line in collected.stdout.splitlines() if line.startswith(target + "::")]
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert re.search(rf"^{len(tests)} skipped in ", run.stdout.splitlines()[-1]) and len(tests) > 5, run.stdout
+    assert SANDBOX.reason in run.stdout and "apt-get install -y bubblewrap" in SANDBOX.reason
