@@ -113,3 +113,20 @@ def test_a_roster_student_gets_the_relay_and_their_token_and_only_the_roster_log
     environment = spawned(c, name, "en").environment
     relay = {"ANTHROPIC_BASE_URL": "http://course-relay:8765", "ANTHROPIC_API_KEY": "tok-ada", "COURSE_LIVE": "1"}
     assert environment == {"KEPT": "1", "COURSE_LANG": "en", **(relay if name == "ada" else {})}
+
+
+def test_the_deploy_commands_in_the_guide_match_the_config():
+    guide = (ROOT / "docs" / "WORKSHOP.md").read_text().split("## Past one machine")[1].split("\n## ")[0]
+    values = deployed(read("config.yaml"))
+    single = values["singleuser"]
+    image = re.search(r"--image-name (\S+)", guide).group(1)
+    assert image == f"{single['image']['name']}:{single['image']['tag']}" and f"docker push {image}" in guide
+    assert int(re.search(r"--user-id (\d+)", guide).group(1)) == single["uid"]  # the chart runs servers as this uid
+    repo = re.search(r"--target-repo-dir (\S+)", guide).group(1)
+    assert f'"{repo}/$d"' in single["lifecycleHooks"]["postStart"]["exec"]["command"][-1]
+    hook = re.search(r"--set-file hub\.extraFiles\.(\w+)\.stringData=(\S+)", guide)
+    assert hook.group(1) in values["hub"]["extraFiles"] and (ROOT / hook.group(2)) == HOOK
+    secret = re.search(r"create secret generic (\S+) --from-file=(\S+)", guide)
+    volume = next(v for v in values["hub"]["extraVolumes"] if v["secret"]["secretName"] == secret.group(1))
+    mount = next(m for m in values["hub"]["extraVolumeMounts"] if m["name"] == volume["name"])
+    assert values["hub"]["extraEnv"]["COURSE_ROSTER"] == f"{mount['mountPath']}/{secret.group(2)}"
