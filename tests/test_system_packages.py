@@ -1,5 +1,6 @@
-"""A machine without bubblewrap, simulated by a PATH without `bwrap` (and without `apt-get`, so nothing is installed):
-`make test`'s first step says what to install and which tests skip, and those tests skip with that reason."""
+"""A machine without bubblewrap, simulated by a PATH without `bwrap` (nothing is installed or removed here): as root
+with apt-get, `make test`'s first step asks apt-get for it (a fake that records); without apt-get, it says what to
+install and which tests skip, and those tests skip with that reason, counted in pytest's summary."""
 from __future__ import annotations
 
 import os
@@ -26,6 +27,21 @@ def without_bwrap(tmp_path_factory) -> dict:
             if command.name not in HIDDEN and not (bin / command.name).exists():
                 (bin / command.name).symlink_to(command)
     return {**os.environ, "PATH": str(bin), "PYTHONPATH": str(ROOT)}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="make test installs packages only as root")
+def test_as_root_with_apt_get_make_test_installs_what_is_missing(without_bwrap, tmp_path):
+    calls = tmp_path / "calls"
+    fake = tmp_path / "fake" / "apt-get"  # records what it is asked and installs nothing
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    fake.chmod(0o755)
+    env = {**without_bwrap, "PATH": f"{fake.parent}{os.pathsep}{without_bwrap['PATH']}"}
+    said = subprocess.run([sys.executable, "tests/system_packages.py"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert said.returncode == 0 and "make test: installing bubblewrap (apt-get)" in said.stdout
+    assert calls.read_text().splitlines() == ["update -qq", "install -y -qq bubblewrap"]
+    assert "sudo apt-get install -y bubblewrap" in said.stderr  # the fake installed nothing: still missing
 
 
 def test_make_test_says_first_what_to_install_and_which_tests_skip(without_bwrap):
