@@ -25,8 +25,9 @@ def unmet() -> dict[str, str]:
     """marker -> why the tests it marks cannot run here, for every system package that is missing or does not work."""
     reasons = {p.marker: p.reason for p in PACKAGES if not p.present()}
     if "bwrap" not in reasons and (mode := Confinement.detect().mode) not in ("bwrap", "bwrap-user"):
-        reasons["bwrap"] = (f"bubblewrap is installed but cannot confine here (the grader would use isolation {mode}): "
-                            "the sandbox needs user namespaces, e.g. a container run with --privileged")
+        reasons["bwrap"] = (f"bubblewrap is installed but cannot create namespaces here (the grader would use "
+                            f"isolation {mode}): run the tests where it can, e.g. in a container started with "
+                            "--privileged")
     return reasons
 
 

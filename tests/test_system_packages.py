@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import unmet
 from system_packages import PACKAGES
+
+from course.grading.sandbox import confinement
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,3 +65,11 @@ def test_the_sandbox_tests_skip_with_the_reason_and_are_counted(without_bwrap):
     assert run.returncode == 0, run.stdout[-2000:]
     assert re.search(rf"^{len(tests)} skipped in ", run.stdout.splitlines()[-1]) and len(tests) > 5, run.stdout
     assert SANDBOX.reason in run.stdout and "apt-get install -y bubblewrap" in SANDBOX.reason
+
+
+def test_a_bubblewrap_that_cannot_create_namespaces_skips_the_sandbox_tests_too(monkeypatch):
+    monkeypatch.setattr(SANDBOX, "present", lambda: True)
+    monkeypatch.setattr(confinement, "bwrap_works", lambda as_root: False)
+    assert "bubblewrap is installed but cannot create namespaces" in unmet.__wrapped__()["bwrap"]
+    monkeypatch.setattr(confinement, "bwrap_works", lambda as_root: True)
+    assert "bwrap" not in unmet.__wrapped__()
