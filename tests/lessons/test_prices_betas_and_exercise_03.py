@@ -37,7 +37,8 @@ def test_context_editing_is_called_a_beta(path):
 
 
 LESSON_03 = [NOTEBOOKS / "03_the_first_loop.ipynb", NOTEBOOKS / "ja" / "03_the_first_loop.ipynb"]
-COLLEAGUES_MISTAKES = ["Pitfall: taking every other stop for the answer", "Pitfall: answering only some of the tool calls",
+COLLEAGUES_MISTAKES = ["Pitfall: taking every other stop for the answer",
+                       "Pitfall: answering only some of the tool calls",
                        "Pitfall: letting a tool's exception end the run", "Pitfall: no cap"]
 
 
