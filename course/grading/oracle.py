@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..i18n import deferred, tr
+from ..i18n import deferred, tr, tr_plural
 from . import reference
 from .exercise import Check, CheckFailed, Exercise, Outcome
 
@@ -200,7 +200,8 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
         n, m = len(mine.requests), len(theirs.requests)
         k = int(path[1:path.index("]")]) if path.startswith("[") else 0
         if path.count("[") == 1 and path.endswith("]") and n != m:
-            return tr("your function sent {n} requests; the reference sends {m}").format(n=n, m=m) + \
+            return tr_plural("your function sent {n} request; the reference sends {m}",
+                             "your function sent {n} requests; the reference sends {m}", n).format(n=n, m=m) + \
                 rejected(mine, min(k, n - 1))
         where = tr("request {number}, {field}").format(number=k + 1, field=path[path.index("]") + 1:].lstrip("."))
         return tr("{where}: yours {mine}, the reference's {theirs}").format(
