@@ -69,6 +69,16 @@ def test_is_error_is_marked_only_on_error_results():
     assert re.search(r"answers log <span[^>]*>is_error</span>", html)
 
 
+def test_labels_read_as_separate_words():
+    """As a screen reader reads the view: a line per block, the inline markup removed (not "#1tool_useadd")."""
+    pending = assistant(tool_use("tu_c", "add", {"x": 1}))
+    html = MessageList(GOOD, final_assistant=True, pending=pending)._repr_html_()
+    lines = re.sub(r"<[^>]+>", "", re.sub(r"</?div[^>]*>", "\n", html)).split("\n")
+    for words in ("text Adding.", "#1 tool_use add id=tu_a", "#2 tool_result answers log is_error id=tu_b",
+                  "assistant response received; its tools have not run"):
+        assert words in lines, words
+
+
 def test_tool_input_keeps_its_whitespace_and_results_start_on_their_own_line():
     old = "        return total\n"
     result = "def f():\n    return 1\n"
