@@ -151,7 +151,7 @@ class MessageList:
             return f'<div style="margin:2px 0">{tag(str(kind), MUTED, filled=False)}</div>'
         id = b["id"] if kind == "tool_use" else b["tool_use_id"]
         colour = self.links.colour(id)
-        head = f"{tag(self.links.label(id), colour)} {tag(kind, colour, filled=False)} "  # words a reader can tell apart
+        head = f"{tag(self.links.label(id), colour)} {tag(kind, colour, filled=False)} "  # spaced: read as words
         if kind == "tool_use":
             head += f"<b>{esc(b.get('name'))}</b>"
             body = input_html(b.get("input"))
