@@ -37,9 +37,12 @@ class ToolFailed(RuntimeError):
     """What run_tool raises when a tool fails: the loop turns it into an is_error result."""
 
 
-def capped(policy, limit: int = CALL_CAP):
-    """The scenario's policy, refusing to answer after `limit` calls (the API then answers 500)."""
+def capped(policy, limit: int = CALL_CAP, pause=None):
+    """The scenario's policy, refusing to answer after `limit` calls (the API then answers 500); `pause()`, if
+    given, is called before each answer."""
     def answer(c: Conversation):
+        if pause is not None:
+            pause()
         if sum(1 for m in c.messages if m["role"] == "assistant") >= limit:
             raise RunawayLoop(tr("the explorer stops a loop after {limit} model calls; does your loop honour "
                                  "max_turns?").format(limit=limit))
@@ -60,13 +63,17 @@ class StudentLoop:
         takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         self.accepts = {feature for feature, keyword in FEATURES.items() if keyword in params or takes_any}
 
-    def frames(self, scenario, max_turns: int, max_budget_usd: float | None, deny: tuple[str, ...]) -> list[Frame]:
-        """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire."""
-        api = LocalAPI(capped(scenario.policy), **scenario.options)
+    def frames(self, scenario, max_turns: int, max_budget_usd: float | None, deny: tuple[str, ...],
+               pause=None) -> list[Frame]:
+        """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire; `pause()`, if
+        given, is called before each model call is answered and each tool runs."""
+        api = LocalAPI(capped(scenario.policy, pause=pause), **scenario.options)
         client = local_client(api, max_retries=0)  # a failed call shows at once, as the loop handles it
         toolbox = scenario.tools()
 
         def run_tool(name: str, input: dict) -> str:
+            if pause is not None:
+                pause()
             content, is_error = toolbox.run(name, input)
             if is_error:
                 raise ToolFailed(content)
