@@ -193,6 +193,7 @@ class Explorer:
         self.runs = RunAhead(partial(run_frames, student=self.student))
         self.quiet = False  # True while several controls change together
         self.news = ""  # what the next step announced starts with: the new outcome, after a setting changed
+        self.shown: tuple | None = None  # the setting and step of the frame on screen
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {tr(s.title)}", n) for n, s in SCENARIOS.items()], value=scenario,
                                    description=tr("scenario"), style=wide,
@@ -361,25 +362,29 @@ class Explorer:
         self.render()
 
     def update(self) -> None:
-        """Run (or fetch) the current setting, show its outcome and jump to its last frame."""
+        """Run (or fetch) the current setting and show its last frame, then its outcome and the step slider."""
         self.runs.moving()
         run = self.frames
         last = len(run) - 1
         final = run[-1]
         line = tr("outcome of the run: {outcome} after {calls}, {turns}")
         calls, turns = n_calls(final.calls), n_turns(final.turns)
+        self.news = line.format(outcome=final.outcome, calls=calls, turns=turns)
+        self.render(last)  # first: the frame is what the learner waits for
         shown_line = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
         self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>'
-        self.news = line.format(outcome=final.outcome, calls=calls, turns=turns)
-        shown = self.step.value
-        with self.step.hold_trait_notifications():
+        with self.step.hold_sync(), self.play.hold_sync():  # one message each
             self.step.max = self.play.max = last
-            self.step.value = self.play.value = last
-        if shown == last:  # otherwise the step observer has rendered
-            self.render()
+            self.step.value = self.play.value = last  # already shown: the step observer does nothing
 
-    def render(self) -> None:
-        frame, step, total = self.frame, self.step.value, len(self.frames)
+    def render(self, step: int | None = None) -> None:
+        """Show frame `step` (by default the step slider's)."""
+        step = self.step.value if step is None else step
+        if (self.setting, step) == self.shown:  # already on screen, and announced
+            return
+        self.shown = (self.setting, step)
+        frames = self.frames
+        frame, total = frames[step], len(frames)
         self.view.value = frame_html(frame, self.setting.limits, step, total)
         said = step_line(frame, step, total)
         # the new outcome first, once, after a setting changed

@@ -225,3 +225,13 @@ def test_the_foreground_waits_for_a_run_ahead_under_way_without_its_pauses():
     runs.moving()  # would hold the run back for QUIET_S at each pause
     began = time.monotonic()
     assert runs.frames("a") == ["a"] and time.monotonic() - began < QUIET_S
+
+
+def test_a_screen_reader_hears_the_new_outcome_once_then_each_step():
+    e = Explorer("aurora_run")
+    e.max_turns.value = 1  # as the slider does
+    assert e.access.announce == ("outcome of the run: error_max_turns after 2 calls, 1 turn. step 4 / 4: "
+                                 "error_max_turns: after turn 1 the model still asks for tools; max_turns=1")
+    e.step.value = 0
+    assert e.access.announce == "step 0 / 4: the prompt is sent"
+    e.runs.join()
