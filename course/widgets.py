@@ -131,6 +131,7 @@ class RunAhead:
         self.moved = time.monotonic()
 
     def pause(self) -> None:
+        """Called by a run ahead before each step: wait until the controls have been still for QUIET_S."""
         while (left := self.moved + QUIET_S - time.monotonic()) > 0 and not self.hurry.wait(left):
             pass
 
