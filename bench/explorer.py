@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import re
 import statistics
 import tempfile
 import time
@@ -160,7 +161,10 @@ def bench_in_browser(page, explorer, name: str) -> dict:
         page.wait_for_function(f"() => window.courseLatency.changes > {changes}", timeout=CHANGE_S * 1000)
     step = explorer.locator(".widget-slider", has=page.locator("label", has_text="step"))
     handle = step.locator(".noUi-handle")
-    last = int(float(handle.get_attribute("aria-valuemax")))  # a key past the last step changes nothing
+    shown = explorer.locator(".course-frame > div").first.inner_text()  # "step 6 / 6: ...", the new run's last
+    last = int(re.match(r"\D*(\d+) / (\d+)", shown).group(2))  # a key past the last step changes nothing
+    page.wait_for_function("([h, last]) => parseFloat(h.getAttribute('aria-valuemax')) === last",
+                           arg=[handle.element_handle(), last], timeout=CHANGE_S * 1000)  # the slider follows the view
     steps, missed_steps = timed_presses(page, handle, ["Home"] + ["ArrowRight"] * min(STEP_KEYS, last))
     max_turns = explorer.locator(".widget-slider", has=page.locator("label", has_text="max_turns"))
     runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"), ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
