@@ -62,7 +62,7 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     }
     if stop == "refusal" and turn.stop_details:
         message["stop_details"] = turn.stop_details
-    if "context_management" in body:  # the toy conversations are far below every edit's trigger: none applied
+    if body.get("context_management"):  # the toy conversations are far below every edit's trigger: none applied
         message["context_management"] = {"applied_edits": []}
     return message, partial
 
