@@ -3,11 +3,11 @@
 `pip install claude-agent-sdk` brings the real harness (the CLI, about 385 MB). It honours ANTHROPIC_BASE_URL, so
 pointed at `python -m course serve` it talks to the course's toy model, with no key and no network:
 
-    with serve("aurora_run") as api:                     # python -m course serve, on loopback
-        options = agent_options(api, home, max_turns=5)  # ClaudeAgentOptions(env=..., cwd=...), kept on api
-        async for message in query(prompt=..., options=options): ...
-        done = claude(api, home, "In which year ...?")   # or the CLI itself: claude -p ... --output-format json
-        api.requests()                                   # what the harness sent, as the server recorded it
+    with serve("aurora_run", home / "wire.jsonl") as api:  # python -m course serve, on loopback
+        options = agent_options(api, home, mcp_servers={"course": mcp_server(AURORA.tools())}, max_turns=5)
+        run = await collect(AURORA.prompt, options)        # query()'s messages, its ResultMessage, what it raised
+        done = claude(api, home, "In which year ...?")     # or the CLI itself: claude -p ... --output-format json
+        api.requests()                                     # what the harness sent, as the server recorded it
 
 `home` is a scratch folder: the CLI's HOME and config (sessions are JSONL under home/.claude/projects/).
 """
@@ -18,9 +18,9 @@ import os
 import subprocess
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .client import LOCAL_KEY, MODEL
 
@@ -95,3 +95,45 @@ def claude(api: Served | str, home: str | Path, prompt: str, *args: str, cwd: st
     if not done.stdout.strip():
         raise RuntimeError(f"claude printed no result (exit {done.returncode}): {done.stderr[-2000:]}")
     return json.loads(done.stdout)
+
+
+def mcp_server(tools, name: str = "course"):
+    """The course's tools (a Toolbox) as an in-process MCP server for the Agent SDK: each is called
+    `mcp__<name>__<tool>`, runs in this process, and answers as Toolbox.run does (an error as `is_error`)."""
+    from claude_agent_sdk import SdkMcpTool, create_sdk_mcp_server
+
+    def handler(tool_name: str):
+        async def run(arguments: dict) -> dict:
+            content, is_error = tools.run(tool_name, arguments)
+            return {"content": [{"type": "text", "text": content}], "is_error": is_error}
+        return run
+
+    return create_sdk_mcp_server(name=name, tools=[
+        SdkMcpTool(d["name"], d.get("description", ""), d["input_schema"], handler(d["name"]))
+        for d in tools.definitions()])
+
+
+@dataclass
+class Run:
+    """One `query()`: every message it yielded, its ResultMessage, and the exception it raised after it, if any."""
+
+    messages: list = field(default_factory=list)
+    result: Any = None
+    raised: Exception | None = None
+
+
+async def collect(prompt, options) -> Run:
+    """Run `query(prompt=..., options=...)` to its end (a ResultError after an error result is kept, not raised)."""
+    from claude_agent_sdk import ResultMessage, query
+
+    run = Run()
+    try:
+        async for message in query(prompt=prompt, options=options):
+            run.messages.append(message)
+            if isinstance(message, ResultMessage):
+                run.result = message
+    except Exception as e:  # query() raises after an error result: the result is already in run.result
+        if run.result is None:
+            raise
+        run.raised = e
+    return run

@@ -52,9 +52,9 @@ class Hands:
             return call("Edit", file_path=self.cwd + path, old_string=old, new_string=new)
         if self.can("edit_file"):
             return call("edit_file", path=path, old=old, new=new)
-        if self.can("bash"):  # the one line, rewritten with Python: no sed quoting
-            return call("bash", command=f"python3 -c 'import pathlib; p = pathlib.Path(\"{path}\"); "
-                                        f"p.write_text(p.read_text().replace({old!r}, {new!r}))'")
+        if self.can("bash"):  # the one line, rewritten by Python from a quoted here-document: no shell quoting
+            return call("bash", command=f"python3 - <<'EOF'\nimport pathlib\np = pathlib.Path({path!r})\n"
+                                        f"p.write_text(p.read_text().replace({old!r}, {new!r}))\nEOF")
         return None
 
     def list_python(self) -> dict | None:
