@@ -57,13 +57,15 @@ def student(scenario) -> dict:
 
 def agent_sdk(scenario, home) -> dict:
     api, workspace = scenario.api(), scenario.workspace()
-    tools = scenario.tools(workspace)
+    tools, ran = scenario.tools(workspace), []
+    run_tool = tools.run
+    tools.run = lambda name, input: ran.append(name) or run_tool(name, input)  # the calls the SDK had run
     with Server(api) as server:
         options = agent_options(server.base_url, home, mcp_servers={"course": mcp_server(tools)}, tools=[],
                                 allowed_tools=[f"mcp__course__{d['name']}" for d in tools.definitions()], max_turns=T)
         run = asyncio.run(collect(scenario.prompt, options))
     return {"replies": replies(api.requests), "answer": run.result.result, "files": workspace.files,
-            "requests": api.requests, "result": run.result}
+            "requests": api.requests, "result": run.result, "ran": ran}
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +86,12 @@ def test_turn_counting_the_sdk_makes_t_requests_where_the_students_loop_makes_t_
     mine, sdk = runs["always_tool"]
     assert (len(mine["requests"]), len(sdk["requests"])) == (T + 1, T)
     assert (sdk["result"].subtype, sdk["result"].num_turns) == ("error_max_turns", T + 1)
+    # both ran T tool turns: the SDK runs the calls of its T-th response, the student's loop not those of its last
+    users = [m for m in mine["requests"][-1].body["messages"] if m["role"] == "user"]
+    assert len(sdk["ran"]) == T and len(users) == T + 1  # the prompt and T results before the unanswered call
 
 
-def test_num_turns_counts_one_plus_each_tool_result_not_the_requests(runs):
+def test_num_turns_on_a_run_the_model_ends_counts_one_plus_each_tool_result(runs):
     # a parallel turn of k calls counts k: 5 requests, 5 tool calls (two read in one turn), num_turns 6
     mine, sdk = runs["fix_failing_test"]
     calls = sum(1 for reply in sdk["replies"] for item in reply if item[0] != "text")
