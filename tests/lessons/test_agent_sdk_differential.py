@@ -16,9 +16,10 @@ from course.agent_sdk import agent_options, collect, mcp_server
 from course.api import Server
 from course.api.toolset import role
 from course.lessons import final_loop, loop_setup
-from course.scenarios import SCENARIOS
+from course.scenarios import HARNESS, SCENARIOS
 
 T = 6  # the turn cap both get
+EVERY = {**SCENARIOS, **HARNESS}
 
 # scenario -> (what differs, why)
 DIFFERENCES = {
@@ -71,10 +72,10 @@ def agent_sdk(scenario, home) -> dict:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict:
     """Every scenario run once by each: name -> (the student's, the SDK's)."""
-    return {name: (student(s), agent_sdk(s, tmp_path_factory.mktemp(name))) for name, s in SCENARIOS.items()}
+    return {name: (student(s), agent_sdk(s, tmp_path_factory.mktemp(name))) for name, s in EVERY.items()}
 
 
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
+@pytest.mark.parametrize("name", sorted(EVERY))
 def test_the_students_loop_and_the_agent_sdk_differ_only_where_named(runs, name):
     mine, sdk = runs[name]
     differ = {aspect for aspect in ("replies", "answer", "files") if mine[aspect] != sdk[aspect]}

@@ -6,8 +6,8 @@ import subprocess
 
 from course.events import SUCCESS
 from course.loop import Limits
-from course.messages import tool_uses
-from course.scenarios import get
+from course.messages import tool_uses, violations
+from course.scenarios import HARNESS, SCENARIOS, get
 from course.scenarios.harness import SUBMIT
 from course.tools import Tool, Toolbox
 
@@ -25,6 +25,13 @@ def bash_tool(folder) -> Toolbox:
 
     return Toolbox([Tool("bash", "Run a bash command.", {"type": "object", "properties": {
         "command": {"type": "string"}}, "required": ["command"]}, bash)])
+
+
+def test_the_harness_scenarios_are_found_by_name_and_keep_the_invariant():
+    assert sorted(HARNESS) == ["count_python_files", "fix_cart_in_three_turns"] and not set(HARNESS) & set(SCENARIOS)
+    for name in HARNESS:
+        r = get(name).run()
+        assert violations(r.messages, final_assistant=True) == [] and get(name).notes and get(name).title
 
 
 def test_the_models_9_3_prompt_counts_the_python_files():

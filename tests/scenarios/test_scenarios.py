@@ -11,7 +11,7 @@ from course.scenarios.reads import PROMPT_TOO_LONG, WINDOW_FILLS_UP
 
 NAMES = ["aurora_run", "one_shot", "always_tool", "fix_failing_test", "broken_functions", "parallel_reads",
          "conflicting_edits", "outbox", "large_result", "truncated", "refusal", "pause_turn", "unknown_tool",
-         "gated_write", "thinking_run", "count_python_files", "fix_cart_in_three_turns"]
+         "gated_write", "thinking_run"]
 
 
 def calls_per_turn(result):
