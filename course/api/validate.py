@@ -298,7 +298,8 @@ def _validate_messages(messages, tools: frozenset = frozenset()) -> None:
         if not isinstance(m, dict):
             raise invalid(f"messages.{i}: Input should be a valid dictionary")
         if m.get("role") not in ROLES:
-            raise invalid(f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'")
+            # the wording lesson 01 shows; a system message is accepted too
+            raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
     talk = [i for i, m in enumerate(messages) if m["role"] != "system"]  # the turns, in order
     contents = []
     for i, m in enumerate(messages):

@@ -81,7 +81,7 @@ def test_what_a_system_message_cannot_hold_is_still_a_400(api):
     assert rejected(api, messages=[user("Hi"), {"role": "system", "content": ""}]).startswith(
         "messages.1: all messages must have non-empty content")
     assert rejected(api, messages=[user("Hi"), {"role": "tool", "content": "x"}]) == \
-        "messages.1.role: Input should be 'user', 'assistant' or 'system'"
+        "messages.1.role: Input should be 'user' or 'assistant'"
 
 
 def test_a_policy_reads_the_users_words_without_system_messages_or_reminders():
