@@ -15,10 +15,12 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..i18n import speaking, tr
+from ..tools.workspace import RUNNER
+from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
 from .report_seals import ReportSeals
@@ -32,30 +34,19 @@ from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
 
 
-@dataclass
-class Budget:
-    """What one exercise of one submission may spend."""
-
-    call: float = 15.0  # seconds one call of the student's function may take
-    cell: float = 10.0  # seconds one notebook cell may run before it is interrupted and skipped
-    exercise: float = 120.0  # seconds for all the checks of one exercise
-    memory: int = 1 << 30  # bytes of address space a worker may add to what the SDK needs
-    processes: int = 64  # processes and threads a worker's user may have (a fork bomb stops there)
-
-
 class Batch:
-    """The trusted side of a batch: the registry, the wire, the fork server and the budget."""
+    """The trusted side of a batch: the wire, the fork server and the budget."""
 
-    def __init__(self, budget: Budget, confinement: Confinement, private: list[Path]):
-        self.budget, self.confinement, self.private = budget, confinement, private
-        self.registry: Registry | None = None
+    def __init__(self, budget: Budget, confinement: Confinement, private: list[Path], jobs: int):
+        self.budget, self.confinement, self.private, self.jobs = budget, confinement, private, jobs
 
     def __enter__(self) -> "Batch":
         self.root = Path(tempfile.mkdtemp(prefix="course-grade-"))
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
-        self.wire = Wire().__enter__()
-        self.server = ForkServer(self.root, self.confinement, self.private, self.budget.memory,
-                                 int(self.budget.exercise) + 10, self.budget.processes)
+        # workers sharing the grader's uid share its bound on connections
+        connections = self.budget.connections * (1 if self.confinement.own_uid else self.jobs)
+        self.wire = Wire(self.root / "api.sock", connections).__enter__()
+        self.server = ForkServer(self.root, self.confinement, self.private, self.budget)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -63,12 +54,13 @@ class Batch:
         self.wire.__exit__()
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def exercise(self, sub: Submission, exercise: Exercise) -> list[Mark]:
+    def exercise(self, sub: Submission, exercise: Exercise, registry: Registry) -> list[Mark]:
         """The exercise's verdicts, in the submission's language, returned once every process its worker started
-        is gone."""
+        is gone. Code the checks or the tools run for it (run_python) runs in the sandbox, never here."""
         with speaking(language(sub)):
             cells, problem = program(sub, exercise)
-            ctx = WorkerContext(self, cells, problem, exercise.function)
+            ctx = WorkerContext(self.server, self.wire, self.budget, registry, cells, problem, exercise.function)
+            confined = RUNNER.set(self.server.run)
             try:
                 return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
             except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
@@ -76,6 +68,7 @@ class Batch:
                              tr("internal grader error: {error!r}").format(error=e), hidden=c.hidden)
                         for c in exercise.checks]
             finally:
+                RUNNER.reset(confined)
                 ctx.close()
 
 
@@ -114,15 +107,15 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
         f"(isolation: {confinement.mode})")
     if todo:
         private = private_paths(list(entries.values()), [Path(p) for p in paths], out, tests_dir)
-        with Batch(budget or Budget(), confinement, private) as batch, \
-                ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+        jobs = jobs or os.cpu_count() or 1
+        with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             # the checks import the SDK here while the fork server, already started, imports it too
-            batch.registry = registry = load(tests_dir, registry)
+            registry = load(tests_dir, registry)
             plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Marks
 
             def timed(sub, e):
                 start = time.monotonic()
-                return batch.exercise(sub, e), time.monotonic() - start
+                return batch.exercise(sub, e, registry), time.monotonic() - start
 
             def write(n):  # a submission is written as soon as its last exercise is graded
                 sub, exercises = plan[n]

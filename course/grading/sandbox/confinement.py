@@ -23,8 +23,10 @@ from pathlib import Path
 import course
 
 FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
-CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")  # all the fork server keeps of root: to drop to uids and kill them
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # all the fork server keeps of root: to drop to uids,
+# kill them and give each its folder
 MODES = ("bwrap", "uid", "bwrap-user", "none")
+HIDDEN_TMPFS = 1 << 20  # bytes the empty tmpfs over a hidden folder may hold
 
 PARTIAL = {
     "bwrap-user": "isolation is partial: bubblewrap hides the grader's files and processes, but every worker runs "
@@ -87,17 +89,19 @@ class Confinement:
     def warning(self) -> str:
         return PARTIAL.get(self.mode, "")
 
-    def command(self, argv: list[str], scratch: Path, private: list[Path]) -> list[str]:
-        """The fork server's command: `argv` as it is, or under bubblewrap with `scratch` writable (the workers'
-        folders) and `private` (submissions, hidden tests, output) hidden."""
+    def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int) -> list[str]:
+        """The fork server's command: `argv` as it is, or under bubblewrap with no network, `scratch` read-only but
+        for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), and `private` (submissions, hidden
+        tests, output) hidden."""
         if self.mode not in ("bwrap", "bwrap-user"):
             return argv
         homes = [h for h in dict.fromkeys([Path(pwd.getpwuid(os.getuid()).pw_dir).resolve(), Path.home().resolve()])
                  if h != Path("/")]
-        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+        small = ["--size", str(HIDDEN_TMPFS)]  # what a hidden folder's tmpfs may hold (it is the grader's, 0755)
+        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm"]
         hidden = [Path("/tmp").resolve(), *homes]
         for base in hidden:
-            mounts += ["--tmpfs", str(base)]
+            mounts += [*small, "--tmpfs", str(base)]
             # what workers need inside a hidden folder comes back read-only: Python under root's home (pyenv),
             # a checkout and its venv under /tmp (a CI clone)
             inside = [p for p in needed() if p.is_relative_to(base)]
@@ -107,11 +111,12 @@ class Confinement:
             mounts += [a for p in inside for a in ("--ro-bind", str(p), str(p))]
         for p in [Path(p).resolve() for p in private if not any(Path(p).resolve().is_relative_to(h) for h in hidden)]:
             if p.is_dir() and not any(n.is_relative_to(p) for n in needed()):
-                mounts += ["--tmpfs", str(p)]  # a folder holding what workers need is never hidden whole
+                mounts += [*small, "--tmpfs", str(p)]  # a folder holding what workers need is never hidden whole
             elif p.is_file():
                 mounts += ["--ro-bind", "/dev/null", str(p)]
-        mounts += ["--bind", str(scratch), str(scratch)]
+        mounts += ["--ro-bind", str(scratch), str(scratch),
+                   "--size", str(disk), "--perms", "0755", "--tmpfs", str(scratch / "work")]
         rights = ["--cap-drop", "ALL", *(a for c in CAPS for a in ("--cap-add", c))] if self.mode == "bwrap" \
             else ["--unshare-user"]
-        return ["bwrap", *mounts, *rights, "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session",
-                "--chdir", str(scratch), "--", *argv]
+        return ["bwrap", *mounts, *rights, "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent",
+                "--new-session", "--chdir", str(scratch), "--", *argv]
