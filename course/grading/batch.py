@@ -3,12 +3,14 @@
 `grade_batch(paths, out_dir)` takes notebooks, or class folders laid out as `<student>/<notebook>.ipynb` or
 nbgrader's `<student>/<assignment>/<notebook>.ipynb`. It writes out_dir/<stem>.json (a notebook given by path)
 or out_dir/<student>/<stem>.json (Gradescope's results.json) and out_dir/summary.csv; for a class, also
-out_dir/gradebook.csv and out_dir/<student>/feedback.html. A report is written by the grader once its
+out_dir/gradebook.csv and out_dir/<student>/feedback.html (a name that could clash with the grader's files is
+escaped: see file_name). A report is written by the grader once its
 submission's worker processes are gone, and every report is written again from memory at the end; a batch
 started again keeps the reports its seals vouch for (see report_seals.py) and grades the rest.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
@@ -29,7 +31,7 @@ from .report import gradebook_csv, results_json, summary_csv, write_atomic, writ
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .sandbox.wire import Wire
-from .submission import Submission, assignment, collect, language, program, read
+from .submission import Submission, assignment, collect, language, program
 from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
 
@@ -81,10 +83,37 @@ def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]
     return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
 
+GRADER_SUFFIXES = (".json", ".csv", ".html", ".tmp")  # what the grader's own files in an output folder end with
+
+
+def file_name(part: str) -> str:
+    """One part of a report's name (a student, a notebook's stem) as a file name none of the grader's own files
+    can have and no other part gets: any character but a letter, a digit or `-_., ` as %XX, and so a leading dot
+    and the dot of a grader's suffix (a student named summary.csv writes to summary%2Ecsv/); a long one shortened
+    with a hash after a `~`."""
+    name = "".join(c if c.isalnum() or c in "-_., " else "".join(f"%{b:02X}" for b in c.encode()) for c in part)
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    if name.lower().endswith(GRADER_SUFFIXES):
+        head, _, tail = name.rpartition(".")
+        name = f"{head}%2E{tail}"
+    if len(name.encode()) > 180:
+        name = name.encode()[:160].decode(errors="ignore") + "~" + hashlib.sha256(part.encode()).hexdigest()[:16]
+    return name
+
+
+def report_path(out: Path, name: str) -> Path:
+    """Where the report `name` (`<stem>`, or `<student>/<stem>`) is written."""
+    *folder, stem = [file_name(p) for p in name.split("/", 1)]
+    return out.joinpath(*folder, stem + ".json")
+
+
 def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir) -> list[Path]:
-    """What workers must not see: every submission and its folder, the folders given, hidden tests, the output."""
-    paths = [*notebooks, *{p.parent for p in notebooks}, *given, out, *([Path(tests_dir)] if tests_dir else [])]
-    return list(dict.fromkeys(p.resolve() for p in paths))
+    """What workers must not see: every submission and its folder, the folders given, hidden tests, the output.
+    A student's link is no path to hide (bubblewrap would hide what it points at)."""
+    trusted = [p.resolve() for p in [*given, out, *([Path(tests_dir)] if tests_dir else [])]]
+    files = [Path(os.path.abspath(p)) for p in notebooks if not p.is_symlink()]
+    return list(dict.fromkeys([*files, *{p.parent for p in files}, *trusted]))
 
 
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budget: Budget | None = None,
@@ -96,17 +125,17 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    entries = collect([Path(p) for p in paths])  # report name -> notebook
+    entries = collect([Path(p) for p in paths])  # report name -> submission, read
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     confinement = Confinement.detect(isolation)
     seals = ReportSeals(out)
-    reports = {n: r for n, p in entries.items() if (r := seals.trusted(n, p, out / f"{n}.json"))}
+    reports = {n: r for n, sub in entries.items() if (r := seals.trusted(n, sub, report_path(out, n)))}
     todo = [n for n in entries if n not in reports]
     log(f"{len(entries)} submissions: {len(reports)} already graded, {len(todo)} to grade "
         f"(isolation: {confinement.mode})")
     if todo:
-        private = private_paths(list(entries.values()), [Path(p) for p in paths], out, tests_dir)
+        private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
         jobs = jobs or os.cpu_count() or 1
         with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             # the checks import the SDK here while the fork server, already started, imports it too
@@ -122,13 +151,13 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 flat = [r for i in sorted(results[n]) for r in results[n][i]]
                 with speaking(language(sub)):
                     reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
-                write_json(out / f"{n}.json", reports[n])
-                seals.record(n, entries[n], out / f"{n}.json")
+                write_json(report_path(out, n), reports[n])
+                seals.record(n, entries[n], report_path(out, n))
                 seals.save()  # a batch killed after this keeps the report
                 log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
 
             for n in todo:
-                sub = read(entries[n])
+                sub = entries[n]
                 plan[n], results[n], seconds[n] = (sub, assignment(sub, registry)), {}, 0.0
                 for i, e in enumerate(plan[n][1]):
                     futures[pool.submit(timed, sub, e)] = (n, i)
@@ -146,19 +175,19 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     return [reports[n] for n in entries]
 
 
-def student_language(entries: dict[str, Path], student: str) -> str:
+def student_language(entries: dict[str, Submission], student: str) -> str:
     """The language of a student's feedback page: Japanese if any of their notebooks is, else English."""
-    langs = {language(read(path)) for name, path in entries.items() if name.startswith(f"{student}/")}
+    langs = {language(sub) for name, sub in entries.items() if name.startswith(f"{student}/")}
     return "ja" if "ja" in langs else "en"
 
 
-def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], seals: ReportSeals,
+def write_all(out: Path, entries: dict[str, Submission], reports: dict[str, dict], seals: ReportSeals,
               confinement: Confinement) -> None:
     """Every report again from memory (no worker is left to have changed one), signed; the summary; for a class,
     the gradebook and each student's feedback page."""
-    for name, notebook in entries.items():
-        write_json(out / f"{name}.json", reports[name])
-        seals.record(name, notebook, out / f"{name}.json")
+    for name, sub in entries.items():
+        write_json(report_path(out, name), reports[name])
+        seals.record(name, sub, report_path(out, name))
     seals.save()
     write_atomic(out / "summary.csv", summary_csv(reports))
     students: dict[str, dict[str, dict]] = {}
@@ -170,6 +199,6 @@ def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], sea
         write_atomic(out / "gradebook.csv", gradebook_csv(students))
         for student, theirs in students.items():
             with speaking(student_language(entries, student)):
-                write_atomic(out / student / "feedback.html", feedback_html(student, theirs))
+                write_atomic(out / file_name(student) / "feedback.html", feedback_html(student, theirs))
     if confinement.mode == "none":
         seals.forget()
