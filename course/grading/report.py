@@ -139,5 +139,6 @@ def gradebook_csv(students: dict[str, dict[str, dict]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *map(text_cell, ids), "total"])
     for student, row in scores.items():
-        writer.writerow([text_cell(student), *(f"{row[g]:g}" if g in row else "" for g in ids), f"{sum(row.values()):g}"])
+        writer.writerow([text_cell(student), *(f"{row[g]:g}" if g in row else "" for g in ids),
+                         f"{sum(row.values()):g}"])
     return out.getvalue()

@@ -88,8 +88,8 @@ class ForkServer:
         self.control, theirs = socket.socketpair()
         argv = [sys.executable, "-I", "-S", "-B", str(self.root / "child.py"), str(theirs.fileno()), *self.path]
         self.process = subprocess.Popen(
-            self.confinement.command(argv, self.root, self.private, self.budget.disk), pass_fds=[theirs.fileno()], cwd=self.root,
-            env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            self.confinement.command(argv, self.root, self.private, self.budget.disk), pass_fds=[theirs.fileno()],
+            cwd=self.root, env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
         self.control.settimeout(FORK_TIMEOUT)
