@@ -1,13 +1,16 @@
 """How far student code is shut in: chosen once per batch from who the grader is and what the machine allows.
 
-- "bwrap" (the grader is root, namespaces work): the fork server runs under bubblewrap in its own pid and IPC
-  namespaces, with the whole filesystem read-only, /tmp, the home folder, the batch's submissions, hidden
-  tests and output folder hidden, and a fresh /proc; each worker drops to a uid of its own.
-- "uid" (root, no namespaces, Python readable by every user): each worker drops to a uid of its own.
+- "bwrap" (the grader is root, namespaces work): the fork server runs under bubblewrap in its own pid, IPC and
+  network namespaces (no network: the grader's API is a Unix socket bound in), with the whole filesystem
+  read-only, /tmp, the home folder, the batch's submissions, hidden tests and output folder hidden, a fresh
+  /proc, and the workers' folders on a sized tmpfs; each worker drops to a uid of its own.
+- "uid" (root, no namespaces, Python readable by every user): each worker drops to a uid of its own; the
+  network is the machine's.
 - "bwrap-user" (not root, unprivileged namespaces work): bubblewrap as above, the workers keep the grader's uid.
 - "none": workers are ordinary processes of the grader's user; `warning` says what that leaves open.
-In every mode workers get a scrubbed environment, rlimits (memory, CPU, file size, processes), their own
-folder, and are ended with everything they started before the grader writes a result.
+In every mode workers get a scrubbed environment, the Budget's rlimits (memory, CPU, file size, processes), their
+own folder, reach the grader only through its Unix socket, and are ended with everything they started before the
+grader writes a result.
 """
 from __future__ import annotations
 
@@ -29,13 +32,18 @@ MODES = ("bwrap", "uid", "bwrap-user", "none")
 HIDDEN_TMPFS = 1 << 20  # bytes the empty tmpfs over a hidden folder may hold
 
 PARTIAL = {
+    "uid": "isolation is partial (no namespaces here): every worker has a uid of its own, but the network is the "
+           "machine's, so student code can reach any port listening on this machine (loopback included) and the "
+           "internet if the machine can, and the workers' folders are on the grader's disk (each file limited, "
+           "not their total)",
     "bwrap-user": "isolation is partial: bubblewrap hides the grader's files and processes, but every worker runs "
                   "as your user, so student code can signal or read another submission's worker while both run",
     "none": "isolation is partial (bubblewrap does not work here, and student code cannot get a uid of its own): "
             "it runs as your user, so it can read and change any file you can (other submissions, hidden tests, "
             "the output folder), "
-            "signal the grader, and read other processes' environment; results are rewritten from memory at the "
-            "end and a later batch grades everything again, but grade untrusted classes as root or with bubblewrap",
+            "signal the grader, read other processes' environment, and reach any port of this machine and the network; "
+            "results are rewritten from memory at the end and a later batch grades everything again, but grade "
+            "untrusted classes as root or with bubblewrap",
 }
 
 
