@@ -48,6 +48,13 @@ BENCHMARKS = {
                 "`python -m course grade submitted/` (confined workers) and by `nbgrader autograde` (every cell of "
                 "every notebook in a kernel, the check cells' returned points as partial credit); the ratio is "
                 "nbgrader's seconds over ours, and the totals are compared student by student."),
+    "isolation": ("bench.isolation", "bench_isolation", "Grading a class: what isolation costs",
+                  "30 students each submitting all 13 lesson notebooks (even students the solutions, odd ones the "
+                  "untouched exercises) in nbgrader's `submitted/<student>/<assignment>/` layout, graded by "
+                  "`python -m course grade submitted/` in the strongest isolation the machine allows (bubblewrap as "
+                  "root: a uid, a pid and a network namespace per batch, a runner of its own for each run_python) and "
+                  "with `--isolation none`, in turn (order alternating), on 2 cores. Target: at least 7.6 notebooks "
+                  "per second with isolation (the figure before issue 20)."),
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: key press to view changed",
                  "The loop explorer in JupyterLab in headless Chromium (Playwright), per scenario, with the reference "
                  "loop and with a student's lesson-03 loop (`Explorer(loop=agent_loop)`, run on the local API and "
@@ -153,7 +160,26 @@ def main(argv: list[str]) -> int:
         DOC.parent.mkdir(exist_ok=True)
         DOC.write_text(render({name: records[name] for name in modules}, modules))
         print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    elif argv and DOC.exists():  # only these sections: spliced into the file as it is
+        DOC.write_text(splice(DOC.read_text(), {name: records[name] for name in chosen}, modules))
+        print(f"rewrote {', '.join(chosen)} in {DOC.relative_to(ROOT)}", file=sys.stderr)
     return 0
+
+
+def splice(doc: str, records: dict, modules: dict) -> str:
+    """The document with each benchmark of `records` rendered anew in place of its section (added at the end
+    when it has none); the other sections as they were."""
+    for name in records:
+        fresh = render({name: records[name]}, modules).split("\n## ", 1)[1]
+        title = f"## {BENCHMARKS[name][2]}\n"
+        parts = doc.split("\n## ")
+        at = [i for i, p in enumerate(parts) if f"## {p}".startswith(title)]
+        if at:
+            parts[at[0]] = fresh.rstrip("\n") + "\n"
+        else:
+            parts.append(fresh)
+        doc = "\n## ".join(parts).rstrip() + "\n"
+    return doc
 
 
 if __name__ == "__main__":

@@ -78,3 +78,20 @@ def test_explorer_bench_if_present():
         pytest.skip("bench/explorer.py not written yet")
     figures = modules["explorer"].bench_explorer(repeats=1, in_browser=False)  # the browser part takes minutes
     assert figures["scenarios"] and "|" in modules["explorer"].table(figures)
+
+
+@pytest.mark.slow
+def test_isolation_bench_grades_a_tiny_class_both_ways(tmp_path):
+    from bench import isolation
+
+    figures = isolation.bench_isolation(students=2, repeats=1, base=tmp_path)
+    assert figures["notebooks"] == 26 and set(figures["per_second"]) == {"default", "none"}
+    assert figures["modes"]["none"] == "none" and "| none |" in isolation.table(figures)
+
+
+def test_one_benchmark_is_spliced_into_the_document_in_place_of_its_section(loop_figures):
+    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0, "load": [1.0, 2.0]}
+    doc = "# Benchmarks\n\nintro\n\n## Loop: per-call overhead\n\nold\n\n## Other\n\nkept\n"
+    spliced = runner.splice(doc, {"loop": record}, {"loop": loop})
+    assert "old" not in spliced and "2026-01-02 03:04 UTC" in spliced and spliced.endswith("## Other\n\nkept\n")
+    assert spliced.startswith("# Benchmarks\n\nintro\n\n## Loop: per-call overhead\n")
