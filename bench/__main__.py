@@ -51,10 +51,10 @@ BENCHMARKS = {
     "isolation": ("bench.isolation", "bench_isolation", "Grading a class: what isolation costs",
                   "30 students each submitting all 13 lesson notebooks (even students the solutions, odd ones the "
                   "untouched exercises) in nbgrader's `submitted/<student>/<assignment>/` layout, graded by "
-                  "`python -m course grade submitted/` in the strongest isolation the machine allows (bubblewrap as "
-                  "root: a uid, a pid and a network namespace per batch, a runner of its own for each run_python) and "
-                  "with `--isolation none`, in turn (order alternating), on 2 cores. Target: at least 7.6 notebooks "
-                  "per second with isolation (the figure before issue 20)."),
+                  "`python -m course grade submitted/` in the strongest isolation the machine allows (as root: "
+                  "bubblewrap's pid, IPC and network namespaces, a uid per worker, a runner of its own for each "
+                  "run_python) and with `--isolation none`, in turn (order alternating), on 2 cores. Target: at "
+                  "least 7.6 notebooks per second with isolation (the figure before issue 20)."),
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: key press to view changed",
                  "The loop explorer in JupyterLab in headless Chromium (Playwright), per scenario, with the reference "
                  "loop and with a student's lesson-03 loop (`Explorer(loop=agent_loop)`, run on the local API and "

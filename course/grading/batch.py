@@ -113,6 +113,7 @@ def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir
     A student's link is no path to hide (bubblewrap would hide what it points at)."""
     trusted = [p.resolve() for p in [*given, out, *([Path(tests_dir)] if tests_dir else [])]]
     files = [Path(os.path.abspath(p)) for p in notebooks if not p.is_symlink()]
+    files += [p for p in trusted if p.is_file()]  # a notebook given by path: the instructor's, links followed
     return list(dict.fromkeys([*files, *{p.parent for p in files}, *trusted]))
 
 
