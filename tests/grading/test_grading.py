@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
 
+from course.grading.budget import Budget
 from course.grading import check
 from course.grading import registry as registry_module
 from course.grading.exercise import Check, Exercise
@@ -244,3 +245,13 @@ def test_what_workers_need_comes_back_read_only_inside_the_hidden_folders(monkey
 
 def test_the_venv_a_worker_starts_from_is_among_what_it_needs():
     assert Path(sys.prefix).resolve() in confinement.needed()
+
+
+def test_the_budget_is_one_object_read_from_name_value_settings():
+    budget = Budget.parse(["call=3", "memory=512M", "disk=1G", "cpu=30", "file=64K"])
+    assert (budget.call, budget.memory, budget.disk, budget.cpu, budget.file) == (3.0, 512 << 20, 1 << 30, 30, 64 << 10)
+    assert budget.worker_limits() == {"memory": 512 << 20, "cpu": 30, "file": 64 << 10, "processes": 64}
+    with pytest.raises(ValueError, match="NAME one of call, cell"):
+        Budget.parse(["nope=1"])
+    with pytest.raises(ValueError, match="more than 0"):
+        Budget.parse(["cpu=0"])
