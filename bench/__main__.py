@@ -52,8 +52,8 @@ BENCHMARKS = {
                   "30 students each submitting all 13 lesson notebooks (even students the solutions, odd ones the "
                   "untouched exercises) in nbgrader's `submitted/<student>/<assignment>/` layout, graded by "
                   "`python -m course grade submitted/` in the strongest isolation the machine allows (as root: "
-                  "bubblewrap's pid, IPC and network namespaces, a uid per worker, a runner of its own for each "
-                  "run_python) and with `--isolation none`, in turn (order alternating), on 2 cores. Target: at "
+                  "bubblewrap's pid, IPC and network namespaces, a uid per worker, run_python in a runner per "
+                  "exercise) and with `--isolation none`, in turn (order alternating), on 2 cores. Target: at "
                   "least 7.6 notebooks per second with isolation (the figure before issue 20)."),
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: key press to view changed",
                  "The loop explorer in JupyterLab in headless Chromium (Playwright), per scenario, with the reference "

@@ -62,7 +62,7 @@ class Batch:
         with speaking(language(sub)):
             cells, problem = program(sub, exercise)
             ctx = WorkerContext(self.server, self.wire, self.budget, registry, cells, problem, exercise.function)
-            confined = RUNNER.set(self.server.run)
+            confined = RUNNER.set(ctx.runner)
             try:
                 return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
             except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch

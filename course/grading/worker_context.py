@@ -13,6 +13,7 @@ from .budget import Budget
 from .call import Call
 from .exercise import Outcome
 from .sandbox.child import OUTPUT_CAP
+from .sandbox.fork_server import Runner
 from .sandbox.worker import Gone
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ class WorkerContext:
         self.cells, self.problem, self.function = cells, problem, function
         self.deadline = time.monotonic() + budget.exercise
         self.worker = None
+        self.runner = Runner(server)  # where run_python runs for this exercise (its calls and its checks)
         self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
         self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
 
@@ -94,7 +96,7 @@ class WorkerContext:
         self.worker = worker
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
-        call = Call(self.registry.scenario(scenario), args, kwargs, runner=self.server.run)
+        call = Call(self.registry.scenario(scenario), args, kwargs, runner=self.runner)
         budget = self.budget
         if time.monotonic() >= self.deadline:
             return call.outcome({"error": tr("the exercise's time budget ({seconds:g} s) is used up").format(
@@ -127,3 +129,4 @@ class WorkerContext:
     def close(self) -> None:
         if self.worker:
             self.worker.kill()
+        self.runner.close()

@@ -263,8 +263,12 @@ def worker(sock: socket.socket) -> None:
     os.chdir(setup["dir"])
     os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
     os.environ["COURSE_LANG"] = setup.get("lang", "en")  # the submission's language, for what the course says
-    if "run" in setup:  # a runner: one file of a workspace, for the grader's run_python tool
-        channel.send(run_file(setup["dir"], **setup["run"]))
+    if "run" in setup:  # a runner: files of a workspace, one at a time, for the grader's run_python tool
+        job, runs = setup["run"], 0
+        while job is not None:
+            runs += 1
+            channel.send(run_file(os.path.join(setup["dir"], f"run{runs}"), **job))
+            job = channel.receive()
         return
     namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
     fn = namespace.get(setup["function"])
@@ -276,8 +280,10 @@ def worker(sock: socket.socket) -> None:
 
 
 def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
-    """run_python's work, in this runner: the workspace's files written here, `path` run with Python; its exit
-    code (-1: timed out) and its first OUTPUT_CAP characters of output, with this folder's name taken out."""
+    """run_python's work, in this runner: the workspace's files written to a new `folder`, `path` run there with
+    Python; its exit code (-1: timed out) and its first OUTPUT_CAP characters of output, with the folder's name
+    taken out. Whatever it started is killed and the folder removed."""
+    os.mkdir(folder, 0o700)
     for name, content in files.items():
         target = os.path.join(folder, name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -301,6 +307,7 @@ def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
     except ProcessLookupError:
         pass
     code = proc.wait()
+    shutil.rmtree(folder, ignore_errors=True)
     text = kept.decode("utf-8", "replace")
     output = text[:OUTPUT_CAP] + ("\n" + tr("[output truncated]") if dropped or len(text) > OUTPUT_CAP else "")
     return {"code": -1 if timed_out else code, "output": output.replace(folder + "/", "")}

@@ -128,21 +128,6 @@ class ForkServer:
             limits["processes"] += user_tasks(os.getuid())
         return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid}
 
-    def run(self, files: dict[str, str], path: str, timeout: float) -> tuple[int, str]:
-        """Run a workspace's file with Python in a runner of its own, confined as a worker is (its own uid, limits,
-        hidden paths, no network): run_python for a graded call. (exit code, output); -1 when it timed out."""
-        worker = self.spawn()
-        try:
-            answer = worker.request({**self.setup(worker), "run": {"files": files, "path": path,
-                                                                    "timeout": timeout}}, timeout + FORK_TIMEOUT)
-        except Gone as e:
-            return -1, str(e)
-        finally:
-            worker.kill()
-        if answer.get("code") == -1:
-            return -1, f"timed out after {timeout:g} s"
-        return int(answer.get("code", -1)), str(answer.get("output", ""))
-
     def end(self, worker: Worker) -> None:
         """Ask the fork server to end `worker` and everything it started; returns when they are gone. A fork
         server that does not answer is killed, and with it (under bubblewrap) everything in its pid namespace."""
@@ -166,3 +151,35 @@ class ForkServer:
         self.control.close()
         self.process.kill()
         self.process.wait()
+
+
+class Runner:
+    """run_python for one exercise's calls: a worker of its own, started on first use and confined as a worker is
+    (its own uid, limits, hidden paths, no network), that runs each file with Python in a fresh folder holding the
+    workspace's files; it is ended, with everything it started, when the exercise ends."""
+
+    def __init__(self, server: ForkServer):
+        self.server, self.worker = server, None
+        self._lock = threading.Lock()  # one file at a time (a student's threads may ask at once)
+
+    def __call__(self, files: dict[str, str], path: str, timeout: float) -> tuple[int, str]:
+        """(exit code, output) of `path`; -1 when it timed out or the runner died."""
+        job = {"files": files, "path": path, "timeout": timeout}
+        with self._lock:
+            try:
+                if self.worker is None:
+                    self.worker = self.server.spawn()
+                    job = {**self.server.setup(self.worker), "run": job}
+                answer = self.worker.request(job, timeout + FORK_TIMEOUT)
+            except Gone as e:
+                self.worker = None
+                return -1, str(e)
+        if answer.get("code") == -1:
+            return -1, f"timed out after {timeout:g} s"
+        return int(answer.get("code", -1)), str(answer.get("output", ""))
+
+    def close(self) -> None:
+        with self._lock:
+            if self.worker:
+                self.worker.kill()
+                self.worker = None
