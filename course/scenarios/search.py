@@ -64,7 +64,7 @@ def thinking_policy(c: Conversation) -> Turn:
 
 
 def paris_policy(c: Conversation) -> Turn:
-    return say(tr("Paris"))
+    return say("Paris")  # the answer is a fact, the same in every edition (as 1974 is)
 
 
 def always_tool_policy(c: Conversation) -> Turn:
