@@ -89,14 +89,14 @@ def execute(args) -> int:
 
 
 def translate(args) -> int:
-    from .translation import ROOT, skeleton, sources, translate
+    from .translation import ROOT, chosen, code_skeleton, skeleton, translate
 
     if args.skeleton:
-        added = sum(skeleton(english) for english in sources())
+        added = sum(skeleton(english) + code_skeleton(english) for english in chosen(args.only))
         print(f"{added} sections added in English to translations/ja/; translate them, then run this again")
         return 0
     try:
-        done = translate(execute=not args.no_execute)
+        done = translate(execute=not args.no_execute, only=args.only)
     except ValueError as e:
         print(e, file=sys.stderr)
         return 1
@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=serve)
     p = sub.add_parser("record", help="record a scenario's transcript (JSONL) for the Replay policy")
     p.add_argument("scenario", help="scenario name, e.g. aurora_run")
-    p.add_argument("--path", default=None, help="where to write it (default: course/scenarios/transcripts/NAME.jsonl)")
+    p.add_argument("--path", default=None, help="where to write it (default: course/scenarios/transcripts/NAME.jsonl, "
+                   "or transcripts/ja/NAME.jsonl with COURSE_LANG=ja)")
     p.set_defaults(func=record)
     p = sub.add_parser("relay", help="relay students' API requests with the instructor's key (ANTHROPIC_API_KEY)")
     p.add_argument("--upstream", help="the API to forward to (default: the real API)")
@@ -141,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                        "and execute them; compile the message catalogues")
     p.add_argument("--skeleton", action="store_true", help="add the untranslated cells to the catalogues, in English")
     p.add_argument("--no-execute", action="store_true", help="write the notebooks without running them")
+    p.add_argument("only", nargs="*", help="only these notebooks, by the start of their name (e.g. 03 04)")
     p.set_defaults(func=translate)
     add_grading_commands(sub)
     args = parser.parse_args(argv)

@@ -12,6 +12,7 @@ import re
 from typing import Callable
 
 from .api import Conversation, Turn
+from .i18n import tr
 from .tools import Tool, Toolbox
 
 # category -> (retryable by default, what the loop does about it)
@@ -35,7 +36,8 @@ class ToolError(Exception):
         self.retryable = CATEGORIES[category][0] if retryable is None else retryable
 
     def __str__(self) -> str:
-        return json.dumps({"errorCategory": self.category, "isRetryable": self.retryable, "message": self.message})
+        return json.dumps({"errorCategory": self.category, "isRetryable": self.retryable, "message": self.message},
+                          ensure_ascii=False)  # a Japanese message reads as itself
 
 
 def parse(content: str) -> dict | None:
@@ -69,9 +71,10 @@ def flaky(failures: list[ToolError], answer: str) -> Callable[..., str]:
 def order_lookup(lookup_failures: list[ToolError], archive_failures: list[ToolError] = ()) -> Toolbox:
     """Two tools that find order 42: `lookup` (live orders) and `archive`, each failing as told first."""
     schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
-    return Toolbox([Tool("lookup", "Look up a live order.", schema, flaky(list(lookup_failures), "order 42: shipped")),
-                    Tool("archive", "Search archived orders.", schema,
-                         flaky(list(archive_failures), "order 42: archived, delivered"))])
+    return Toolbox([Tool("lookup", tr("Look up a live order."), schema,
+                         flaky(list(lookup_failures), tr("order 42: shipped"))),
+                    Tool("archive", tr("Search archived orders."), schema,
+                         flaky(list(archive_failures), tr("order 42: archived, delivered")))])
 
 
 def routing_policy(primary: str, fallback: str) -> Callable[[Conversation], Turn]:
@@ -85,12 +88,14 @@ def routing_policy(primary: str, fallback: str) -> Callable[[Conversation], Turn
         use, result = results[-1]
         content = c.result_text(result)
         if not result.get("is_error"):
-            return Turn([{"type": "text", "text": f"From {use['name']}: {content}"}])
+            found = tr("From {tool}: {content}").format(tool=use["name"], content=content)
+            return Turn([{"type": "text", "text": found}])
         step = action(content)
         name = use["name"] if step == "retry" else fallback
         if step == "abort" or (step == "skip" and use["name"] == fallback):
-            return Turn([{"type": "text", "text": f"I could not get an answer: {content}"}])
-        return Turn([{"type": "text", "text": f"{use['name']} failed ({step}); calling {name}."},
+            return Turn([{"type": "text", "text": tr("I could not get an answer: {error}").format(error=content)}])
+        said = tr("{tool} failed ({step}); calling {other}.").format(tool=use["name"], step=step, other=name)
+        return Turn([{"type": "text", "text": said},
                      {"type": "tool_use", "id": "", "name": name, "input": use["input"]}])
 
     return policy

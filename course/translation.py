@@ -8,16 +8,30 @@ headed by the cell's id and a hash of the English text it translates:
     ## このコースについて
     ...
 
-Code cells are the same code; a cell that is only fenced code (a diff, a listing) is copied as it is. Each
-generated notebook starts with one extra cell that makes the library speak Japanese (course.i18n).
-An English cell that changed after its translation (stale), a prose cell without a translation (missing) and
-a section whose cell is gone (orphan) are reported by `problems()`; the build refuses to run while any exist.
+A code cell with words in it (comments, print labels, prompts) has a code section, kept after the prose in
+one block that starts with CODE_BLOCK, headed by the cell's id and a hash of its English code:
+
+    <!-- code c05 en:9d1e4b7a0c33 -->
+    ```python
+    print("呼び出し:", calls)  # 表示だけ日本語に
+    ```
+
+The Japanese code has the English code's identifiers and structure (`same_structure`: the two ASTs agree once
+strings are blanked); a cell without words (`has_words`) needs no section and is copied as it is, like a cell
+that is only fenced code. Each generated notebook starts with one extra cell that makes the library speak
+Japanese (course.i18n).
+An English cell that changed after its translation (stale), a cell without a translation (missing) and a
+section whose cell is gone (orphan) are reported by `problems()`, for prose and code alike (code only in the
+notebooks not listed in CODE_PENDING); the build refuses to run while any exist.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import hashlib
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +41,17 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("notebooks", "exercises", "solutions")  # the English sources; each gets a <folder>/ja/
 CATALOGUE_OF = {"notebooks": "notebooks", "exercises": "exercises", "solutions": "exercises"}  # same cell ids
 SECTION = re.compile(r"^<!-- cell (\S+) en:([0-9a-f]{12}) -->$", re.M)
+CODE_SECTION = re.compile(r"^<!-- code (\S+) en:([0-9a-f]{12}) -->$", re.M)
+CODE_BLOCK = "<!-- code cells: the Japanese code of the code cells with words in them -->"
+ANY_HEAD = re.compile(rf"{SECTION.pattern}|{CODE_SECTION.pattern}|^{re.escape(CODE_BLOCK)}$", re.M)
+PYTHON_FENCE = re.compile(r"\A(`{3,})python\n(.*?)^\1[ \t]*\Z", re.M | re.S)
+WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")  # two English words: a phrase to translate
+# the notebooks whose code cells are not translated yet (their code is copied in English)
+CODE_PENDING = frozenset({"07_context_growth_and_budgets", "08_parallel_tools", "09_guards_and_observability",
+                          "10_managing_the_context", "11_workflows_versus_agents", "12_three_loops",
+                          "13_the_real_api"})
+LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
+MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # a kana or kanji
 LANG_CELL_ID = "course-lang"
@@ -54,19 +79,80 @@ def read_catalogue(path: Path) -> dict[str, Section]:
     """The sections of one catalogue file, by cell id (an absent file is an empty catalogue)."""
     if not path.exists():
         return {}
+    return {s.cell_id: s for s in _sections(path, "cell")}
+
+
+def read_code(path: Path) -> dict[tuple[str, str], Section]:
+    """The code sections of one catalogue file, by (cell id, English hash); the text is the Japanese code.
+    (exercises/ and solutions/ share a catalogue: a cell id can have one section for each.)"""
+    found = {}
+    for s in _sections(path, "code"):
+        fence = PYTHON_FENCE.match(s.text)
+        if fence is None:
+            raise ValueError(f"{path}: code section {s.cell_id} is not one ```python fenced block")
+        found[s.cell_id, s.english_hash] = Section(s.cell_id, s.english_hash, fence[2].removesuffix("\n"))
+    return found
+
+
+def _sections(path: Path, kind: str) -> list[Section]:
+    if not path.exists():
+        return []
     raw = path.read_text(encoding="utf-8")
-    heads = list(SECTION.finditer(raw))
-    sections = {}
+    heads = list(ANY_HEAD.finditer(raw))
+    found = []
     for head, nxt in zip(heads, heads[1:] + [None]):
-        body = raw[head.end():nxt.start() if nxt else len(raw)]
-        sections[head[1]] = Section(head[1], head[2], body.strip("\n"))
-    return sections
+        cell_id, digest = (head[1], head[2]) if kind == "cell" else (head[3], head[4])
+        if cell_id:
+            found.append(Section(cell_id, digest, raw[head.end():nxt.start() if nxt else len(raw)].strip("\n")))
+    return found
 
 
-def write_catalogue(path: Path, sections: list[Section]) -> None:
+def code_text(code: str) -> str:
+    """A code section's body: the code in a ```python fence (longer if the code holds three backticks)."""
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+    return f"{fence}python\n{code}\n{fence}"
+
+
+def write_catalogue(path: Path, sections: list[Section], code: list[Section] = ()) -> None:
+    """Write the prose sections, then the code block (code sections hold the code itself, fenced here)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"<!-- cell {s.cell_id} en:{s.english_hash} -->\n{s.text}\n\n" for s in sections),
-                    encoding="utf-8")
+    text = "".join(f"<!-- cell {s.cell_id} en:{s.english_hash} -->\n{s.text}\n\n" for s in sections)
+    if code:
+        text += f"{CODE_BLOCK}\n\n" + "".join(
+            f"<!-- code {s.cell_id} en:{s.english_hash} -->\n{code_text(s.text)}\n\n" for s in code)
+    path.write_text(text, encoding="utf-8")
+
+
+def has_words(cell) -> bool:
+    """A code cell with a comment, or a string holding a phrase: it needs a code section."""
+    if cell.cell_type != "code":
+        return False
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(cell.source).readline))
+        tree = ast.parse(cell.source)
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    comments = [t.string for t in tokens if t.type == tokenize.COMMENT and not MARKERS.match(t.string)]
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    # a phrase in a comment; in a string (an f-string's parts are strings too), a word beside a space: a label
+    return any(WORDS.search(text) for text in comments) or any(LABEL.search(text) for text in strings)
+
+
+def _blanked(source: str) -> str:
+    """The code's AST with every string constant blanked and f-strings reduced to their fields."""
+    class Blank(ast.NodeTransformer):
+        def visit_Constant(self, node):
+            return ast.Constant("") if isinstance(node.value, str) else node
+
+        def visit_JoinedStr(self, node):
+            return ast.JoinedStr([self.visit(v) for v in node.values if isinstance(v, ast.FormattedValue)])
+
+    return ast.dump(Blank().visit(ast.parse(source)))
+
+
+def same_structure(english: str, japanese_code: str) -> bool:
+    """The two cells have the same identifiers and structure: only strings and comments differ."""
+    return _blanked(english) == _blanked(japanese_code)
 
 
 def catalogue_path(english: Path, root: Path = ROOT) -> Path:
@@ -96,6 +182,40 @@ def problems(english: Path, root: Path = ROOT) -> list[str]:
     prose_ids = {c.id for c in nb.cells if is_prose(c)}
     found += [f"{where}: cell {cid} is not a prose cell of {english.relative_to(root)} (orphan)"
               for cid in sections if cid not in prose_ids]
+    return found + code_problems(english, root)
+
+
+def siblings(english: Path, root: Path = ROOT) -> list[Path]:
+    """The English notebooks that share `english`'s catalogue (an exercise and its solution)."""
+    return [p for p in sources(root) if catalogue_path(p, root) == catalogue_path(english, root)]
+
+
+def code_problems(english: Path, root: Path = ROOT) -> list[str]:
+    """Stale, missing and orphan code sections, and Japanese code whose structure is not the English one's."""
+    nb = nbformat.read(english, as_version=4)
+    code = read_code(catalogue_path(english, root))
+    where, name = catalogue_path(english, root).relative_to(root), english.relative_to(root)
+    cells = {(c.id, english_hash(c.source)) for p in siblings(english, root)
+             for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"}
+    found, stale = [], set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        section = code.get((cell.id, english_hash(cell.source)))
+        others = [h for cid, h in code if cid == cell.id and (cid, h) not in cells]  # of no cell any more
+        if section is None and others:
+            stale.add(cell.id)
+            found.append(f"{where}: code cell {cell.id} changed in {name} since it was translated "
+                         f"(stale: en:{', en:'.join(others)}, now en:{english_hash(cell.source)})")
+        elif section is None and has_words(cell) and english.stem not in CODE_PENDING:
+            found.append(f"{where}: code cell {cell.id} of {name} has no translation (missing)")
+        elif section is not None and not JAPANESE.search(section.text):
+            found.append(f"{where}: code cell {cell.id} of {name} has no Japanese in its section (missing)")
+        elif section is not None and not same_structure(cell.source, section.text):
+            found.append(f"{where}: code cell {cell.id} of {name}: its Japanese code differs from the English in "
+                         f"more than strings and comments")
+    found += [f"{where}: code {cid} en:{digest} is no code cell of {name} (orphan)"
+              for cid, digest in code if (cid, digest) not in cells and cid not in stale]
     return found
 
 
@@ -104,9 +224,12 @@ def japanese(english: Path, root: Path = ROOT) -> nbformat.NotebookNode:
     nb = nbformat.read(english, as_version=4)
     sections = read_catalogue(catalogue_path(english, root))
     ja = copy.deepcopy(nb)
+    code = read_code(catalogue_path(english, root))
     for cell in ja.cells:
         if is_prose(cell):
             cell.source = sections[cell.id].text
+        elif (cell.id, english_hash(cell.source)) in code:
+            cell.source = code[cell.id, english_hash(cell.source)].text
     lang = nbformat.v4.new_code_cell(LANG_CELL, id=LANG_CELL_ID)
     first_code = next((i for i, c in enumerate(ja.cells) if c.cell_type == "code"), len(ja.cells))
     ja.cells.insert(first_code, lang)
@@ -131,17 +254,38 @@ def skeleton(english: Path, root: Path = ROOT) -> int:
                 sections[cell.id] = Section(cell.id, english_hash(cell.source), cell.source)
                 added += 1
             ordered.append(sections.pop(cell.id))
-    write_catalogue(path, ordered + list(sections.values()))
+    write_catalogue(path, ordered + list(sections.values()), list(read_code(path).values()))
     return added
 
 
-def build(root: Path = ROOT) -> list[Path]:
-    """Write every Japanese edition; raises with the whole list of problems if any catalogue is not ready."""
-    found = [p for english in sources(root) for p in problems(english, root)]
+def code_skeleton(english: Path, root: Path = ROOT) -> int:
+    """Add a code section, in English, for every code cell with words that the catalogue lacks; the number added.
+    (A section without Japanese counts as missing until it is translated.)"""
+    path = catalogue_path(english, root)
+    code = read_code(path)
+    added = 0
+    for cell in nbformat.read(english, as_version=4).cells:
+        key = (cell.id, english_hash(cell.source))
+        if has_words(cell) and english.stem not in CODE_PENDING and key not in code:
+            code[key] = Section(*key, cell.source)
+            added += 1
+    write_catalogue(path, list(read_catalogue(path).values()), list(code.values()))
+    return added
+
+
+def chosen(only: list[str] | None = None, root: Path = ROOT) -> list[Path]:
+    """The English notebooks whose stem starts with one of `only` (e.g. "03"), or all of them."""
+    return [p for p in sources(root) if not only or p.stem.startswith(tuple(only))]
+
+
+def build(root: Path = ROOT, only: list[str] | None = None) -> list[Path]:
+    """Write the Japanese editions (those of `only`, else all); raises with the whole list of problems if any
+    of their catalogues is not ready."""
+    found = [p for english in chosen(only, root) for p in problems(english, root)]
     if found:
         raise ValueError("the Japanese edition cannot be built:\n  " + "\n  ".join(found))
     written = []
-    for english in sources(root):
+    for english in chosen(only, root):
         out = edition_path(english)
         out.parent.mkdir(exist_ok=True)
         nbformat.write(japanese(english, root), out)
@@ -164,7 +308,7 @@ def compile_messages(root: Path = ROOT) -> list[Path]:
     return written
 
 
-def translate(*, execute: bool = True, root: Path = ROOT) -> list[tuple[Path, str]]:
+def translate(*, execute: bool = True, root: Path = ROOT, only: list[str] | None = None) -> list[tuple[Path, str]]:
     """Compile the message catalogues, build every Japanese notebook, then execute them in place
     (exercises keep going after a stub raises, as in English); (path, error or "") for each."""
     from nbclient.exceptions import CellExecutionError
@@ -173,7 +317,7 @@ def translate(*, execute: bool = True, root: Path = ROOT) -> list[tuple[Path, st
 
     compile_messages(root)
     done = []
-    for path in build(root):
+    for path in build(root, only):
         try:
             if execute:
                 run(path, allow_errors=path.parent.parent.name == "exercises")

@@ -13,6 +13,7 @@ from typing import Callable
 from ..api import Conversation, LocalAPI, Turn
 from ..client import MODEL, local_client
 from ..gate import Gate
+from ..i18n import tr
 from ..loop import Agent, Limits
 from ..tools import Toolbox, Workspace
 
@@ -21,7 +22,7 @@ from ..tools import Toolbox, Workspace
 class Scenario:
     name: str
     title: str
-    prompt: str
+    english_prompt: str  # the prompt as written (deferred); `prompt` says it in the language the course speaks
     policy: Callable[[Conversation], Turn]
     make_tools: Callable[[], Toolbox] = Toolbox  # a fresh environment per run (scenarios without files)
     system: str | None = None
@@ -32,6 +33,10 @@ class Scenario:
     gate: Gate | None = None  # the permission rules the scenario is about, if any
     evaluator: Callable[[list], object] | None = None  # messages -> goal_loop.Verdict, for the goal loop
     is_done: Callable[[Workspace], bool] | None = None  # the outer loop's success condition, read from the files
+
+    @property
+    def prompt(self) -> str:
+        return tr(self.english_prompt)
 
     def api(self, **options) -> LocalAPI:
         """A fresh local API answering with this scenario's policy (options override the scenario's)."""

@@ -7,7 +7,7 @@ import re
 from ..api import Conversation, Turn
 from ..gate import Gate
 from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
-from ..i18n import deferred
+from ..i18n import deferred, tr
 from ..messages import tool_uses
 from ..tools import Workspace
 from .base import Scenario, call, last_turn, refused, say, since_request
@@ -55,32 +55,32 @@ BUG = re.compile(r"^ *subtotal \+= +price *$", re.M)  # the line that forgets qt
 def fix_test_policy(c: Conversation) -> Turn:
     """Run the tests, read both files at once, fix the line, run the tests again, report."""
     if not c.results():
-        return say("I'll run the tests to see what fails.", call("run_python", path="test_cart.py"))
+        return say(tr("I'll run the tests to see what fails."), call("run_python", path="test_cart.py"))
     if refused(c):
-        return say(f"I was not allowed to go on ({refused(c)}), so cart.py is not fixed.")
+        return say(tr("I was not allowed to go on ({reason}), so cart.py is not fixed.").format(reason=refused(c)))
     (use, result), *_ = last_turn(c)
     output = c.result_text(result)
     if use["name"] == "run_python" and not result.get("is_error"):
-        return say("Fixed: total() added the unit price once per line and forgot qty; it now adds price * qty. "
-                   "All 3 tests pass.")
+        return say(tr("Fixed: total() added the unit price once per line and forgot qty; it now adds price * qty. "
+                      "All 3 tests pass."))
     if use["name"] == "run_python":
-        failing = ", ".join(re.findall(r"FAIL (\w+)", output)) or "the tests"
-        return say(f"{failing} fail. I'll read the code and the tests.",
+        failing = ", ".join(re.findall(r"FAIL (\w+)", output)) or tr("the tests")
+        return say(tr("{failing} fail. I'll read the code and the tests.").format(failing=failing),
                    call("read_file", path="cart.py"), call("read_file", path="test_cart.py"))
     if use["name"] == "read_file" and result.get("is_error"):
-        return say(f"I cannot read cart.py ({output}), so I cannot fix it.")
+        return say(tr("I cannot read cart.py ({error}), so I cannot fix it.").format(error=output))
     bug = BUG.search(output) if use["name"] == "read_file" else None
     if bug:
-        return say("total() adds price but never multiplies it by qty.",
+        return say(tr("total() adds price but never multiplies it by qty."),
                    call("edit_file", path="cart.py", old=bug.group(0), new=bug.group(0).rstrip() + " * qty"))
     if use["name"] == "edit_file" and result.get("is_error"):
-        return say("The edit did not apply; I'll read the file again.", call("read_file", path="cart.py"))
-    return say("Running the tests again.", call("run_python", path="test_cart.py"))
+        return say(tr("The edit did not apply; I'll read the file again."), call("read_file", path="cart.py"))
+    return say(tr("Running the tests again."), call("run_python", path="test_cart.py"))
 
 
 FIX_FAILING_TEST = Scenario(
     "fix_failing_test", deferred("Fix a failing test: the cart.py qty bug"),
-    "The tests in test_cart.py fail. Run them with run_python, then fix cart.py.", fix_test_policy,
+    deferred("The tests in test_cart.py fail. Run them with run_python, then fix cart.py."), fix_test_policy,
     files={"cart.py": CART, "test_cart.py": TEST_CART},
     notes="5 calls: run the tests, read both files in one turn, edit price -> price * qty, re-run, report")
 
@@ -213,7 +213,7 @@ def scripted_policy(c: Conversation) -> Turn:
     if k < len(SCRIPT):
         return Turn(SCRIPT[k])
     errors = [c.result_text(r) for _, r in c.all_results() if r.get("is_error")]
-    return say("done" + (f"; refused: {errors[-1]}" if errors else ""))
+    return say(tr("done; refused: {error}").format(error=errors[-1]) if errors else tr("done"))
 
 
 GATED_WRITE = Scenario(

@@ -4,33 +4,35 @@ from __future__ import annotations
 import re
 
 from ..api import Conversation, Turn
-from ..i18n import deferred
+from ..i18n import deferred, tr
 from .base import Scenario, call, last_turn, say
 
 
 def recovering_policy(c: Conversation) -> Turn:
     """Guess a tool name, then its argument; correct each guess from the is_error text that comes back."""
     if not c.results():
-        return say("I'll open the notes.", call("open_file", file="notes.txt"))
+        return say(tr("I'll open the notes."), call("open_file", file="notes.txt"))
     (use, result), = last_turn(c)
     error = c.result_text(result)
     if not result.get("is_error"):
-        return say(f"The notes say: {error.strip()}")
+        return say(tr("The notes say: {notes}").format(notes=error.strip()))
     names = re.search(r"Available tools: (.*)\.", error)
     if "unknown tool" in error and names:
         reader = next((n for n in names.group(1).split(", ") if n.startswith("read")), None)
         if reader:
-            return say(f"There is no {use['name']}; {reader} exists.", call(reader, **use["input"]))
+            return say(tr("There is no {name}; {reader} exists.").format(name=use["name"], reader=reader),
+                       call(reader, **use["input"]))
     missing = re.search(r"'(\w+)' is a required property", error)
     if missing:
         value = next(iter(use["input"].values()), "notes.txt")
-        return say(f"The argument is called {missing.group(1)}.", call(use["name"], **{missing.group(1): value}))
-    return say(f"I could not read the notes: {error}")
+        return say(tr("The argument is called {name}.").format(name=missing.group(1)),
+                   call(use["name"], **{missing.group(1): value}))
+    return say(tr("I could not read the notes: {error}").format(error=error))
 
 
 UNKNOWN_TOOL = Scenario(
     "unknown_tool", deferred("An unknown tool, then an invalid input"),
-    "What do my notes say?", recovering_policy, files={"notes.txt": "Buy milk. Call Ada at 5."},
+    deferred("What do my notes say?"), recovering_policy, files={"notes.txt": "Buy milk. Call Ada at 5."},
     workspace_tools=lambda ws: ws.toolbox(run=False),
     options={"undeclared_tools": True},  # the real API never calls an undeclared tool; a loop must still cope
     notes="open_file does not exist, read_file(file=...) fails the schema; both is_error, then read_file(path=...)")

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from ..api import Conversation, Turn
-from ..i18n import deferred
+from ..i18n import deferred, tr
 from ..tools import Tool, Toolbox
 from .base import Scenario, call, say
 
-# The four-page corpus of the material's lesson; page 1 holds the distractor 1951.
+# The four-page corpus of the material's lesson; page 1 holds the distractor 1951. The pages stay English in
+# every edition (the grader's policies read them); the policies here read facts (names, years), not sentences.
 PAGES = {
     "Aurora Run": "Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film "
                   "directed by Mara Voss.",
@@ -30,25 +31,28 @@ def search(query: str) -> str:
 
 
 def search_tools() -> Toolbox:
-    return Toolbox([Tool("search", "Search a small encyclopedia; returns the best matching page. Read-only.",
-                         {"type": "object", "properties": {"query": {"type": "string", "description": "a page title"}},
+    return Toolbox([Tool("search", tr("Search a small encyclopedia; returns the best matching page. Read-only."),
+                         {"type": "object", "properties": {"query": {"type": "string",
+                                                                     "description": tr("a page title")}},
                           "required": ["query"]}, search, read_only=True)])
 
 
 def aurora_policy(c: Conversation) -> Turn:
-    """Find the film's director, then the director's birth year; ignore the novelist's 1951."""
+    """Find the film's director, then the director's birth year; ignore the novelist's 1951.
+    It reads facts, not sentences: the director's page is the one with her year, 1974; the film's names her."""
     seen = " ".join(c.result_text(r) for _, r in c.all_results() if not r.get("is_error"))
     errors = [r for r in c.results() if r.get("is_error")]
     if errors:
-        return say("I could not use the search tool (" + c.result_text(errors[0])[:80] + "), so I cannot answer.")
-    if "Mara Voss (born 1974)" in seen:
+        return say(tr("I could not use the search tool ({error}), so I cannot answer.").format(
+            error=c.result_text(errors[0])[:80]))
+    if "1974" in seen:
         return say("1974")
-    if "directed by Mara Voss" in seen:
-        return say("The film was directed by Mara Voss; the 1951 is the novelist. Searching for her.",
+    if "Mara Voss" in seen:
+        return say(tr("The film was directed by Mara Voss; the 1951 is the novelist. Searching for her."),
                    call("search", query="Mara Voss"))
     searched = sum(1 for u, _ in c.all_results() if u["name"] == "search")  # a harness's ToolSearch turn aside
     if NOT_FOUND in seen and searched >= 2:
-        return say("I could not find the film, so I cannot answer.")
+        return say(tr("I could not find the film, so I cannot answer."))
     if searched:
         return Turn([call("search", query="Aurora Run film")])
     return Turn([call("search", query="Aurora Run")])
@@ -61,7 +65,7 @@ def thinking_policy(c: Conversation) -> Turn:
 
 
 def paris_policy(c: Conversation) -> Turn:
-    return say("Paris")
+    return say("Paris")  # the answer is a fact, the same in every edition (as 1974 is)
 
 
 def always_tool_policy(c: Conversation) -> Turn:
@@ -70,14 +74,14 @@ def always_tool_policy(c: Conversation) -> Turn:
 
 
 AURORA = Scenario("aurora_run", deferred("Multi-step search: Aurora Run"),
-                  "In which year was the director of the film Aurora Run born?", aurora_policy, search_tools,
+                  deferred("In which year was the director of the film Aurora Run born?"), aurora_policy, search_tools,
                   notes="two searches, three calls; the first page's 1951 is a distractor; the answer is 1974")
-THINKING = Scenario("thinking_run", deferred("Aurora Run with thinking blocks"), AURORA.prompt, thinking_policy,
+THINKING = Scenario("thinking_run", deferred("Aurora Run with thinking blocks"), AURORA.english_prompt, thinking_policy,
                     search_tools,
                     notes="each reply starts with a thinking block (empty text, a signature) that the loop must send "
                           "back unmodified; dropping or changing it, or editing the history before it, is a 400")
-ONE_SHOT = Scenario("one_shot", deferred("One-shot: the capital of France"), "What is the capital of France?",
+ONE_SHOT = Scenario("one_shot", deferred("One-shot: the capital of France"), deferred("What is the capital of France?"),
                     paris_policy, search_tools, notes="end_turn on the first call: one call, no tools")
 ALWAYS_TOOL = Scenario("always_tool", deferred("A model that always calls a tool"),
-                       "Tell me everything about Aurora Run.", always_tool_policy, search_tools,
+                       deferred("Tell me everything about Aurora Run."), always_tool_policy, search_tools,
                        notes="never ends its turn: only max_turns stops it, after exactly T+1 calls")

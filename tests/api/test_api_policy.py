@@ -7,7 +7,8 @@ import anthropic
 import pytest
 
 from course.api import LocalAPI, Replay, Rules, Scripted, Turn
-from course.scenarios.record import TRANSCRIPTS, record_scenario, save, transcript
+from course.i18n import speaking
+from course.scenarios.record import TRANSCRIPTS, record_scenario, save, transcript, transcript_path
 from course.client import MODEL, make_client
 from course.messages import assistant, text, tool_result, tool_use, user
 from course.scenarios import get
@@ -109,9 +110,26 @@ def test_the_recorder_keeps_only_answered_calls(tmp_path):
     assert Replay.load(path).steps == steps
 
 
-def test_the_shipped_transcript_is_what_the_scenario_records_now(tmp_path):
-    fresh = record_scenario("aurora_run", tmp_path / "aurora_run.jsonl")
-    assert fresh.read_text() == AURORA.read_text(), "re-record with: python -m course record aurora_run"
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_each_edition_s_shipped_transcript_is_what_the_scenario_records_now_in_its_language(lang, tmp_path):
+    with speaking(lang):
+        fresh = record_scenario("aurora_run", tmp_path / "aurora_run.jsonl")
+        assert transcript_path("aurora_run") == (AURORA if lang == "en" else TRANSCRIPTS / "ja" / "aurora_run.jsonl")
+    assert fresh.read_text() == transcript_path("aurora_run", lang).read_text(), (
+        f"re-record with: COURSE_LANG={lang} python -m course record aurora_run")
+
+
+def test_the_editions_wires_differ_and_each_replays_only_in_its_own_language():
+    en, ja = (Replay.load(transcript_path("aurora_run", lang)).steps for lang in ("en", "ja"))
+    assert [s["response"]["stop_reason"] for s in ja] == [s["response"]["stop_reason"] for s in en]
+    assert ja[-1]["response"]["content"] == en[-1]["response"]["content"] == [{"type": "text", "text": "1974"}]
+    assert ja[0]["request"]["messages"] != en[0]["request"]["messages"]  # the prompt speaks the edition's language
+    for lang, steps in (("en", en), ("ja", ja)):
+        with speaking(lang):
+            assert get("aurora_run").run(api=LocalAPI(Replay(steps))).text == "1974"
+    with speaking("ja"):  # the Japanese edition against the English recording: it leaves it at once
+        wrong = get("aurora_run").run(api=LocalAPI(Replay(en)))
+    assert wrong.subtype == "error_during_execution" and "replay diverged at call 1, messages.0" in wrong.detail
 
 
 def test_a_policy_must_return_a_turn():

@@ -12,8 +12,9 @@ import pytest
 from course.i18n import speaking
 from course.lessons import LESSONS
 from course.notebook import VOLATILE_CELL_METADATA
-from course.translation import (FENCED, LANG_CELL_ID, ROOT, build, edition_path, english_hash, is_prose, japanese,
-                                problems, read_catalogue, skeleton, sources)
+from course.translation import (CODE_BLOCK, CODE_PENDING, FENCED, LANG_CELL_ID, ROOT, Section, build, catalogue_path,
+                                code_skeleton, edition_path, english_hash, has_words, is_prose, japanese, problems,
+                                read_catalogue, read_code, same_structure, skeleton, sources, write_catalogue)
 
 SOURCES = sources()
 NAMES = [str(p.relative_to(ROOT)) for p in SOURCES]
@@ -156,3 +157,98 @@ def test_the_build_translates_prose_copies_code_and_makes_the_library_speak_japa
     assert 'os.environ["COURSE_LANG"] = "ja"' in ja.cells[2].source
     assert list(read_catalogue(tmp_path / "translations" / "ja" / "notebooks" / "01_tiny.md")) == ["m0"]
     assert ja.metadata["course"] == {"lang": "ja"} and english.exists()
+
+
+# Code cells: a code section holds the Japanese code of a cell with words in it.
+
+@pytest.mark.parametrize("english", SOURCES, ids=NAMES)
+def test_japanese_code_keeps_the_identifiers_and_structure_of_the_english(english):
+    code = read_code(catalogue_path(english))
+    translated = [c for c in nbformat.read(english, as_version=4).cells if (c.id, english_hash(c.source)) in code]
+    assert all(same_structure(c.source, code[c.id, english_hash(c.source)].text) for c in translated)
+    if english.stem not in CODE_PENDING:  # every cell with words is translated: its labels and prompts read Japanese
+        assert [c.id for c in nbformat.read(english, as_version=4).cells if has_words(c)] == [c.id for c in translated]
+
+
+def test_code_sections_sit_in_one_block_after_the_prose():
+    for path in sorted((ROOT / "translations" / "ja").glob("*/*.md")):
+        raw = path.read_text(encoding="utf-8")
+        prose, _, code = raw.partition(CODE_BLOCK)
+        assert "<!-- code " not in prose.replace(CODE_BLOCK, ""), path
+        assert "<!-- cell " not in code, f"{path}: a prose section after the code block"
+
+
+def test_what_needs_a_code_section():
+    cell = nbformat.v4.new_code_cell
+    needs = ['print("model calls:", n)', 'x = 1  # the cap', 'print(f"{n} calls, {t} turns")',
+             'user("When was she born?")']
+    needs_not = ['get("aurora_run")', 'print(r.calls, r.turns)', 'run("read_file", {"path": "src/cart.py"})',
+                 '# NBVAL_IGNORE_OUTPUT\nprint(1)', '    ### BEGIN SOLUTION\nx = 1']
+    assert [has_words(cell(s)) for s in needs] == [True] * len(needs)
+    assert [has_words(cell(s)) for s in needs_not] == [False] * len(needs_not)
+
+
+def test_only_strings_and_comments_may_differ():
+    english = 'for r in runs:\n    print("calls:", r.calls, f"{r.turns} turns")  # one line'
+    assert same_structure(english, 'for r in runs:\n    print("呼び出し:", r.calls, f"ターン {r.turns} 回")  # 1 行')
+    assert not same_structure(english, 'for r in runs:\n    print("呼び出し:", r.calls)')  # an argument dropped
+    assert not same_structure(english, 'for run in runs:\n    print("呼び出し:", run.calls, f"{run.turns} ターン")')
+    assert not same_structure(english, 'for r in runs:\n    print(r.calls, "呼び出し:", f"{r.turns} ターン")')
+
+
+def with_code(english: Path, root: Path, cell_id: str, code: str, digest: str | None = None) -> None:
+    path = catalogue_path(english, root)
+    if digest is None:
+        digest = english_hash(next(c.source for c in nbformat.read(english, as_version=4).cells if c.id == cell_id))
+    code_sections = [*read_code(path).values(), Section(cell_id, digest, code)]
+    write_catalogue(path, list(read_catalogue(path).values()), code_sections)
+
+
+def code_course(root: Path) -> Path:
+    english = tiny_course(root, ["The loop."])
+    nb = nbformat.read(english, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell('print("model calls:", 3)  # the count', id="k1"))
+    nbformat.write(nb, english)
+    return english
+
+
+def test_a_code_cell_with_words_is_missing_until_it_has_japanese_code(tmp_path):
+    english = code_course(tmp_path)
+    assert problems(english, tmp_path) == [
+        "translations/ja/notebooks/01_tiny.md: code cell k1 of notebooks/01_tiny.ipynb has no translation (missing)"]
+    code_skeleton(english, tmp_path)  # in English: still missing
+    assert problems(english, tmp_path) == [
+        "translations/ja/notebooks/01_tiny.md: code cell k1 of notebooks/01_tiny.ipynb has no Japanese in its section "
+        "(missing)"]
+
+
+def test_the_build_puts_the_japanese_code_in_place_and_keeps_the_prose(tmp_path):
+    english = code_course(tmp_path)
+    with_code(english, tmp_path, "k1", 'print("モデル呼び出し:", 3)  # 回数')
+    assert problems(english, tmp_path) == []
+    skeleton(english, tmp_path)  # rewriting the catalogue keeps its code block
+    build(tmp_path)
+    ja = nbformat.read(tmp_path / "notebooks" / "ja" / "01_tiny.ipynb", as_version=4)
+    assert [(c.id, c.source) for c in ja.cells if c.id != LANG_CELL_ID] == [
+        ("m0", "ループです。"), ("k0", "print(1974)"), ("k1", 'print("モデル呼び出し:", 3)  # 回数')]
+
+
+def test_a_changed_code_cell_is_stale_a_gone_one_an_orphan_and_other_code_is_refused(tmp_path):
+    english = code_course(tmp_path)
+    with_code(english, tmp_path, "k1", 'print("モデル呼び出し:", 3)  # 回数')
+    nb = nbformat.read(english, as_version=4)
+    old = english_hash(nb.cells[-1].source)
+    nb.cells[-1].source = 'print("model calls:", 4)  # the count'
+    nbformat.write(nb, english)
+    assert problems(english, tmp_path) == [
+        f"translations/ja/notebooks/01_tiny.md: code cell k1 changed in notebooks/01_tiny.ipynb since it was "
+        f"translated (stale: en:{old}, now en:{english_hash(nb.cells[-1].source)})"]
+    with_code(english, tmp_path, "k1", 'print("モデル呼び出し:", 4 + 1)')  # not only strings and comments
+    with_code(english, tmp_path, "k9", 'print("消えたセル")', digest=old)
+    assert problems(english, tmp_path) == [
+        "translations/ja/notebooks/01_tiny.md: code cell k1 of notebooks/01_tiny.ipynb: its Japanese code differs "
+        "from the English in more than strings and comments",
+        f"translations/ja/notebooks/01_tiny.md: code k1 en:{old} is no code cell of notebooks/01_tiny.ipynb (orphan)",
+        f"translations/ja/notebooks/01_tiny.md: code k9 en:{old} is no code cell of notebooks/01_tiny.ipynb (orphan)"]
+    with pytest.raises(ValueError, match="differs from the English"):
+        build(tmp_path)

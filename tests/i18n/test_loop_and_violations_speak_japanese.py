@@ -8,6 +8,7 @@ import pytest
 from course.loop import Limits
 from course.messages import assistant, text, tool_result, tool_use, user, violations
 from course.scenarios import SCENARIOS
+from course.translation import JAPANESE
 from course.viz import MessageList
 from course.widgets import Explorer
 
@@ -50,10 +51,11 @@ ENDINGS = [
     ("aurora_run", Limits(), ("the model ended its turn (end_turn)", "モデルがターンを終えました（end_turn）")),
     ("always_tool", Limits(max_turns=2), ("after turn 2 the model still asks for tools; max_turns=2",
                                           "ターン 2 の後もモデルがツールを求めています。max_turns=2 です")),
+    # the Japanese edition's prompt and tool description are Japanese, and shorter in tokens: its own numbers
     ("aurora_run", Limits(max_total_tokens=10), ("120 tokens >= max_total_tokens 10",
-                                                 "120 トークンが max_total_tokens 10 に達しました")),
+                                                 "96 トークンが max_total_tokens 10 に達しました")),
     ("aurora_run", Limits(max_budget_usd=0.000001), ("spent $0.000016 >= max_budget_usd $1e-06",
-                                                     "支出 $0.000016 が max_budget_usd $1e-06 に達しました")),
+                                                     "支出 $0.000014 が max_budget_usd $1e-06 に達しました")),
     ("truncated", Limits(), ("stop_reason max_tokens {}: no answer", "stop_reason max_tokens {}：回答がありません")),
     ("always_tool", Limits(max_turns=None, timeout_s=0),
      ("wall clock 0.00 s reached timeout_s=0", "実経過時間が 0.00 秒になり、timeout_s=0 に達しました")),
@@ -89,9 +91,30 @@ def test_the_explorer_ends_on_the_reason_and_titles_its_scenarios(lang):
                                            "aurora_run: 複数段階の検索：Aurora Run"), lang), "aurora_run")
 
 
+def shape(messages: list[dict]) -> list:
+    """A conversation without its words: roles, block types, tool names and inputs, the ids that pair them."""
+    return [(m["role"], [(b["type"], b.get("name"), b.get("input"), b.get("id") or b.get("tool_use_id"))
+                         for b in m["content"]]) for m in messages]
+
+
+def words(messages: list[dict]) -> str:
+    return " ".join(b.get("text", "") for m in messages for b in m["content"] if b["type"] == "text")
+
+
 @pytest.mark.parametrize("scenario", ["gated_write", "unknown_tool", "aurora_run"])
-def test_what_the_model_is_sent_does_not_change_with_the_language(scenario, monkeypatch):
+def test_what_the_model_is_sent_speaks_the_edition_s_language_and_only_the_words_differ(scenario, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "en")
-    english = SCENARIOS[scenario].run().messages
+    english = SCENARIOS[scenario].run()
     monkeypatch.setenv("COURSE_LANG", "ja")
-    assert SCENARIOS[scenario].run().messages == english
+    japanese = SCENARIOS[scenario].run()
+    assert shape(japanese.messages) == shape(english.messages)
+    assert JAPANESE.search(words(japanese.messages)) and not JAPANESE.search(words(english.messages))
+    assert (japanese.subtype, japanese.calls, japanese.turns) == (english.subtype, english.calls, english.turns)
+
+
+def test_the_facts_stay_the_answer_1974_the_distractor_1951_paris(monkeypatch):
+    for lang in ("en", "ja"):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        aurora = SCENARIOS["aurora_run"].run()
+        assert aurora.text == "1974" and "1951" in words(aurora.messages) and aurora.calls == 3
+        assert SCENARIOS["one_shot"].run().text == "Paris"
