@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab lab-ja test bench notebooks exercises ja clean
+.PHONY: lab lab-ja system test bench notebooks exercises ja clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,7 +50,12 @@ HUB := build/workshop/node_modules/.bin/configurable-http-proxy
 $(HUB): | $(STAMP)
 	$(BIN)/python -c "from bench.workshop import install; print(install())"
 
-test: $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
+# the Debian packages some tests need (bubblewrap, chromium, a Japanese font): installed as root with apt-get,
+# otherwise named, with the tests that will skip (tests/system_packages.py)
+system:
+	PYTHONPATH=. $(PY) tests/system_packages.py
+
+test: system $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q tests
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en $(BIN)/python -m pytest -q $(NBVAL) $(wildcard notebooks solutions exercises)

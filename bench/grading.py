@@ -365,9 +365,6 @@ def bench_grading(solution: Path | None = None, *, tools: tuple[str, ...] = ("ou
     `limit` keeps only the first benign and hostile submissions of each kind (for smoke tests).
     """
     solution = solution or ROOT / "solutions" / f"{NOTEBOOK}.ipynb"
-    if not solution.exists():
-        return {"skipped": f"{solution.relative_to(ROOT) if solution.is_relative_to(ROOT) else solution} "
-                           "does not exist yet"}
     subs = submissions(solution)
     if limit:
         subs = [s for kind in ("correct", "partial", "hostile") for s in [x for x in subs if x.kind == kind][:limit]]
@@ -463,8 +460,6 @@ def targets(figures: dict) -> dict[str, bool]:
 
 def table(figures: dict) -> str:
     """The figures as Markdown tables: throughput on the benign submissions, then the hostile cases."""
-    if "skipped" in figures:
-        return f"Not run: {figures['skipped']}."
     tools = figures["tools"]
     lines = [f"Throughput on the {figures['benign']} benign submissions (one batch per tool):", "",
              "| tool | how it grades | seconds | submissions / min | ours is faster by | benign graded wrongly |",

@@ -41,8 +41,9 @@ def total_lower_bound(K: int, s: int, c: int) -> int:
 
 
 def window_bound(W: int, s: int, c: int) -> int:
-    """The most calls that fit a window of W tokens when every turn adds >= c: floor((W-s)/c) + 1 (Prop. 5.2 (3))."""
-    return (W - s) // c + 1
+    """The most calls that fit a window of W tokens when every turn adds >= c: floor((W-s)/c) + 1 (Prop. 5.2 (3)),
+    and 0 when not even the first call fits (s > W)."""
+    return max(0, (W - s) // c + 1)
 
 
 def reported_inputs(usages: list[dict]) -> list[int]:

@@ -58,7 +58,7 @@ def normal(path: str) -> str:
 
 @dataclass
 class Gate:
-    """allow / deny / ask rule lists; `ask` is the human (or code) consulted for ask rules."""
+    """allow / deny / ask rule lists; `approver` is the human (or code) consulted when an ask rule matches."""
 
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)

@@ -1,19 +1,45 @@
 """Shared fixtures: no network in tests, the course speaking English whatever the machine's locale, and the local
-API on both of its mounts."""
+API on both of its mounts; tests that need a system package this machine lacks skip, saying which
+(tests/system_packages.py)."""
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 import socket
 
 import pytest
+from system_packages import PACKAGES
 
 from course.api import LocalAPI, Server
 from course.client import make_client
+from course.grading.sandbox.confinement import Confinement
 
 
 # a Japanese locale would make the library speak Japanese; the language tests choose theirs (tests/i18n)
 os.environ["COURSE_LANG"] = "en"
+
+
+@functools.cache
+def unmet() -> dict[str, str]:
+    """marker -> why the tests it marks cannot run here, for every system package that is missing or does not work."""
+    reasons = {p.marker: p.reason for p in PACKAGES if not p.present()}
+    if "bwrap" not in reasons and (mode := Confinement.detect().mode) not in ("bwrap", "bwrap-user"):
+        reasons["bwrap"] = (f"bubblewrap is installed but cannot create namespaces here (the grader would use "
+                            f"isolation {mode}): run the tests where it can, e.g. in a container started with "
+                            "--privileged")
+    return reasons
+
+
+def pytest_report_header(config) -> list[str]:
+    return [f"skipping the tests marked {marker}: {reason}" for marker, reason in unmet().items()]
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for marker, reason in unmet().items():
+        for item in items:
+            if item.get_closest_marker(marker):
+                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 class NetworkBlocked(OSError):

@@ -27,6 +27,8 @@ def test_example_5_3():
     assert (ns[0], ns[1], ns[9]) == (5_000, 7_000, 23_000)
     assert sum(ns) == total_lower_bound(10, 5_000, 2_000) == 140_000
     assert window_bound(200_000, 5_000, 2_000) == 98
+    assert window_bound(5_000, 5_000, 2_000) == 1  # the first call just fits
+    assert [window_bound(W, 5_000, 2_000) for W in (4_999, 1_000)] == [0, 0]  # no call fits
 
 
 def test_exercise_10_3_one_large_read():

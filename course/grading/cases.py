@@ -124,3 +124,16 @@ def max_tokens_free(x):
         return [{k: v for k, v in r.items() if k != "max_tokens"} if isinstance(r, dict) and "messages" in r else r
                 for r in x]
     return x
+
+
+def no_tools_free(x):
+    """A `loose` for functions that offer the model no tools: a request with `tools: []` offers none either. The
+    signatures of thinking blocks are signed over the request as sent (its tools included), so they are left out
+    too: a changed one is the API's 400, which the function then meets."""
+    if isinstance(x, list):
+        return [no_tools_free(v) for v in x]
+    if isinstance(x, dict) and x.get("type") == "thinking" and "signature" in x:
+        return {**x, "signature": "…"}
+    if isinstance(x, dict):
+        return {k: no_tools_free(v) for k, v in x.items() if not (k == "tools" and v == [] and "messages" in x)}
+    return x

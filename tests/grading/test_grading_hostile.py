@@ -3,7 +3,6 @@ still gets its marks. One batch grades them all (the way a real batch meets them
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from hostile.notebooks import ASK, CHECKS, notebook, scores, write
@@ -13,10 +12,11 @@ from course.api import LocalAPI
 from course.grading.batch import Budget, grade_batch
 from course.grading.worker_context import RETRIES
 from course.grading.registry import Registry
+from course.grading.sandbox.confinement import Confinement
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow
-AS_ROOT = os.geteuid() == 0  # workers then run as a uid of their own, and cannot signal the fork server
+OWN_UID = Confinement.detect().own_uid  # root, sandboxed: workers cannot signal the fork server
 
 TOOL_RESULT_FIRST = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "hi"}]}]
 CREATE = ('client.messages.create(model="claude-haiku-4-5", max_tokens=100, '
@@ -54,7 +54,7 @@ CASES = {
                             ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
     "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"
                                    "    return 'Paris'\n"),
-                          *((0, "Operation not permitted") if AS_ROOT else (1, "0 requests reached the API"))),
+                          *((0, "Operation not permitted") if OWN_UID else (1, "0 requests reached the API"))),
     "malformed_conversation": (dict(ask="def ask(client, prompt):\n"
                                         "    return client.messages.create(model='claude-haiku-4-5', "
                                         f"max_tokens=9, messages={TOOL_RESULT_FIRST!r}).content[0].text\n"), 0,

@@ -19,18 +19,18 @@ BROKEN = [
            "最初のメッセージは user からでなければなりません")]),
     ([assistant("hi")], [
         ("P1 at messages[0]: the first message is from 'assistant', not 'user'",
-         "messages[0] で P1 が破れています：最初のメッセージが 'user' ではなく 'assistant' からです"),
+         "messages[0] で P1 が破れています：最初のメッセージの役割が 'user' ではなく 'assistant' です"),
         ("P1 at messages[0]: the last message is from 'assistant', not 'user'",
-         "messages[0] で P1 が破れています：最後のメッセージが 'user' ではなく 'assistant' からです")]),
+         "messages[0] で P1 が破れています：最後のメッセージの役割が 'user' ではなく 'assistant' です")]),
     ([user("q"), ASKS], [
         ("P1 at messages[1]: the last message is from 'assistant', not 'user'",
-         "messages[1] で P1 が破れています：最後のメッセージが 'user' ではなく 'assistant' からです"),
+         "messages[1] で P1 が破れています：最後のメッセージの役割が 'user' ではなく 'assistant' です"),
         ("P2 at messages[1]: tool_use ['t1', 't2'] has no message after it",
          "messages[1] で P2 が破れています：tool_use ['t1', 't2'] の後にメッセージがありません")]),
     ([user("q"), ASKS, assistant("no"), user("go on")], [
         ("P2 at messages[1]: the message after tool_use ['t1', 't2'] is from 'assistant', not 'user'",
-         "messages[1] で P2 が破れています：tool_use ['t1', 't2'] の次のメッセージが 'user' ではなく 'assistant' "
-         "からです")]),
+         "messages[1] で P2 が破れています：tool_use ['t1', 't2'] の次のメッセージの役割が 'user' ではなく "
+         "'assistant' です")]),
     ([user("q"), ASKS, user(tool_result("t2", "b"), tool_result("t1", "a"))], [
         ("P2 at messages[1]: the first 2 blocks should be tool_result for ['t1', 't2'] in that order, "
          "found ['t2', 't1']",

@@ -16,6 +16,7 @@ REQUIRED = [
     "rem-3.2", "rem-4.2",
     "prop-3.4", "prop-3.5", "thm-4.1", "prop-5.2", "prop-5.4", "prop-6.2", "prop-7.2",
     "ex-4.3", "ex-5.3", "ex-6.3", "patterns-7",
+    "sdk-2-tool-categories", "sdk-6-concurrency", "ext-pause-p1",
     "sdk-8-phases", "sdk-8-interrupts", "sdk-8-sessions", "sdk-8-checkpoints", "sdk-8-messages",
     "code-9.1", "code-9.2", "code-9.3",
     "exer-10.1", "exer-10.2", "exer-10.3", "exer-10.4",
@@ -29,18 +30,20 @@ REQUIRED = [
     "s001-aurora", "s001-one-shot", "s001-max-turns-2", "s001-n-plus-1", "s001-resend", "s001-no-result",
     "s001-invalid-tool", "s001-other-stops", "s001-left-out",
     "pit-001-text-final", "pit-001-task-logic", "pit-001-stateless", "pit-001-order", "pit-001-parallel",
-    "pit-001-no-cap",
+    "pit-001-no-cap", "s001-cap-counts-calls", "s001-server-side",
     # 002: the study guide's topics and its five traps
     "s002-switch", "s002-cycle", "s002-single-turn", "s002-tool-result", "s002-structured-errors",
     "s002-retry-skip-abort", "s002-pressures", "s002-trim", "s002-clear", "s002-compaction", "s002-subagents",
     "s002-parallel", "s002-entry-points", "s002-observability", "s002-hooks",
     "trap-002-end-turn", "trap-002-max-tokens", "trap-002-tool-use-id", "trap-002-no-cap", "trap-002-process",
+    "s002-analogies", "s002-exam", "s002-scenarios",
     # 003: measurements and pitfalls
     "m003-cart-runs", "m003-eisdir", "m003-per-lap", "m003-num-turns", "m003-max-turns-exit", "m003-budget",
     "m003-12x12", "m003-workflow-cost", "m003-three-loops", "m003-goal-cost", "m003-goal-stall", "m003-wording",
     "m003-duplicates", "m003-defaults",
     "pit-003-exit", "pit-003-cap-after-work", "pit-003-budget-after", "pit-003-killed", "pit-003-turns",
     "pit-003-evaluator", "pit-003-ralph", "pit-003-loop-expiry", "pit-003-idempotency", "pit-003-vercel",
+    "m003-hands-on", "pit-003-goal-no-cap", "m003-own-split",
     # what the current model generation changes for the loop (FACTS.md)
     "api-thinking", "api-effort",
 ]

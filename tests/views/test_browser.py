@@ -20,7 +20,7 @@ import pytest
 from bench.jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
 from course.i18n import speaking, tr
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.browser  # skipped without Debian's chromium (tests/system_packages.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "04_termination.ipynb"
@@ -30,10 +30,6 @@ SHOTS = ROOT / "build" / "browser"
 RUN_S, CHANGE_S = 180, 60  # generous: the machine may be busy
 WIDTHS = (1024, 1400)
 WIDGET_ERROR = "Error displaying widget"
-
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is missing; install it with `apt-get install -y chromium` (.ci/run does)",
-                allow_module_level=True)
 
 # Relative luminance and contrast ratio of WCAG 2.x, on the computed rgb() colours.
 CONTRAST_JS = """(spans) => {
@@ -230,6 +226,7 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
     page.close()
 
 
+@pytest.mark.japanese_font
 def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(browser, lab):
     from playwright.sync_api import expect
 

@@ -10,15 +10,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...api import Conversation, Turn
 from ...client import MODELS
 from ...i18n import deferred
-from ...scenarios import Scenario, get, say
-from ...scenarios.search import always_tool_policy, search_tools
-from ...tools import Tool, Toolbox
 from ..cases import ANSWERS, ASKS, LONG, Step, loop_case, pick, scripts
 from ..oracle import Case, Rule, exercise
-from .common import IDS, content
 
 NOTEBOOK = "solutions/03_the_first_loop.ipynb"
 
@@ -31,7 +26,7 @@ ONLY_ONE_RESULT = deferred("running and answering only one of a response's tool_
                            "answer each")
 ONE_MESSAGE_EACH = deferred("returning parallel results one message each: all results go in one user message")
 TEXT_BEFORE_RESULTS = deferred("putting text before the tool_result blocks: results come first")
-WRONG_IDS = IDS
+WRONG_IDS = deferred("wrong tool_use ids: each tool_result carries the id of the tool_use it answers")
 TOOLS_BEFORE_STOP_REASON = deferred("running the tool_use blocks before reading stop_reason: a tool_use cut at "
                                     "max_tokens is not run")
 NO_CAP = deferred("no turn cap: a model that keeps asking for tools is never stopped by max_turns")
@@ -186,68 +181,3 @@ EXERCISES = [
 ]
 
 # --- kept for the lessons whose checks still use them (05, 09, 13) -------------------------------------
-
-ENDS_WITH_ASSISTANT = deferred("sending a request that ends with an assistant message: the results go in a user "
-                               "message after it")
-RESULTS_ORDER = deferred("results in another order than the tool_uses: answer them in the order they were asked")
-GIVE_UP_AT = 40  # the endless model ends its turn at this call, so a loop without a cap still ends
-
-
-def endless_policy(c: Conversation) -> Turn:
-    """always_tool's model, which gives up at call GIVE_UP_AT so that a loop without a cap ends."""
-    return say("I give up.") if c.calls_so_far + 1 >= GIVE_UP_AT else always_tool_policy(c)
-
-
-def broken_tool(query: str) -> str:
-    raise ConnectionError(FAILED)
-
-
-def raising_policy(c: Conversation) -> Turn:
-    """Asks for a tool that fails, then reports whether it saw an error result."""
-    from ...scenarios import call
-
-    if not c.calls_so_far:
-        return Turn([call("search", query="Aurora Run")])
-    failed = any(r.get("is_error") for r in c.results())
-    return say("The search failed, so I cannot answer." if failed else "The search worked.")
-
-
-def long_answer_policy(c: Conversation) -> Turn:
-    return say("The director of Aurora Run is Mara Voss. " * 40 + "She was born in 1974.")
-
-
-RAISES = Scenario("grading_tool_raises", "A tool that raises", "When was the director of Aurora Run born?",
-                  raising_policy,
-                  lambda: Toolbox([Tool("search", "Search the encyclopedia.", {"type": "object", "properties": {
-                      "query": {"type": "string"}}, "required": ["query"]}, broken_tool)]))
-ENDLESS = Scenario("grading_endless", "A model that always asks for a tool", get("always_tool").prompt, endless_policy,
-                   search_tools)
-LONG_ANSWER = Scenario("grading_long_answer", "An answer longer than max_tokens", "Tell me about Aurora Run.",
-                       long_answer_policy, search_tools)
-SCENARIOS = [RAISES, ENDLESS, LONG_ANSWER]
-
-
-def diagnose(body: dict) -> str:
-    """The mistake behind a rejected request, when its messages show it for certain; else no cause (lesson 05)."""
-    messages = body.get("messages") or []
-    for i, m in enumerate(messages):
-        results = [b for b in content(m) if b.get("type") == "tool_result"]
-        if m.get("role") != "user" or not results:
-            continue
-        prev = messages[i - 1] if i else {}
-        ids = ([b.get("id") for b in content(prev) if b.get("type") == "tool_use"]
-               if prev.get("role") == "assistant" else [])
-        got = [b.get("tool_use_id") for b in results]
-        if not ids:
-            return NO_ASSISTANT
-        if not set(got) <= set(ids):
-            return WRONG_IDS
-        if content(m)[0].get("type") != "tool_result":
-            return TEXT_BEFORE_RESULTS
-        if len(got) < len(ids):
-            later = messages[i + 1] if i + 1 < len(messages) else {}
-            split = any(b.get("type") == "tool_result" for b in content(later))
-            return ONE_MESSAGE_EACH if split else ONLY_ONE_RESULT
-        if got != ids:
-            return RESULTS_ORDER
-    return ENDS_WITH_ASSISTANT if messages and messages[-1].get("role") != "user" else ""

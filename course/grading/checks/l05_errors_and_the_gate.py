@@ -6,24 +6,34 @@ rule_matches(rule, name, input) -> bool
 answer_calls(tool_uses, run_tool, deny) -> dict
   the user message answering the tool_use blocks: calls matching a rule of `deny` are refused
   (is_error, never run), the others run through run_tool; an exception becomes an is_error result.
+
+Each rule is one sentence of the exercise's text, judged against the reference (solutions/05_...) on generated
+cases: rule/call pairs over the Tool(spec) grammar (bare names, names that are prefixes of others, globs with
+the wildcard first, last or inside, exact specs, character classes, arguments that are not strings, no
+arguments), and responses of 1 to 4 calls that are allowed, refused by a bare rule or a spec, or that fail.
 """
 from __future__ import annotations
 
-import fnmatch
-
-from ...api import APIError
-from ...api.validate import validate_request
-from ...client import MODEL
 from ...i18n import deferred, tr
 from ...messages import tool_use
 from ...scenarios.search import search
 from ...tools import Tool, Toolbox
-from ..exercise import RUN_TOOL, Check, CheckFailed, Exercise
-from .common import content, expect, returned, tools_only
-from .l03_the_first_loop import ONLY_ONE_RESULT, diagnose
+from .. import reference
+from ..exercise import RUN_TOOL
+from ..oracle import Case, Rule, error_text_free, exercise
+from .common import tools_only
 
+NOTEBOOK = "solutions/05_errors_and_the_gate.ipynb"
+
+# the known mistakes' causes (course/grading/mistakes/l05_*), named only when a student's function does exactly that
 TOOL_PREFIX = deferred("matching tool names by prefix: `search` is not `search_web`")
+BARE_NEEDS_ARGUMENT = deferred("reading a bare rule `Tool` as `Tool(*)`: it matches every call of Tool, even one "
+                               "without string arguments")
 SUBSTRING = deferred("matching the spec as a substring: `/etc/*` is a glob over the whole argument")
+LITERAL = deferred("comparing the spec as plain text: it is a glob, `*` stands for any characters")
+PREFIX_SPEC = deferred("reading the spec as a prefix of the argument: it is a glob over the whole argument, and `*` "
+                       "may stand anywhere")
+FIRST_ONLY = deferred("comparing only the call's first argument: the rule matches when any string argument matches")
 TOOL_IGNORED = deferred("matching the spec without the tool: `write_file(/etc/*)` says nothing about read_file")
 CASE = deferred("matching case-insensitively: fnmatch.fnmatchcase compares letters exactly")
 NOT_STRING = deferred("matching arguments that are not strings: only the call's string arguments are compared")
@@ -34,35 +44,77 @@ REFUSED_NO_ERROR = deferred("answering a refused call without is_error: true: th
 NO_REASON = deferred("a refused call's result without content: say why it was refused")
 NAME_ONLY = deferred("matching a deny rule by the tool name only: `delete_page(Aurora*)` refuses only the matching "
                      "calls")
-ALLOWED_REFUSED = deferred("refusing a call that no deny rule matches")
 NO_ERROR_TEXT = deferred("answering an exception without its message: the is_error result carries the error, e.g. "
                          "str(error)")
-FAILED_NO_ERROR = deferred("answering a failed call without is_error: true")
 EXCEPTION = deferred("letting a tool's exception escape: it becomes an is_error result the model can read")
-ORDER = deferred("results out of order: one per tool_use, in the order they were asked")
+REFUSED_LAST = deferred("answering the refused calls after the others: one result per call, in the order asked")
+IN_PLACE = deferred("turning the tool_use blocks into results in place: build new dicts and leave tool_uses as it is")
 
-RULES = [  # (rule, name, input, matches, the mistake that gets it wrong)
-    ("search", "search", {"query": "Aurora Run"}, True, TOOL_PREFIX),
-    ("search", "search_web", {"query": "Aurora Run"}, False, TOOL_PREFIX),
-    ("write_file(/etc/*)", "write_file", {"path": "/etc/passwd", "content": "x"}, True, SUBSTRING),
-    ("write_file(/etc/*)", "write_file", {"path": "/home/etc/x", "content": "x"}, False, SUBSTRING),
-    ("write_file(/etc/*)", "read_file", {"path": "/etc/passwd"}, False, TOOL_IGNORED),
-    ("run_python(test_*.py)", "run_python", {"path": "test_cart.py"}, True, NO_SPEC),
-    ("run_python(test_*.py)", "run_python", {"path": "cart.py"}, False, NO_SPEC),
-    ("send_email(*@example.com)", "send_email",
-     {"to": "bob@example.com", "subject": "Hi", "body": "Monday"}, True, NO_SPEC),
-    ("write_file(/etc/*)", "write_file", {"path": "/ETC/passwd", "content": "x"}, False, CASE),
-    ("run_python(1*)", "run_python", {"path": "cart.py", "timeout": 10}, False, NOT_STRING),
+# --- rule_matches ---------------------------------------------------------------------------------------
+
+BARE = ("search", "search_web", "run_python")
+NAMES = {"search": ("search", "search_web", "Search", "searc", "read_file"),  # exact, longer, case, shorter, other
+         "search_web": ("search_web", "search", "search_web2"),
+         "run_python": ("run_python", "run_python3", "run")}
+INPUTS = ({"query": "Aurora Run"}, {}, {"timeout": 10}, {"path": "cart.py", "timeout": 10})
+
+SPECS = {  # a rule Tool(spec): (an argument it matches, the other tools' names to try)
+    "write_file(/etc/*)": ({"path": "/etc/passwd", "content": "x"}, ("read_file", "write", "write_file_backup")),
+    "run_python(test_*.py)": ({"path": "test_cart.py"}, ("run_python3", "run_test")),
+    "send_email(*@example.com)": ({"to": "bob@example.com", "subject": "Hi"}, ("send_emails", "Send_email")),
+}
+GLOBS = [  # (rule, tool input) on the rule's own tool: whole argument, case, any argument, non-strings
+    ("write_file(/etc/*)", {"path": "/etc/passwd", "content": "x"}),
+    ("write_file(/etc/passwd)", {"content": "x", "path": "/etc/passwd"}),
+    ("write_file(/etc/*)", {"path": "/home/etc/passwd", "content": "x"}),
+    ("write_file(/etc/*)", {"path": "/ETC/passwd"}),
+    ("write_file(/etc/*)", {"content": "x", "path": "/etc/hosts"}),
+    ("write_file(/etc/*)", {"path": "/etc"}),
+    ("write_file(/etc/*)", {}),
+    ("write_file(/etc/passwd)", {"path": "/etc/passwd"}),
+    ("write_file(/etc/passwd)", {"path": "/etc/passwd.bak"}),
+    ("write_file(*)", {"path": ""}),
+    ("write_file(*)", {"mode": 420}),
+    ("run_python(*.py)", {"path": "cart.py"}),
+    ("run_python(*.py)", {"path": "cart.pyc"}),
+    ("run_python(*.py)", {"path": "tests/test_cart.py"}),
+    ("run_python(test_*.py)", {"path": "test_cart.py"}),
+    ("run_python(test_*.py)", {"path": "cart.py"}),
+    ("run_python(test_*.py)", {"path": "tests/test_cart.py"}),
+    ("run_python(1*)", {"path": "cart.py", "timeout": 10}),
+    ("run_python(1*)", {"path": "10.py"}),
+    ("send_email(*@example.com)", {"to": "bob@example.com", "subject": "Hi"}),
+    ("send_email(*@example.com)", {"to": "bob@example.com.evil.org"}),
+    ("send_email(*@example.com)", {"subject": "Hi", "to": "ann@Example.com", "cc": "bob@example.com"}),
+    ("search(Mara?Voss)", {"query": "Mara Voss"}),
+    ("search(Mara?Voss)", {"query": "MaraVoss"}),
+    ("read_file([ab]*)", {"path": "a.txt"}),
+    ("read_file([ab]*)", {"path": "c.txt"}),
 ]
 
 
-def rules(ctx) -> None:
-    for rule, name, input, want, mistake in RULES:
-        out = ctx.call(rule, name, input)
-        returned(out)
-        why = tr("rule_matches({rule!r}, {name!r}, {input}) returned {value!r}, expected {want}")
-        expect(out.value is want, why.format(rule=rule, name=name, input=input, value=out.value, want=want), mistake)
+def match_case(rule: str, name: str, input: dict) -> Case:
+    return Case(f"rule_matches({rule!r}, {name!r}, {input})", (rule, name, input))
 
+
+def bare_cases() -> list[Case]:
+    """Each bare rule against its own name, longer and shorter names, another case and another tool."""
+    return [match_case(rule, name, INPUTS[(i + j) % len(INPUTS)])
+            for i, rule in enumerate(BARE) for j, name in enumerate(NAMES[rule])] + \
+        [match_case("search", "search", {}), match_case("run_python", "run_python", {"timeout": 10})]
+
+
+def tool_cases() -> list[Case]:
+    """Spec rules against calls whose argument matches the spec: of their own tool, and of other tools."""
+    return [match_case(rule, name, input) for rule, (input, others) in SPECS.items()
+            for name in (rule.split("(")[0], *others)]
+
+
+def glob_cases() -> list[Case]:
+    return [match_case(rule, rule.split("(")[0], input) for rule, input in GLOBS]
+
+
+# --- answer_calls ---------------------------------------------------------------------------------------
 
 def delete_page(title: str) -> str:
     if title == "Main Page":
@@ -78,133 +130,109 @@ def pages_tools() -> Toolbox:
 
 
 PAGES = tools_only("grading_pages", "Searching and deleting pages", pages_tools)
-SCENARIOS = [PAGES]
+
+CALLS = {  # the calls a response may hold
+    "aurora": ("search", {"query": "Aurora Run"}), "voss": ("search", {"query": "Mara Voss"}),
+    "delete aurora": ("delete_page", {"title": "Aurora Run"}),
+    "delete lights": ("delete_page", {"title": "Northern Lights"}),
+    "delete main": ("delete_page", {"title": "Main Page"}),  # raises
+    "fly": ("fly", {"to": "Oslo"}),  # an unknown tool
+    "no query": ("search", {}),  # an invalid input
+}
 
 
-def matches(rule: str, use: dict) -> bool:
-    """The reference reading of a deny rule, to tell which calls a check refuses."""
-    tool, _, spec = rule.partition("(")
-    values = [v for v in use["input"].values() if isinstance(v, str)]
-    return tool == use["name"] and (not spec or any(fnmatch.fnmatchcase(v, spec.removesuffix(")")) for v in values))
+def calls_case(names: tuple[str, ...], deny: list[str]) -> Case:
+    uses = [tool_use(f"toolu_{k}", *CALLS[n]) for k, n in enumerate(names, 1)]
+    words = ", ".join(f"{u['name']}({u['input']})" for u in uses)
+    return Case(f"answer_calls([{words}], deny={deny})", (uses, RUN_TOOL, deny), {}, PAGES)
 
 
-def uses(*calls: tuple[str, dict]) -> list[dict]:
-    return [tool_use(f"toolu_{k}", name, input) for k, (name, input) in enumerate(calls, 1)]
+REFUSALS = [  # (calls, deny): a bare rule, a spec matching one call of two, two rules, a call that would raise
+    (("delete aurora",), ["delete_page"]),
+    (("aurora", "delete aurora", "voss"), ["delete_page"]),
+    (("delete aurora", "delete lights"), ["delete_page(Aurora*)"]),
+    (("delete lights", "delete aurora"), ["delete_page(Aurora*)"]),
+    (("voss", "fly", "aurora"), ["search(Mara*)", "fly"]),
+    (("delete main", "aurora"), ["delete_page(Main*)"]),
+]
+ALLOWED = [
+    (("aurora",), []),
+    (("aurora", "voss"), []),
+    (("delete lights", "aurora"), ["delete_page(Aurora*)"]),
+    (("aurora", "delete aurora", "voss"), ["search(Mara*)"]),
+    (("delete lights",), ["search", "fly"]),
+]
+FAILURES = [
+    (("fly",), []),
+    (("no query",), []),
+    (("delete main",), []),
+    (("fly", "no query", "delete main", "aurora"), []),
+    (("delete main", "delete aurora"), ["delete_page(Aurora*)"]),
+]
+MIXED = [  # refused, failed and allowed calls in every order
+    (("aurora", "delete aurora", "fly"), ["delete_page"]),
+    (("delete aurora", "aurora", "delete main"), ["delete_page(Aurora*)"]),
+    (("fly", "voss", "delete lights"), ["fly"]),
+    (("no query", "delete aurora", "voss", "delete lights"), ["delete_page(Aurora*)", "search(Mara*)"]),
+]
 
 
-def answer(ctx, calls: list[dict], deny: list[str]):
-    """Call answer_calls; fail unless it returned a user message the API accepts right after `calls`."""
-    out = ctx.call(calls, RUN_TOOL, deny, scenario=PAGES)
-    returned(out, EXCEPTION if out.error and out.error.startswith("RuntimeError: Error") else "")  # run_tool raised
-    message = out.value if isinstance(out.value, dict) else {}
-    body = {"model": MODEL, "max_tokens": 100, "messages": [
-        {"role": "user", "content": "Go."}, {"role": "assistant", "content": calls}, message]}
-    try:
-        validate_request(body)
-    except APIError as e:
-        hint = diagnose(body)
-        omitted = [u["id"] for u in calls if u["id"] not in {b.get("tool_use_id") for b in content(message)}]
-        refused_ids = [u["id"] for u in calls if any(matches(r, u) for r in deny)]
-        certain = hint == ONLY_ONE_RESULT and omitted and set(omitted) <= set(refused_ids)
-        raise CheckFailed(tr("the API rejects it as the next message: {error}").format(error=e.message),
-                          REFUSED_OMITTED if certain else hint) from None
-    expect(message.get("role") == "user",
-           tr("the answer is from {role!r}, not 'user'").format(role=message.get("role")))
-    results = content(message)
-    expect([b.get("tool_use_id") for b in results] == [u["id"] for u in calls],
-           tr("the results are not one per call in order"), ORDER)
-    return out, results
+def listed(table):
+    return lambda: [calls_case(names, deny) for names, deny in table]
 
 
-def all_allowed(ctx) -> None:
-    calls = uses(("search", {"query": "Aurora Run"}), ("search", {"query": "Mara Voss"}))
-    out, results = answer(ctx, calls, [])
-    expect(out.tool_calls == [(u["name"], u["input"]) for u in calls],
-           tr("tools run: {calls}; expected both searches").format(calls=out.tool_calls))
-    expect([r.get("content") for r in results] == [search("Aurora Run"), search("Mara Voss")],
-           tr("the results do not carry the tools' outputs"))
-    expect(not any(r.get("is_error") for r in results), tr("a successful call was marked is_error"))
+def reason_free(x):
+    """A `loose`: an is_error result's wording is the student's own, but it says something (it is not empty)."""
+    if isinstance(x, dict):
+        if x.get("type") == "tool_result" and x.get("is_error") and x.get("content"):
+            return {**x, "content": "…"}
+        return {k: reason_free(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [reason_free(v) for v in x]
+    return x
 
 
-def refusal_hint(result: dict) -> str:
-    """Why a refused call's result is wrong, read from the result itself."""
-    if result.get("is_error") is not True:
-        return REFUSED_NO_ERROR
-    return "" if result.get("content") else NO_REASON
+def carries_the_error(out, case: Case) -> str:
+    """Each call that is not refused and fails is answered with a result whose text holds the error run_tool
+    raised (the reference's reading of the deny rules decides which calls are refused)."""
+    uses, _, deny = case.args
+    matches = reference.function(NOTEBOOK, "rule_matches")
+    blocks = (out.value or {}).get("content") if isinstance(out.value, dict) else None
+    results = {b.get("tool_use_id"): b for b in blocks or [] if isinstance(b, dict)}
+    tools = pages_tools()
+    for use in uses:
+        error, failed = tools.run(use["name"], use["input"])
+        if not failed or any(matches(r, use["name"], use["input"]) for r in deny):
+            continue
+        said = (results.get(use["id"]) or {}).get("content")
+        text = said if isinstance(said, str) else "".join(
+            b.get("text", "") for b in said or [] if isinstance(b, dict))
+        if error not in text:
+            return tr("the {tool} call's result says {says!r}; expected it to carry the error {error!r}").format(
+                tool=use["name"], says=text[:80], error=error[:80])
+    return ""
 
 
-def refused(ctx) -> None:
-    calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}),
-                 ("search", {"query": "Mara Voss"}))
-    out, results = answer(ctx, calls, ["delete_page"])
-    expect(all(name != "delete_page" for name, _ in out.tool_calls), tr("the refused delete_page was run"), REFUSED_RUN)
-    expect(results[1].get("is_error") is True and results[1].get("content"),
-           tr("the refused call's result has is_error {flag!r} and content {says!r}; expected is_error True and "
-              "why").format(flag=results[1].get("is_error"), says=str(results[1].get("content"))[:60]),
-           refusal_hint(results[1]))
-    expect(not results[0].get("is_error") and not results[2].get("is_error"),
-           tr("is_error flags {flags}, expected [False, True, False]").format(
-               flags=[bool(r.get("is_error")) for r in results]),
-           ALLOWED_REFUSED if out.tool_calls != [(u["name"], u["input"]) for u in (calls[0], calls[2])] else "")
-
-
-def refused_by_spec(ctx) -> None:
-    calls = uses(("delete_page", {"title": "Aurora Run"}), ("delete_page", {"title": "Northern Lights"}))
-    out, results = answer(ctx, calls, ["delete_page(Aurora*)"])
-    ran = [input.get("title") for _, input in out.tool_calls]
-    flags = [r.get("is_error") for r in results]
-    expect("Aurora Run" not in ran, tr("with deny delete_page(Aurora*), the tools run were {calls}; the Aurora Run "
-                                       "call is refused").format(calls=out.tool_calls), REFUSED_RUN)
-    northern = (tr("with deny delete_page(Aurora*), the Northern Lights call was run and its result has is_error "
-                   "{flag!r}; it matches no rule, so it runs and succeeds") if "Northern Lights" in ran else
-                tr("with deny delete_page(Aurora*), the Northern Lights call was not run and its result has is_error "
-                   "{flag!r}; it matches no rule, so it runs and succeeds"))
-    expect(ran == ["Northern Lights"] and not flags[1], northern.format(flag=flags[1]),
-           NAME_ONLY if not ran and flags == [True, True] else "")
-    expect(flags[0] is True and results[0].get("content"),
-           tr("the refused Aurora Run call's result has is_error {flag!r} and content {says!r}; expected is_error "
-              "True and why").format(flag=flags[0], says=str(results[0].get("content"))[:60]),
-           refusal_hint(results[0]))
-
-
-def failures(ctx) -> None:
-    calls = uses(("fly", {"to": "Oslo"}), ("search", {}), ("delete_page", {"title": "Main Page"}),
-                 ("search", {"query": "Henrik Dahl"}))
-    out, results = answer(ctx, calls, [])
-    flags = [bool(r.get("is_error")) for r in results]
-    expect(flags == [True, True, True, False], tr("is_error flags {flags}: an unknown tool, an invalid input and a "
-                                                  "tool that raises should each give an is_error result, the valid "
-                                                  "call its page").format(flags=flags),
-           FAILED_NO_ERROR if flags[3] is False and not all(flags[:3]) else "")
-    tools = PAGES.make_tools()
-    for use, result in zip(calls[:3], results[:3]):
-        error = tools.run(use["name"], use["input"])[0]
-        expect(error in str(result.get("content")),
-               tr("the {tool} call's result says {says!r}; expected the error, {error!r}").format(
-                   tool=use["name"], says=str(result.get("content"))[:60], error=error[:60]), NO_ERROR_TEXT)
-    expect(results[3].get("content") == search("Henrik Dahl"), tr("the valid search does not carry its page"))
-
-
-def unchanged(ctx) -> None:
-    calls = uses(("search", {"query": "Aurora Run"}), ("delete_page", {"title": "Aurora Run"}), ("fly", {"to": "Oslo"}))
-    deny = ["delete_page(Aurora*)"]
-    out = ctx.call([dict(u) for u in calls], RUN_TOOL, list(deny), scenario=PAGES)
-    returned(out)
-    after = (out.after or {}).get("args") or [None, None, None]
-    why = tr("after the call, tool_uses is {got} and deny {rules}; they must be left unchanged")
-    expect(after[0] == calls and after[2] == deny, why.format(got=after[0], rules=after[2]))
-
+CALL_ASPECTS = ("value", "tool_calls", "after")
 
 EXERCISES = [
-    Exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"), [
-        Check(deferred("tool names, globs over string arguments, and specs that do not match"), rules),
-    ], notebook="solutions/05_errors_and_the_gate.ipynb"),
-    Exercise("answer_calls", "answer_calls", deferred("Answering every tool_use through the gate"), [
-        Check(deferred("allowed calls run, results in order, accepted by the API"), all_allowed),
-        Check(deferred("a refused call is not run and still gets an is_error result"), refused),
-        Check(deferred("a rule with a spec refuses only the calls it matches"), refused_by_spec),
-        Check(deferred("an unknown tool, an invalid input and a tool that raises become is_error results with the "
-                       "error"), failures),
-        Check(deferred("tool_uses and deny are left unchanged"), unchanged),
-    ], notebook="solutions/05_errors_and_the_gate.ipynb"),
+    exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"), NOTEBOOK, [
+        Rule(deferred("a rule Tool matches every call of the tool named exactly Tool, whatever its arguments"),
+             bare_cases, ("value", "after")),
+        Rule(deferred("a rule Tool(spec) matches calls of the tool Tool only"), tool_cases, ("value", "after")),
+        Rule(deferred("it matches when one of the call's string arguments matches the glob spec as a whole, "
+                      "case-sensitively; other arguments are never compared"), glob_cases, ("value", "after")),
+    ]),
+    exercise("answer_calls", "answer_calls", deferred("Answering every tool_use through the gate"), NOTEBOOK, [
+        Rule(deferred("a call matching a rule of deny is not run"), listed(REFUSALS), ("tool_calls", "after")),
+        Rule(deferred("a refused call gets an is_error result saying why"), listed(REFUSALS), CALL_ASPECTS,
+             loose=reason_free),
+        Rule(deferred("the other calls run with run_tool, each result carrying the tool's text"), listed(ALLOWED),
+             CALL_ASPECTS, loose=error_text_free),
+        Rule(deferred("an exception (an unknown tool, an invalid input, a failure) becomes an is_error result"),
+             listed(FAILURES), CALL_ASPECTS, loose=error_text_free),
+        Rule(deferred("the is_error result of an exception carries the error"), listed(FAILURES + MIXED),
+             ("value",), holds=carries_the_error, points=0.5),
+        Rule(deferred("one result per call, in order"), listed(MIXED), CALL_ASPECTS, loose=reason_free),
+    ]),
 ]

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from ...api import Conversation, LocalAPI, Turn
 from ...client import MODEL
 from ...i18n import deferred, tr
+from ...messages import text_of
 from ...scenarios import Scenario, say
 from ..exercise import CLIENT, Outcome
 from ..oracle import Case, Rule, exercise
-from .common import text_of
 
 NOTEBOOK = "solutions/11_workflows_versus_agents.ipynb"
 

@@ -1,5 +1,5 @@
 """Maps stop_sequence to "stop", as if a stop sequence the caller asked for cut the reply."""
-from course.grading.checks.l06_other_stop_reasons import NOT_AN_ANSWER as MISTAKE
+from course.grading.checks.l06_other_stop_reasons import STOP_SEQUENCE_STOPS as MISTAKE
 
 GRADE_ID = "stop_action"
 

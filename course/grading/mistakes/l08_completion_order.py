@@ -13,6 +13,6 @@ def run_parallel(tool_uses, run_tool):
         except Exception as e:
             return {"type": "tool_result", "tool_use_id": u["id"], "content": str(e), "is_error": True}
 
-    with ThreadPoolExecutor(max_workers=len(tool_uses)) as pool:
+    with ThreadPoolExecutor(max_workers=len(tool_uses) or 1) as pool:
         futures = [pool.submit(one, u) for u in tool_uses]
         return [f.result() for f in as_completed(futures)]  # the mistake: finishing order
