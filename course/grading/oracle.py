@@ -21,12 +21,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..i18n import deferred, tr
+from ..i18n import deferred, tr, tr_plural
 from . import reference
 from .exercise import Check, CheckFailed, Exercise, Outcome
 
 ASPECTS = ("error", "requests", "tool_calls", "value", "stdout", "after")  # compared in this order
 SHOWN = 160  # characters of a value shown in feedback
+BRIEF = 60  # a value longer than this is not shown beside an exception (the exception is the difference)
 
 # the fields that carry a block's meaning (SDK dumps add others, e.g. citations: None)
 BLOCK_FIELDS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input"),
@@ -187,14 +188,20 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
             return tr("the reference raises {error}; your function returned {value}").format(
                 error=b, value=shown(canonical(mine.value)))
         if b is None:
-            return tr("your function raised {error}; the reference returns {value}").format(
-                error=shown(mine.error)[1:-1], value=shown(canonical(theirs.value)))
+            k = next((k for k, status in enumerate(mine.statuses) if status != 200), None)
+            raised = (tr("your function raised {kind} after request {number}").format(kind=a, number=k + 1) +
+                      rejected(mine, k) if k is not None else  # the API's message, not the SDK's dump of it
+                      tr("your function raised {error}").format(error=shown(mine.error)[1:-1]))
+            value = shown(canonical(theirs.value))
+            return raised + (tr("; the reference returns {value}").format(value=value) if len(value) <= BRIEF
+                             else tr("; the reference returns without raising"))
         return tr("your function raised {mine}; the reference raises {theirs}").format(mine=a, theirs=b)
     if aspect == "requests":
         n, m = len(mine.requests), len(theirs.requests)
         k = int(path[1:path.index("]")]) if path.startswith("[") else 0
         if path.count("[") == 1 and path.endswith("]") and n != m:
-            return tr("your function sent {n} requests; the reference sends {m}").format(n=n, m=m) + \
+            return tr_plural("your function sent {n} request; the reference sends {m}",
+                             "your function sent {n} requests; the reference sends {m}", n).format(n=n, m=m) + \
                 rejected(mine, min(k, n - 1))
         where = tr("request {number}, {field}").format(number=k + 1, field=path[path.index("]") + 1:].lstrip("."))
         return tr("{where}: yours {mine}, the reference's {theirs}").format(

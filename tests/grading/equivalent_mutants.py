@@ -66,7 +66,7 @@ EQUIVALENT: dict[tuple[str, str], str] = {
     ('worst_costs', 'line 4, col 27: // -> /'):
         'int(x / c) and int(x // c) are the same whole number for x, c > 0',
     ("run_parallel", "line 9: 1 -> 2"): "the pool's size when there are no tool_uses: no call runs either way",
-    ("stream_reply", "line 6: True -> False"): "flush=False prints the same text: only a terminal's buffer "
+    ("stream_reply", "line 6, col 39: True -> False"): "flush=False prints the same text: only a terminal's buffer "
                                                "could hold it back, and captured output has none",
     ("stream_reply", "line 8: statement removed"): "the final print() only ends the line: the text asks for the "
                                                    "pieces, and the check accepts the output with or without it",

@@ -13,7 +13,7 @@ from dataclasses import replace
 from ...client import MODELS
 from ...i18n import deferred
 from ..cases import ANSWERS, ASKS, LONG, Step, loop_case, pick, scripts
-from ..oracle import Case, Rule, exercise
+from ..oracle import label, Case, Rule, exercise
 
 NOTEBOOK = "solutions/03_the_first_loop.ipynb"
 
@@ -62,7 +62,7 @@ def cases(made: list[tuple[tuple[Step, ...], dict]]) -> list[Case]:
 def with_model(case: Case, model: str) -> Case:
     """The same case sent to another model: the loop must send the model it is given."""
     args = (case.args[0], model, *case.args[2:])
-    return replace(case, label=f"{case.label}; model={model!r}", args=args)
+    return replace(case, label=lambda: f"{label(case)}; model={model!r}", args=args)
 
 
 def sent_cases() -> list[Case]:
