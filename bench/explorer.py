@@ -1,12 +1,15 @@
 """Explorer benchmark: how long the loop explorer takes to answer a change.
 
-In a real browser (JupyterLab in headless Chromium, driven by Playwright), for every
-scenario and two loops, the reference loop and a lesson-03 loop of a student's
-(`Explorer(loop=agent_loop)`): pick the scenario, then press keys on the max_turns
-slider (10 down to 1: each a run not made before, unless the explorer ran it ahead;
-then back up to 10: runs already kept) and on the step slider (each a redraw). A
-change is timed in the page from the key's keydown to the first animation frame
-after the frame view's DOM changed: p50 and p95 per scenario and loop.
+In a real browser (JupyterLab in headless Chromium at 1024 px, the file browser open,
+driven by Playwright), for every scenario and two loops, the reference loop and a
+lesson-03 loop of a student's (`Explorer(loop=agent_loop)`): pick the scenario, which
+sets the explorer running the other max_turns settings ahead in the background; while
+it does, press keys on the step slider (each a redraw), then on the max_turns slider
+(10 down to 1: each a run not made before, unless the explorer ran it ahead; then back
+up to 10: runs already kept). A key is pressed PACE_S after the last change showed, as
+a learner reads the view (the explorer runs ahead in these gaps). A change is timed in
+the page from the key's keydown to the first animation frame after the frame view's
+DOM changed: p50 and p95 per scenario and loop, and over all the changes of a loop.
 
 Without a front end, for every scenario (the kernel's share of a change):
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import re
 import statistics
 import tempfile
 import time
@@ -55,11 +59,14 @@ STUDENT_LOOP = '''def agent_loop(client, model, tools, run_tool, prompt, *, max_
                                 "is_error": True})
         messages = messages + [reply, {"role": "user", "content": results}]
 '''
-LOOPS = {"reference": "Explorer()", "student": "Explorer(loop=agent_loop)"}  # one explorer cell per loop
+FIRST = list(SCENARIOS)[-1]  # the explorers start on the last scenario, so that every scenario is picked
+LOOPS = {"reference": f"Explorer({FIRST!r})", "student": f"Explorer({FIRST!r}, loop=agent_loop)"}  # a cell each
 STEP_KEYS = 8  # step-slider presses per scenario
 CHANGE_S = 20  # a change not seen within this long is a failure
 MAX_TURNS = (1, 2, 3, 10)  # the settings each repetition moves through
 REPEATS = 5
+WIDTH = 1024  # the browser window, px: a laptop, with the file browser open
+PACE_S = 0.2  # from a change shown to the next key press
 
 
 def timed(change) -> float:
@@ -75,7 +82,7 @@ def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
     for rep in range(repeats + 1):
         gc.collect()  # once per repetition: a full collection takes longer than a change
         for turns in MAX_TURNS:
-            explorer.runs.clear()  # force a re-run, as for a setting never seen
+            explorer.runs.kept.clear()  # force a re-run, as for a setting never seen
             ms = timed(lambda: explorer.set(max_turns=turns))
             frames = len(explorer.frames)
             steps = [timed(lambda: setattr(explorer.step, "value", k)) for k in range(frames)]  # as the slider does
@@ -106,7 +113,7 @@ TIMER_JS = """() => {
         lat.start = null;
         requestAnimationFrame(() => lat.samples.push(performance.now() - start));
     });
-    for (const view of document.querySelectorAll('.course-explorer > :last-child'))
+    for (const view of document.querySelectorAll('.course-explorer .course-view'))
         seen.observe(view, {childList: true, subtree: true, characterData: true});
 }"""
 
@@ -140,27 +147,37 @@ def timed_presses(page, handle, keys: list[str]) -> tuple[list[float], int]:
         except Exception:  # playwright's TimeoutError: the view never changed
             missed += 1
             page.evaluate("() => { window.courseLatency.start = null; }")
+        page.wait_for_timeout(PACE_S * 1000)
     return samples, missed
 
 
 def bench_in_browser(page, explorer, name: str) -> dict:
-    """Pick scenario `name` in one explorer, then time max_turns and step key presses."""
+    """Pick scenario `name` in one explorer, then time step and max_turns key presses."""
     choice = explorer.locator("select")
     label = next(o for o in choice.locator("option").all_inner_texts() if o.startswith(f"{name}:"))
     if choice.evaluate("s => s.options[s.selectedIndex].text") != label:
         changes = page.evaluate("() => window.courseLatency.changes")
         choice.select_option(label=label)
         page.wait_for_function(f"() => window.courseLatency.changes > {changes}", timeout=CHANGE_S * 1000)
-    max_turns = explorer.locator(".widget-slider", has=page.locator("label", has_text="max_turns"))
-    runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"), ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
     step = explorer.locator(".widget-slider", has=page.locator("label", has_text="step"))
     handle = step.locator(".noUi-handle")
-    last = int(float(handle.get_attribute("aria-valuemax")))  # a key past the last step changes nothing
+    shown = explorer.locator(".course-frame > div").first.inner_text()  # "step 6 / 6: ...", the new run's last
+    last = int(re.match(r"\D*(\d+) / (\d+)", shown).group(2))  # a key past the last step changes nothing
+    page.wait_for_function("([h, last]) => parseFloat(h.getAttribute('aria-valuemax')) === last",
+                           arg=[handle.element_handle(), last], timeout=CHANGE_S * 1000)  # the slider follows the view
     steps, missed_steps = timed_presses(page, handle, ["Home"] + ["ArrowRight"] * min(STEP_KEYS, last))
+    max_turns = explorer.locator(".widget-slider", has=page.locator("label", has_text="max_turns"))
+    runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"), ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
     samples = runs + steps
     return {"changes": len(samples), "missed": missed + missed_steps, "p50_ms": percentile(samples, 50),
             "p95_ms": percentile(samples, 95), "max_turns_p95_ms": percentile(runs, 95),
-            "step_p95_ms": percentile(steps, 95)}
+            "step_p95_ms": percentile(steps, 95), "samples": samples}
+
+
+def overall(rows: dict) -> dict:
+    """p50 and p95 over every change of one loop, all scenarios together."""
+    samples = [ms for r in rows.values() for ms in r["samples"]]
+    return {"changes": len(samples), "p50_ms": percentile(samples, 50), "p95_ms": percentile(samples, 95)}
 
 
 def bench_browser() -> dict:
@@ -174,7 +191,7 @@ def bench_browser() -> dict:
         with JupyterLab(folder, Path(tmp)) as lab:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
                 page.set_default_timeout(180_000)
                 page.goto(lab.url("explorer.ipynb"))
                 page.wait_for_selector(".jp-Notebook .jp-Cell")
@@ -183,6 +200,7 @@ def bench_browser() -> dict:
                 page.evaluate("async () => { const panel = window.jupyterapp.shell.currentWidget;"
                               " await panel.context.ready; await panel.sessionContext.ready;"
                               " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+                page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")  # as a student works
                 explorers = page.locator(".course-explorer")
                 explorers.nth(len(LOOPS) - 1).locator(".course-frame").wait_for()
                 page.evaluate(TIMER_JS)
@@ -199,6 +217,10 @@ def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True) -> dict:
     slow = sorted(n for n, r in scenarios.items() if r["rerun_median_ms"] > TARGET_MS)
     targets = {}
     if browser is not None:
+        for loop in LOOPS:
+            every = overall(browser[loop])
+            targets[f"in Chromium at {WIDTH} px, {loop} loop: p95 over all {every['changes']} changes "
+                    f"{every['p95_ms']:.0f} ms <= {TARGET_MS:g} ms"] = every["p95_ms"] <= TARGET_MS
         for loop, limit in (("reference", TARGET_MS), ("student", TARGET_MS), ("student", STUDENT_TARGET_MS)):
             over = [n for n, r in browser[loop].items() if r["p95_ms"] > limit or r["missed"]]
             targets[f"in Chromium, {loop} loop: p95 <= {limit:g} ms for every scenario"
@@ -225,6 +247,10 @@ def table(figures: dict) -> str:
             lines.append(f"| {name} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {s['p50_ms']:.0f} | {s['p95_ms']:.0f} | "
                          f"{s['max_turns_p95_ms']:.0f} | {s['step_p95_ms']:.0f} | "
                          f"{r['changes']} + {s['changes']}{missed} |")
+        for loop in LOOPS:
+            every = overall(b[loop])
+            lines.append(f"| **every scenario, {loop} loop** | p50 {every['p50_ms']:.0f} | p95 {every['p95_ms']:.0f} "
+                         f"| | | | | {every['changes']} |")
         lines += ["", "In the kernel, without a front end (reference loop):", ""]
     lines += ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
               "|---|---:|---:|---:|---:|---:|"]

@@ -24,6 +24,7 @@ from .viz.style import ERROR, OK, PALETTE, dollars, tokens
 TOKENS = FuncFormatter(lambda v, _: tokens(round(v)))  # axis ticks: 140,000
 DOLLARS = FuncFormatter(lambda v, _: dollars(v))  # axis ticks: $0.0005
 LABEL_SIZE = 10  # the smallest text on a plot
+WIDTH_IN = 5.6  # at 100 dpi, within JupyterLab's output area at 1024 px with the file browser open (592 px)
 TOKENS_TITLE = deferred("Input tokens per call")
 BUDGET_TITLE = deferred("Budget, checked after each response")
 TIMELINE_TITLE = deferred("When each tool call ran")
@@ -59,7 +60,7 @@ def usd(amount: float) -> str:
 
 def new_figure(height: float) -> Figure:
     """A figure made through pyplot (so a notebook's inline backend can show it), then released by pyplot."""
-    fig = plt.figure(figsize=(7, height), layout="constrained")
+    fig = plt.figure(figsize=(WIDTH_IN, height), layout="constrained")
     plt.close(fig)
     return fig
 
@@ -85,11 +86,11 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
     if low > high / 2:  # from 0 the growth per call would not show: start the axis near the smallest call
         bottom = max(0, low - (high - low))
         ax.set_ylim(bottom, high + (high - bottom) * 0.45)
-        ax.set_ylabel(tr("input tokens of the call (axis from {bottom})").format(bottom=tokens(round(bottom))),
+        ax.set_ylabel(tr("input tokens of the call\n(axis from {bottom})").format(bottom=tokens(round(bottom))),
                       color=PALETTE[0])
-        for bar, step in zip(bars[1:], growth):
-            ax.annotate(f"+{tokens(step)}", (bar.get_x() + bar.get_width() / 2, bar.get_height()), xytext=(0, 2),
-                        textcoords="offset points", ha="center", fontsize=LABEL_SIZE - 1)
+        # each call's growth under its number, where no bar or marker of the line can cover it
+        ax.set_xticks(list(calls), ["1"] + [f"{k}\n+{tokens(step)}" for k, step in zip(calls[1:], growth)])
+        ax.set_xlabel(tr("model call k, and its growth over call k - 1"))
     else:
         ax.set_ylim(0, high * 1.45)  # room for the note and the legend above the bars
     total = list(accumulate(inputs))
@@ -105,7 +106,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
             window=tokens(window), bound=window_bound(window, inputs[0], min(growth)))
     ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
     ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)
-    ax.set_title(tr(title))
+    ax.set_title(tr(title), fontsize=LABEL_SIZE + 1, wrap=True)
     return fig
 
 
@@ -135,7 +136,7 @@ def budget_spend(costs: list[float], limit: float, *, title: str = BUDGET_TITLE)
     ax.set_xticks(calls)
     ax.set_ylim(0, max(spent + [limit]) * 1.15)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=LABEL_SIZE - 1)  # beside the plot, off the B line
-    ax.set_title(tr(title))
+    ax.set_title(tr(title), fontsize=LABEL_SIZE + 1, wrap=True)
     return fig
 
 

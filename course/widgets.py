@@ -3,17 +3,25 @@
 Each setting is run once on the in-process local API and kept as frames: by default
 through `course.loop.Agent.events()` (`course.viz.frames`); with `loop=agent_loop`,
 the student's own function, read back from the wire (`course.viz.student`). Moving
-the step slider or pressing play only redraws a stored frame. Without a front end (plain Python, nbval, an
+the step slider or pressing play only redraws a stored frame. Once a learner moves a control, the settings
+they may pick next run ahead on a background thread that steps aside whenever a control moves (RunAhead).
+Its front-end half (course/access.js) keeps keys pressed in it from JupyterLab's shortcuts, names the sliders,
+says which toggles are on and announces each step. Without a front end (plain Python, nbval, an
 exported notebook) the explorer shows a static HTML snapshot of its state, and
 its text repr is deterministic.
 """
 from __future__ import annotations
 
 import math
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+import time
 from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
 
+import anywidget
 import ipywidgets as w
+import traitlets
 
 from .gate import Gate
 from .i18n import deferred, tr
@@ -22,14 +30,15 @@ from .scenarios import SCENARIOS
 from . import viz
 from .viz import Frame, frame_html
 from .viz.student import FEATURES, StudentLoop
-from .viz.run import outcome_tag
+from .viz.run import outcome_tag, step_line
 from .viz.style import FONT, LINE, count, dollars, esc, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
 PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered if the tool exists
 NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
-PREFETCH_WORKERS = 4  # runs of the other max_turns settings made in the background once a learner moves a control
+QUIET_S = 0.1  # a run ahead waits until no control has moved for this long: a change never waits behind it
+HERE = Path(__file__).parent
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
 SNAPSHOT = deferred("A snapshot: run this cell to get the controls (scenario, max_turns, budget, deny rules, step "
                     "through the run).")
@@ -62,13 +71,105 @@ def deny_rules(scenario: str) -> list[str]:
     return list(dict.fromkeys(offered))
 
 
-def run_frames(setting: Setting, student: StudentLoop | None = None) -> list[Frame]:
-    """Run the scenario once under `setting`, in-process, and keep every frame: the reference loop, or `student`'s."""
+def run_frames(setting: Setting, student: StudentLoop | None = None, pause=None) -> list[Frame]:
+    """Run the scenario once under `setting`, in-process, and keep every frame: the reference loop, or `student`'s;
+    `pause()`, if given, is called between the run's steps."""
     sc = SCENARIOS[setting.scenario]
     if student is not None:
-        return student.frames(sc, setting.max_turns, setting.max_budget_usd, setting.deny)
+        return student.frames(sc, setting.max_turns, setting.max_budget_usd, setting.deny, pause=pause)
     gate = replace(sc.gate or Gate(), deny=list(setting.deny))  # the scenario's gate, with the chosen deny rules
-    return viz.frames(sc.agent(limits=setting.limits, gate=gate).events(sc.prompt))
+    events = sc.agent(limits=setting.limits, gate=gate).events(sc.prompt)
+    return viz.frames(events if pause is None else paced(events, pause))
+
+
+def paced(events, pause):
+    """The events of a run, with `pause()` before each next one is made."""
+    for event in events:
+        yield event
+        pause()
+
+
+class RunAhead:
+    """The runs of one explorer: kept once made, and made ahead, one at a time on one background thread, for the
+    settings a learner may pick next. A run ahead steps aside for the learner: before each model call and tool it
+    waits until no control has moved for QUIET_S; a setting asked for before its run ahead has started is run at
+    once in the foreground, and one asked for while it runs is waited for without pauses."""
+
+    def __init__(self, run):
+        self.run = run  # run(setting, pause=...) -> frames; pause is None in the foreground
+        self.kept: dict[Setting, list[Frame]] = {}
+        self.wanted: list[Setting] = []  # to run ahead, first first
+        self.running: Setting | None = None  # the run ahead under way
+        self.hurry = threading.Event()  # set while the foreground waits for the run under way
+        self.moved = 0.0  # time.monotonic() when a control last moved
+        self.lock = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def frames(self, setting: Setting) -> list[Frame]:
+        """The frames of `setting`: kept, waited for, or run now."""
+        with self.lock:
+            if setting in self.wanted:
+                self.wanted.remove(setting)
+            if self.running == setting:
+                self.hurry.set()
+                self.lock.wait_for(lambda: self.running != setting)
+                self.hurry.clear()
+        if setting not in self.kept:
+            self.kept[setting] = self.run(setting, pause=None)
+        return self.kept[setting]
+
+    def want(self, settings: list[Setting]) -> None:
+        """Run these ahead, in this order, instead of those wanted before."""
+        with self.lock:
+            self.wanted = [s for s in settings if s not in self.kept and s != self.running]
+            if self.wanted and self.thread is None:
+                self.thread = threading.Thread(target=self.work, name="explorer-run-ahead", daemon=True)
+                self.thread.start()
+
+    def moving(self) -> None:
+        """A control has just moved: runs ahead wait."""
+        self.moved = time.monotonic()
+
+    def pause(self) -> None:
+        """Called by a run ahead before each step: wait until the controls have been still for QUIET_S."""
+        while (left := self.moved + QUIET_S - time.monotonic()) > 0 and not self.hurry.wait(left):
+            pass
+
+    def work(self) -> None:
+        while True:
+            with self.lock:
+                if not self.wanted:
+                    self.thread = None
+                    return
+                setting = self.running = self.wanted.pop(0)
+            self.pause()
+            try:
+                frames = self.run(setting, pause=self.pause)
+            except Exception:  # left to the foreground, which runs it again and shows what went wrong
+                frames = None
+            with self.lock:
+                if frames is not None:
+                    self.kept[setting] = frames
+                self.running = None
+                self.lock.notify_all()
+
+    def join(self) -> None:
+        """Wait until every run wanted ahead is made."""
+        thread = self.thread
+        while thread is not None:
+            thread.join()
+            thread = self.thread
+
+
+class Access(anywidget.AnyWidget):
+    """The explorer's front-end half (access.js, access.css), in the explorer's box: a key pressed on a control
+    stays in the explorer (no JupyterLab shortcut; Escape goes back to the cell), sliders are named by their
+    labels and read by their readouts, toggles say on or off (aria-pressed), the focus ring is 2 px, and
+    `announce` is read out by a screen reader whenever it changes (a live region)."""
+
+    _esm = HERE / "access.js"
+    _css = HERE / "access.css"
+    announce = traitlets.Unicode("").tag(sync=True)
 
 
 def budget_scale(spent: float) -> float:
@@ -90,9 +191,10 @@ class Explorer:
                  deny: list[str] | None = None, loop=None):
         """`deny` None keeps the scenario's own deny rules; a list replaces them."""
         self.student = StudentLoop(loop) if loop is not None else None
-        self.runs: dict[Setting, Future] = {}  # one run per setting, started on first use or ahead of it
-        self.pool: ThreadPoolExecutor | None = None  # started by the first control a learner moves
+        self.runs = RunAhead(partial(run_frames, student=self.student))
         self.quiet = False  # True while several controls change together
+        self.news = ""  # what the next step announced starts with: the new outcome, after a setting changed
+        self.shown: tuple | None = None  # the setting and step of the frame on screen
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {tr(s.title)}", n) for n, s in SCENARIOS.items()], value=scenario,
                                    description=tr("scenario"), style=wide,
@@ -115,10 +217,10 @@ class Explorer:
         self.last = button(tr("last"), tr("go to the last step: how the run ended"), "fast-forward")
         self.step = w.IntSlider(value=0, min=0, max=0, description=tr("step"), style=wide,
                                 tooltip=tr("the step shown"))
-        w.jslink((self.play, "value"), (self.step, "value"))
         w.jslink((self.playing, "value"), (self.play, "playing"))
         self.outcome_label = w.HTML(layout=w.Layout(**NO_SHRINK))
-        self.view = w.HTML()
+        self.view = w.HTML().add_class("course-view")
+        self.access = Access()
         no_limit, deny_label = tr("(budget 0 = no limit)"), tr("deny:")
         self.ui = w.VBox([
             self.scenario, self.outcome_label, w.HTML(self.loop_note()),
@@ -130,7 +232,7 @@ class Explorer:
                    layout=w.Layout(**WRAP)),
             w.HBox([self.first, self.back, self.playing, self.next, self.last, self.step, self.play],
                    layout=w.Layout(**WRAP)),
-            self.view,
+            self.view, self.access,
         ]).add_class("course-explorer")
         self.show_rules(own_rules(scenario) if deny is None else deny)
         self.scale_budget(max_budget_usd)
@@ -138,6 +240,7 @@ class Explorer:
         for control in (self.max_turns, self.budget):
             control.observe(self.on_setting, "value")
         self.step.observe(self.on_step, "value")
+        w.link((self.play, "value"), (self.step, "value"))  # in the kernel: a key on the step slider sends one message
         moves = {self.first: lambda: 0, self.back: lambda: self.step.value - 1, self.next: lambda: self.step.value + 1,
                  self.last: lambda: self.step.max}
         for b, where in moves.items():
@@ -171,20 +274,13 @@ class Explorer:
 
     def run(self, setting: Setting) -> list[Frame]:
         """The frames of a setting, run on first use only (or waited for, when it runs ahead)."""
-        if setting not in self.runs:
-            done = Future()
-            done.set_result(run_frames(setting, self.student))
-            self.runs[setting] = done
-        return self.runs[setting].result()
+        return self.runs.frames(setting)
 
     def run_ahead(self) -> None:
-        """Start, in the background, the runs of every other max_turns under the current setting, nearest first."""
-        self.pool = self.pool or ThreadPoolExecutor(PREFETCH_WORKERS, thread_name_prefix="explorer")
+        """Run, in the background, every other max_turns under the current setting, nearest first."""
         now = self.max_turns.value
-        for turns in sorted(range(MAX_TURNS_RANGE[0], MAX_TURNS_RANGE[1] + 1), key=lambda t: abs(t - now)):
-            setting = replace(self.setting, max_turns=turns)
-            if setting not in self.runs:
-                self.runs[setting] = self.pool.submit(run_frames, setting, self.student)
+        turns = sorted(range(MAX_TURNS_RANGE[0], MAX_TURNS_RANGE[1] + 1), key=lambda t: abs(t - now))
+        self.runs.want([replace(self.setting, max_turns=t) for t in turns])
 
     @property
     def frames(self) -> list[Frame]:
@@ -267,22 +363,35 @@ class Explorer:
         self.render()
 
     def update(self) -> None:
-        """Run (or fetch) the current setting, show its outcome and jump to its last frame."""
+        """Run (or fetch) the current setting and show its last frame, then its outcome and the step slider."""
+        self.runs.moving()
         run = self.frames
         last = len(run) - 1
         final = run[-1]
-        line = tr("outcome of the run: {outcome} after {calls}, {turns}").format(
-            outcome=outcome_tag(final.outcome), calls=esc(n_calls(final.calls)), turns=esc(n_turns(final.turns)))
-        self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{line}</span>'
-        shown = self.step.value
-        with self.step.hold_trait_notifications():
+        line = tr("outcome of the run: {outcome} after {calls}, {turns}")
+        calls, turns = n_calls(final.calls), n_turns(final.turns)
+        self.news = line.format(outcome=final.outcome, calls=calls, turns=turns)
+        self.render(last)  # first: the frame is what the learner waits for
+        shown_line = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
+        self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>'
+        with self.step.hold_sync(), self.play.hold_sync():  # one message each
             self.step.max = self.play.max = last
-            self.step.value = self.play.value = last
-        if shown == last:  # otherwise the step observer has rendered
-            self.render()
+            self.step.value = self.play.value = last  # already shown: the step observer does nothing
 
-    def render(self) -> None:
-        self.view.value = frame_html(self.frame, self.setting.limits, self.step.value, len(self.frames))
+    def render(self, step: int | None = None) -> None:
+        """Show frame `step` (by default the step slider's)."""
+        step = self.step.value if step is None else step
+        if (self.setting, step) == self.shown:  # already on screen, and announced
+            return
+        self.shown = (self.setting, step)
+        frames = self.frames
+        frame, total = frames[step], len(frames)
+        self.view.value = frame_html(frame, self.setting.limits, step, total)
+        said = step_line(frame, step, total)
+        # the new outcome first, once, after a setting changed
+        self.access.announce = tr("{outcome}. {step}").format(outcome=self.news, step=said) if self.news else said
+        self.news = ""
+        self.runs.moving()  # runs ahead wait a little longer: the learner may press the next key
 
     # --- static output ------------------------------------------------------------------------------------
     def html(self) -> str:

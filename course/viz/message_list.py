@@ -146,12 +146,12 @@ class MessageList:
         kind = b.get("type")
         if kind == "text":
             return (f'<div style="margin:2px 0;white-space:pre-wrap">'
-                    f'{tag("text", MUTED, filled=False)}{esc(b.get("text", ""))}</div>')
+                    f'{tag("text", MUTED, filled=False)} {esc(b.get("text", ""))}</div>')
         if kind not in ("tool_use", "tool_result"):
             return f'<div style="margin:2px 0">{tag(str(kind), MUTED, filled=False)}</div>'
         id = b["id"] if kind == "tool_use" else b["tool_use_id"]
         colour = self.links.colour(id)
-        head = tag(self.links.label(id), colour) + tag(kind, colour, filled=False)
+        head = f"{tag(self.links.label(id), colour)} {tag(kind, colour, filled=False)} "  # spaced: read as words
         if kind == "tool_use":
             head += f"<b>{esc(b.get('name'))}</b>"
             body = input_html(b.get("input"))
@@ -195,6 +195,6 @@ class MessageList:
             body = "".join(self.block_html(-1, b) for b in blocks(self.pending))
             parts.append(f'<div style="border:1px dashed {MUTED};border-radius:4px;margin:4px 0;'
                          'padding:3px 6px;opacity:0.75">'
-                         f'<div>{tag(self.pending.get("role", "assistant"), MUTED)}'
+                         f'<div>{tag(self.pending.get("role", "assistant"), MUTED)} '
                          f'<i>{esc(self.pending_note)}</i></div>{body}</div>')
         return f'<div class="course-messages" style="{FONT};{LINE}">{"".join(parts)}</div>'

@@ -131,14 +131,19 @@ def pending_note(frame: Frame) -> str:
     return tr("the last response is not in the history: the run stopped")
 
 
+def step_line(frame: Frame, index: int | None = None, total: int | None = None) -> str:
+    """What the frame shows, as a sentence: "step 3 / 6: call 2 returned (...)" (its step alone without a place)."""
+    if index is None or not total:
+        return frame.step
+    return tr("step {index} / {last}: {step}").format(index=index, last=total - 1, step=frame.step)
+
+
 def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
     """One frame: step, meters, outcome, and the message list (with the pending response, if any)."""
     # a history may end with an assistant message without tool_use: the answer, or a paused turn sent back
     view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
-    step = frame.step
-    if index is not None and total:
-        step = tr("step {index} / {last}: {step}").format(index=index, last=total - 1, step=step)
+    step = step_line(frame, index, total)
     alarm = f";color:{ERROR}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
     return (f'<div class="course-frame" style="{FONT};{LINE}">'
             f'<div style="font-weight:bold{alarm}">{esc(step)}</div>'

@@ -10,6 +10,9 @@ something else than (answer, messages), gives a final frame that says so.
 from __future__ import annotations
 
 import inspect
+import traceback
+
+import anthropic
 
 from ..api import Conversation, LocalAPI
 from ..client import MODEL, local_client
@@ -19,6 +22,7 @@ from ..i18n import tr
 from ..messages import as_dict, blocks, tool_uses
 from ..pricing import cost_usd
 from .run import NO_ANSWER, RAISED, Frame, describe, returned, sent
+from .style import shorten
 
 # The feature each explorer control drives, and the keyword argument a loop takes it by (lessons 05 and 07).
 FEATURES = {"budget": "max_budget_usd", "gate": "gate"}
@@ -33,9 +37,12 @@ class ToolFailed(RuntimeError):
     """What run_tool raises when a tool fails: the loop turns it into an is_error result."""
 
 
-def capped(policy, limit: int = CALL_CAP):
-    """The scenario's policy, refusing to answer after `limit` calls (the API then answers 500)."""
+def capped(policy, limit: int = CALL_CAP, pause=None):
+    """The scenario's policy, refusing to answer after `limit` calls (the API then answers 500); `pause()`, if
+    given, is called before each answer."""
     def answer(c: Conversation):
+        if pause is not None:
+            pause()
         if sum(1 for m in c.messages if m["role"] == "assistant") >= limit:
             raise RunawayLoop(tr("the explorer stops a loop after {limit} model calls; does your loop honour "
                                  "max_turns?").format(limit=limit))
@@ -56,13 +63,17 @@ class StudentLoop:
         takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         self.accepts = {feature for feature, keyword in FEATURES.items() if keyword in params or takes_any}
 
-    def frames(self, scenario, max_turns: int, max_budget_usd: float | None, deny: tuple[str, ...]) -> list[Frame]:
-        """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire."""
-        api = LocalAPI(capped(scenario.policy), **scenario.options)
+    def frames(self, scenario, max_turns: int, max_budget_usd: float | None, deny: tuple[str, ...],
+               pause=None) -> list[Frame]:
+        """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire; `pause()`, if
+        given, is called before each model call is answered and each tool runs."""
+        api = LocalAPI(capped(scenario.policy, pause=pause), **scenario.options)
         client = local_client(api, max_retries=0)  # a failed call shows at once, as the loop handles it
         toolbox = scenario.tools()
 
         def run_tool(name: str, input: dict) -> str:
+            if pause is not None:
+                pause()
             content, is_error = toolbox.run(name, input)
             if is_error:
                 raise ToolFailed(content)
@@ -77,9 +88,30 @@ class StudentLoop:
             returned = self.loop(client, MODEL, toolbox.definitions(), run_tool, scenario.prompt, **options)
             answer, messages = contract(returned)
         except Exception as e:  # shown in the view, never as a traceback
-            why = tr("{name} raised {error}").format(name=self.name, error=f"{type(e).__name__}: {e}")
-            return wire_frames(api) + [failed(api, why)]
+            return wire_frames(api) + [failed(api, self.raised(e))]
         return wire_frames(api) + [finished(api, answer, messages, max_turns, max_budget_usd)]
+
+    def raised(self, error: Exception) -> str:
+        """What the loop raised, and at which line of its own code (not when the explorer raised it, on what it got)."""
+        kind, detail = type(error).__name__, error_detail(error)
+        code = getattr(self.loop, "__code__", None)
+        mine = [f for f in traceback.extract_tb(error.__traceback__) if code and f.filename == code.co_filename]
+        if not mine:
+            return tr("{name} raised {error}").format(name=self.name, error=f"{kind}: {detail}")
+        where = mine[-1]  # the loop's line that was running: a cell's line number, as IPython's tracebacks count
+        if not where.line:  # no source to quote (a function made by exec)
+            return tr("{name} raised {kind} at line {line}: {detail}").format(
+                name=self.name, kind=kind, line=where.lineno, detail=detail)
+        return tr("{name} raised {kind} at line {line} ({code}): {detail}").format(
+            name=self.name, kind=kind, line=where.lineno, code=shorten(where.line, 80), detail=detail)
+
+
+def error_detail(error: Exception) -> str:
+    """An exception's message; an API error's as the API's own status, type and message, not the SDK's dict."""
+    if isinstance(error, anthropic.APIStatusError) and isinstance(error.body, dict):
+        detail = error.body.get("error") or {}
+        return f"{error.status_code} {detail.get('type')}: {detail.get('message')}"
+    return str(error)
 
 
 def contract(returned) -> tuple[str | None, list]:

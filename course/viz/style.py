@@ -24,13 +24,12 @@ def esc(value: object) -> str:
 
 
 def tag(label: str, colour: str, *, filled: bool = True) -> str:
-    """A small rounded label, e.g. a role, a tool_use id or an outcome."""
+    """A small rounded label, e.g. a role, a tool_use id or an outcome; a word: put a space between it and the next."""
     if filled:
         look = f"background:{colour};color:#fff"
     else:
         look = f"border:1px solid {colour};color:{colour}"
-    return (f'<span style="{look};border-radius:3px;padding:0 4px;margin-right:4px;white-space:nowrap">'
-            f'{esc(label)}</span>')
+    return f'<span style="{look};border-radius:3px;padding:0 4px;white-space:nowrap">{esc(label)}</span>'
 
 
 def shorten(text: str, limit: int = 160) -> str:

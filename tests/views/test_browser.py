@@ -9,6 +9,7 @@ view, at 1024 px and 1400 px, go to build/browser/.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import shutil
 import subprocess
@@ -72,7 +73,7 @@ def lab(tmp_path_factory):
     # the outputs of this code, not of the commit (the lead re-executes every notebook after merging)
     subprocess.run([sys.executable, "-m", "course", "execute", str(executed), str(root / "04_ja.ipynb")],
                    check=True, cwd=ROOT, capture_output=True, timeout=RUN_S)
-    for name in ("controls", "narrow", "reopen"):
+    for name in ("controls", "narrow", "reopen", "keys", "names"):
         shutil.copy(executed, root / f"04_{name}.ipynb")
     shutil.copy(PLOTS, root / "07_plots.ipynb")
     # every cell rendered, in view or not, so that elements can be found, measured and scrolled to
@@ -237,13 +238,104 @@ def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(browser, lab):
     explorer = run_all(page)
     with speaking("ja"):
         turns = tr("tool-use turns")  # the meter's label, as the catalogue says it
+        step = tr("step")
     assert turns != "tool-use turns"
+    expect(explorer.get_by_role("slider", name=step)).to_have_count(1)  # named in Japanese too
     expect(explorer.locator(".course-frame")).to_contain_text(f"{turns}：", timeout=CHANGE_S * 1000)
     explorer.locator("button", has_text="search").click()  # the gate's refusal, as the Japanese frame says it
     expect(explorer.locator(".course-frame")).to_contain_text("Permission denied", timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer-ja", 1024)
     clipped = explorer.evaluate(CLIPPED_JS)
     assert not clipped, f"clipped at 1024 px in Japanese: {clipped}"
+    page.close()
+
+
+CELLS_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;
+    return {count: nb.widgets.length, types: nb.widgets.map(c => c.model.type).join(' '), active: nb.activeCellIndex,
+            focused: document.activeElement.tagName, cell: document.activeElement.classList.contains('jp-Cell')}; }"""
+# The focused element's outline: its width, and its contrast with what lies behind it (the first opaque
+# background), with the luminance of CONTRAST_JS.
+FOCUS_RING_JS = CONTRAST_JS.replace("(spans) => {", "(e) => {").split("return spans")[0] + r"""
+    const st = getComputedStyle(e);
+    let behind = e.parentElement, bg = 'rgb(255, 255, 255)';
+    for (; behind; behind = behind.parentElement) {
+        const c = getComputedStyle(behind).backgroundColor;
+        if (!/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') { bg = c; break; }
+    }
+    const a = lum(st.outlineColor), b = lum(bg);
+    return [st.outlineStyle, parseFloat(st.outlineWidth), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+}"""
+
+
+def test_keys_pressed_in_the_explorer_stay_in_the_explorer(browser, lab):
+    """JupyterLab runs a command-mode shortcut for a key pressed on a button or a select unless told not to."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, lab, "04_keys.ipynb", width=1024)
+    explorer = run_all(page)
+    expect(explorer.locator(".course-outcome").first).to_have_text("success", timeout=CHANGE_S * 1000)
+    choice = explorer.get_by_role("combobox", name="scenario")
+    choice.focus()
+    before = page.evaluate(CELLS_JS)
+    page.keyboard.press("ArrowDown")  # the next scenario, not the next cell
+    expect(choice).to_have_value(re.compile("^one_shot:"), timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text("answer: Paris", timeout=CHANGE_S * 1000)
+    after = page.evaluate(CELLS_JS)
+    assert (after["active"], after["focused"]) == (before["active"], "SELECT"), (before, after)
+    explorer.get_by_role("slider", name="max_turns").press("ArrowUp")  # a slider's arrow keys stay in it too
+    assert page.evaluate(CELLS_JS)["active"] == before["active"]
+    explorer.get_by_role("button", name="next").focus()
+    for key in ("a", "b", "d", "d", "x", "m"):  # insert above, below, delete, cut, to Markdown
+        page.keyboard.press(key)
+    page.wait_for_timeout(500)  # a shortcut runs at once; give the notebook a moment to show it
+    after = page.evaluate(CELLS_JS)
+    assert (after["count"], after["types"]) == (before["count"], before["types"])
+    page.keyboard.press("Escape")  # back to the notebook: its shortcuts work again
+    assert page.evaluate(CELLS_JS)["cell"]
+    page.keyboard.press("b")
+    expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(before["count"] + 1)
+    page.close()
+
+
+def test_a_screen_reader_hears_names_states_and_each_step(browser, lab):
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, lab, "04_names.ipynb", width=1024)
+    explorer = run_all(page)
+    expect(explorer.locator(".course-outcome").first).to_have_text("success", timeout=CHANGE_S * 1000)
+    for name, readout in (("max_turns", "10"), ("budget", "$0.000000"), ("step", "6")):
+        expect(explorer.get_by_role("slider", name=name)).to_have_attribute("aria-valuetext", readout)
+    search = explorer.get_by_role("button", name="search", pressed=False)
+    play = explorer.get_by_role("button", name="play / pause", pressed=False)
+    expect(search).to_have_count(1)
+    expect(play).to_have_count(1)
+    search.click()
+    expect(explorer.get_by_role("button", name="search", pressed=True)).to_have_count(1, timeout=CHANGE_S * 1000)
+    status = explorer.get_by_role("status")
+    expect(status).to_have_text(re.compile(r"^outcome of the run: \w+ after"), timeout=CHANGE_S * 1000)  # once
+    messages = explorer.locator(".course-messages").inner_text()
+    assert "#1 tool_use search" in messages and "text In which year" in messages  # words, not "#1tool_usesearch"
+    explorer.get_by_role("slider", name="step").press("Home")
+    expect(status).to_have_text(re.compile(r"^step 0 / \d+: the prompt is sent$"), timeout=CHANGE_S * 1000)
+    explorer.get_by_role("button", name="back").focus()
+    page.keyboard.press("Tab")  # to play / pause, by keyboard: the focus ring shows
+    expect(explorer.get_by_role("button", name="play / pause")).to_be_focused()
+    style, width, contrast = page.evaluate(FOCUS_RING_JS, page.evaluate_handle("() => document.activeElement"))
+    assert style == "solid" and width >= 2 and contrast >= 3, (style, width, contrast)
+    page.keyboard.press("Enter")
+    expect(explorer.get_by_role("button", name="play / pause", pressed=True)).to_have_count(1)
+    page.keyboard.press("Enter")
+    page.close()
+
+
+def test_plots_are_drawn_at_full_size_at_1024_px(browser, lab):
+    page = open_notebook(browser, lab, "07_plots.ipynb", width=1024)
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.locator(".jp-FileBrowser").wait_for()
+    images = page.locator(".jp-OutputArea-output img")
+    images.first.wait_for()
+    sizes = images.evaluate_all("imgs => imgs.map(i => [i.naturalWidth, i.clientWidth])")
+    assert sizes and all(shown == natural for natural, shown in sizes), f"scaled down (natural, shown): {sizes}"
     page.close()
 
 

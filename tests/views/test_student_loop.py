@@ -102,7 +102,9 @@ def test_a_loop_that_raises_shows_a_clear_error_and_no_traceback():
     e = Explorer("aurora_run", loop=broken_loop)
     last = e.frames[-1]
     assert last.outcome == "loop_raised" and last.calls == 1
-    assert "broken_loop raised AttributeError" in last.step and "txt" in last.step
+    line = broken_loop.__code__.co_firstlineno + 3  # the line with the typo
+    assert last.step.startswith(f"broken_loop raised AttributeError at line {line} (return response.content[0].txt")
+    assert last.step.endswith("): 'ToolUseBlock' object has no attribute 'txt'")
     assert "broken_loop raised AttributeError" in e.view.value and "Traceback" not in e.view.value
     assert ">loop_raised</span>" in e.outcome_label.value
     e.set(max_turns=2)  # the explorer still works
@@ -119,8 +121,16 @@ def test_a_request_the_api_rejects_shows_its_400():
         client.messages.create(model=model, max_tokens=max_tokens, messages=[{"role": "assistant", "content": "hi"}])
 
     steps = [f.step for f in Explorer("one_shot", loop=no_tools).frames]
-    assert steps[1].startswith("call 1 failed: 400 invalid_request_error:")
-    assert steps[-1].startswith("no_tools raised BadRequestError")
+    said = 'invalid_request_error: messages: first message must use the "user" role'  # the API's own words
+    assert steps[1] == f"call 1 failed: 400 {said}"
+    assert steps[-1].startswith("no_tools raised BadRequestError at line ") and steps[-1].endswith(f"): 400 {said}")
+    assert "{" not in steps[-1].split("): ")[-1]  # not the SDK's str(): Error code: 400 - {'type': 'error', ...}
+
+
+def test_a_loop_made_without_source_still_names_its_line():
+    source = "def agent_loop(client, model, tools, run_tool, prompt, **kw):\n    return 1 / 0\n"
+    assert Explorer("one_shot", loop=loaded(source)).frames[-1].step == (
+        "agent_loop raised ZeroDivisionError at line 2: division by zero")
 
 
 def test_a_loop_that_ignores_max_turns_is_stopped():

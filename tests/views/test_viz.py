@@ -1,8 +1,11 @@
 """The message-list view, run frames and plots."""
+import io
 import re
 
 import pytest
 from matplotlib.collections import PolyCollection
+from matplotlib.image import imread
+from matplotlib.text import Text
 
 from course.context import inputs_per_call
 from course.events import ToolEnd
@@ -67,6 +70,16 @@ def test_is_error_is_marked_only_on_error_results():
     html = MessageList(GOOD, final_assistant=True)._repr_html_()
     assert html.count(">is_error</span>") == 1
     assert re.search(r"answers log <span[^>]*>is_error</span>", html)
+
+
+def test_labels_read_as_separate_words():
+    """As a screen reader reads the view: a line per block, the inline markup removed (not "#1tool_useadd")."""
+    pending = assistant(tool_use("tu_c", "add", {"x": 1}))
+    html = MessageList(GOOD, final_assistant=True, pending=pending)._repr_html_()
+    lines = re.sub(r"<[^>]+>", "", re.sub(r"</?div[^>]*>", "\n", html)).split("\n")
+    for words in ("text Adding.", "#1 tool_use add id=tu_a", "#2 tool_result answers log is_error id=tu_b",
+                  "assistant response received; its tools have not run"):
+        assert words in lines, words
 
 
 def test_tool_input_keeps_its_whitespace_and_results_start_on_their_own_line():
@@ -154,8 +167,46 @@ def test_measured_laps_start_the_axis_near_the_data_so_growth_shows():
     laps = [21_235, 22_307, 22_949, 23_812, 24_006]
     ax = token_growth(laps).axes[0]
     assert 0 < ax.get_ylim()[0] <= 21_235 and "axis from" in ax.get_ylabel()
-    growth = [t.get_text() for t in ax.texts if t.get_text().startswith("+")]
-    assert growth == ["+1,072", "+642", "+863", "+194"]
+    growth = [t.get_text().split("\n")[1:] for t in ax.get_xticklabels()]  # under each call's number
+    assert growth == [[], ["+1,072"], ["+642"], ["+863"], ["+194"]]
+
+
+def marker_points(fig) -> list:
+    """Where every marker of every plotted line is drawn, in pixels."""
+    return [tuple(xy) for ax in fig.axes for line in ax.get_lines() if line.get_marker() not in (None, "", "None")
+            for xy in line.get_transform().transform(line.get_xydata())]
+
+
+@pytest.mark.parametrize("plot", ["laps", "example_5_3", "budget"])
+def test_no_text_covers_a_marker(plot):
+    """As lesson 07 draws them: no note, annotation, legend or tick label lies over a marker of a line."""
+    fig = {"laps": lambda: token_growth([21_235, 22_307, 22_949, 23_812, 24_006]),
+           "example_5_3": lambda: token_growth(inputs_per_call(5_000, [2_000] * 9), window=200_000),
+           "budget": lambda: budget_spend([3, 3, 3, 3], 10)}[plot]()
+    fig.canvas.draw()
+    points = marker_points(fig)
+    assert points
+    radius = 4  # pixels: a marker of 6 pt at 100 dpi, rounded up
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    boxes = [(t.get_text(), t.get_window_extent().expanded(1, 1).padded(radius)) for t in texts]
+    boxes += [("legend", ax.get_legend().get_window_extent()) for ax in fig.axes if ax.get_legend()]
+    covered = [(text, (round(x), round(y))) for text, box in boxes for x, y in points if box.contains(x, y)]
+    assert not covered, covered
+
+
+@pytest.mark.parametrize("plot", ["growth", "budget", "timeline"])
+def test_plots_fit_the_output_area_at_1024_px(plot):
+    """The PNG a notebook shows (bbox tight, 100 dpi) is no wider than JupyterLab's output area at 1024 px with
+    the file browser open, 592 px (tests/views/test_browser.py measures it): drawn at full size, not scaled down."""
+    ends = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
+    fig = {"growth": lambda: token_growth([21_235, 22_307, 22_949, 23_812, 24_006], title="Claude Code fixing "
+                                          "cart.py (the Blog measured, Haiku 4.5, one run)"),
+           "budget": lambda: budget_spend([3, 3, 3, 3], 10, title="B = 10, every response costs 3"),
+           "timeline": lambda: tool_timeline({"parallel": ends, "sequential": ends})}[plot]()
+    png = io.BytesIO()
+    fig.savefig(png, format="png", bbox_inches="tight")  # as the inline backend does
+    height, width = imread(io.BytesIO(png.getvalue())).shape[:2]
+    assert width <= 592, width
 
 
 def test_budget_spend_marks_the_overshoot_of_prop_5_4():
@@ -189,4 +240,4 @@ def test_figures_are_released_by_pyplot():
     before = plt.get_fignums()
     fig = token_growth([1, 2, 3])
     assert plt.get_fignums() == before  # a notebook shows it once, as the cell's value
-    assert repr(fig) == "<Figure size 700x360 with 2 Axes>"  # what nbval compares
+    assert repr(fig) == "<Figure size 560x360 with 2 Axes>"  # what nbval compares

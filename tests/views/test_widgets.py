@@ -1,5 +1,7 @@
 """The loop explorer, driven from Python without a front end."""
 import re
+import threading
+import time
 
 import pytest
 
@@ -7,7 +9,7 @@ from course import widgets
 from course.messages import blocks
 from course.scenarios import SCENARIOS
 from course.viz import MessageList
-from course.widgets import Explorer, Setting, deny_rules
+from course.widgets import QUIET_S, Explorer, RunAhead, Setting, deny_rules
 
 
 @pytest.fixture
@@ -16,9 +18,9 @@ def runs(monkeypatch):
     seen = []
     real = widgets.run_frames
 
-    def counting(setting, student=None):
+    def counting(setting, student=None, pause=None):
         seen.append(setting)
-        return real(setting, student)
+        return real(setting, student, pause)
 
     monkeypatch.setattr(widgets, "run_frames", counting)
     return seen
@@ -176,8 +178,60 @@ def test_the_snapshot_says_how_to_get_the_controls_and_names_the_outcome_once():
 def test_moving_a_control_runs_the_other_max_turns_ahead(runs):
     e = Explorer("always_tool", max_turns=3)
     e.max_turns.value = 4  # as the slider does: an update, then runs ahead
-    e.pool.shutdown(wait=True)
+    e.runs.join()
     assert {s.max_turns for s in runs} == set(range(0, 16))
     assert len(runs) == len(set(runs))  # each setting ran once
     e.set(max_turns=2)
     assert len(runs) == 16 and e.frames[-1].calls == 3
+
+
+def test_a_run_ahead_waits_while_the_controls_move():
+    made = []
+
+    def run(setting, pause=None):
+        if pause is not None:
+            pause()  # as before each model call
+        made.append((setting, "ahead" if pause else "now", time.monotonic()))
+        return [setting]
+
+    runs = RunAhead(run)
+    runs.moving()
+    runs.want(["a", "b"])
+    moved = time.monotonic()
+    while time.monotonic() - moved < 3 * QUIET_S:  # a learner pressing keys
+        runs.moving()
+        time.sleep(QUIET_S / 10)
+    last_move = time.monotonic()
+    assert made == []  # nothing made while the controls moved
+    assert runs.frames("b") == ["b"]  # asked for before its run ahead began: run now, in the foreground
+    runs.join()
+    assert [(s, how) for s, how, _ in made] == [("b", "now"), ("a", "ahead")]
+    assert made[1][2] >= last_move + QUIET_S * 0.9  # ahead only once the controls were still
+
+
+def test_the_foreground_waits_for_a_run_ahead_under_way_without_its_pauses():
+    started = threading.Event()
+
+    def run(setting, pause=None):
+        started.set()
+        for _ in range(3):
+            time.sleep(0.01)
+            pause()
+        return [setting]
+
+    runs = RunAhead(run)
+    runs.want(["a"])
+    started.wait(5)
+    runs.moving()  # would hold the run back for QUIET_S at each pause
+    began = time.monotonic()
+    assert runs.frames("a") == ["a"] and time.monotonic() - began < QUIET_S
+
+
+def test_a_screen_reader_hears_the_new_outcome_once_then_each_step():
+    e = Explorer("aurora_run")
+    e.max_turns.value = 1  # as the slider does
+    assert e.access.announce == ("outcome of the run: error_max_turns after 2 calls, 1 turn. step 4 / 4: "
+                                 "error_max_turns: after turn 1 the model still asks for tools; max_turns=1")
+    e.step.value = 0
+    assert e.access.announce == "step 0 / 4: the prompt is sent"
+    e.runs.join()
