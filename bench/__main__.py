@@ -50,6 +50,13 @@ BENCHMARKS = {
                 "`python -m course grade submitted/` (confined workers) and by `nbgrader autograde` (every cell of "
                 "every notebook in a kernel, the check cells' returned points as partial credit); the ratio is "
                 "nbgrader's seconds over ours, and the totals are compared student by student."),
+    "isolation": ("bench.isolation", "bench_isolation", "Grading a class: what isolation costs",
+                  "30 students each submitting all 13 lesson notebooks (even students the solutions, odd ones the "
+                  "untouched exercises) in nbgrader's `submitted/<student>/<assignment>/` layout, graded by "
+                  "`python -m course grade submitted/` in the strongest isolation the machine allows (as root: "
+                  "bubblewrap's pid, IPC and network namespaces, a uid per worker, run_python in a runner per "
+                  "exercise) and with `--isolation none`, in turn (order alternating), on 2 cores. Target: at "
+                  "least 7.6 notebooks per second with isolation (the figure before issue 20)."),
     "explorer": ("bench.explorer", "bench_explorer", "Explorer widget: key press to view changed",
                  "The loop explorer in JupyterLab in headless Chromium (Playwright) at 1024 px with the file browser "
                  "open, per scenario, with the reference loop and with a student's lesson-03 loop "

@@ -3,22 +3,26 @@
 `grade_batch(paths, out_dir)` takes notebooks, or class folders laid out as `<student>/<notebook>.ipynb` or
 nbgrader's `<student>/<assignment>/<notebook>.ipynb`. It writes out_dir/<stem>.json (a notebook given by path)
 or out_dir/<student>/<stem>.json (Gradescope's results.json) and out_dir/summary.csv; for a class, also
-out_dir/gradebook.csv and out_dir/<student>/feedback.html. A report is written by the grader once its
+out_dir/gradebook.csv and out_dir/<student>/feedback.html (a name that could clash with the grader's files is
+escaped: see file_name). A report is written by the grader once its
 submission's worker processes are gone, and every report is written again from memory at the end; a batch
 started again keeps the reports its seals vouch for (see report_seals.py) and grades the rest.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..i18n import speaking, tr
+from ..tools.workspace import RUNNER
+from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
 from .report_seals import ReportSeals
@@ -27,35 +31,24 @@ from .report import gradebook_csv, results_json, summary_csv, write_atomic, writ
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .sandbox.wire import Wire
-from .submission import Submission, assignment, collect, language, program, read
+from .submission import Submission, assignment, collect, language, program
 from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
 
 
-@dataclass
-class Budget:
-    """What one exercise of one submission may spend."""
-
-    call: float = 15.0  # seconds one call of the student's function may take
-    cell: float = 10.0  # seconds one notebook cell may run before it is interrupted and skipped
-    exercise: float = 120.0  # seconds for all the checks of one exercise
-    memory: int = 1 << 30  # bytes of address space a worker may add to what the SDK needs
-    processes: int = 64  # processes and threads a worker's user may have (a fork bomb stops there)
-
-
 class Batch:
-    """The trusted side of a batch: the registry, the wire, the fork server and the budget."""
+    """The trusted side of a batch: the wire, the fork server and the budget."""
 
-    def __init__(self, budget: Budget, confinement: Confinement, private: list[Path]):
-        self.budget, self.confinement, self.private = budget, confinement, private
-        self.registry: Registry | None = None
+    def __init__(self, budget: Budget, confinement: Confinement, private: list[Path], jobs: int):
+        self.budget, self.confinement, self.private, self.jobs = budget, confinement, private, jobs
 
     def __enter__(self) -> "Batch":
         self.root = Path(tempfile.mkdtemp(prefix="course-grade-"))
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
-        self.wire = Wire().__enter__()
-        self.server = ForkServer(self.root, self.confinement, self.private, self.budget.memory,
-                                 int(self.budget.exercise) + 10, self.budget.processes)
+        # workers sharing the grader's uid share its bound on connections
+        connections = self.budget.connections * (1 if self.confinement.own_uid else self.jobs)
+        self.wire = Wire(self.root / "api.sock", connections).__enter__()
+        self.server = ForkServer(self.root, self.confinement, self.private, self.budget)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -63,12 +56,13 @@ class Batch:
         self.wire.__exit__()
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def exercise(self, sub: Submission, exercise: Exercise) -> list[Mark]:
+    def exercise(self, sub: Submission, exercise: Exercise, registry: Registry) -> list[Mark]:
         """The exercise's verdicts, in the submission's language, returned once every process its worker started
-        is gone."""
+        is gone. Code the checks or the tools run for it (run_python) runs in the sandbox, never here."""
         with speaking(language(sub)):
             cells, problem = program(sub, exercise)
-            ctx = WorkerContext(self, cells, problem, exercise.function)
+            ctx = WorkerContext(self.server, self.wire, self.budget, registry, cells, problem, exercise.function)
+            confined = RUNNER.set(ctx.runner)
             try:
                 return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
             except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
@@ -76,6 +70,7 @@ class Batch:
                              tr("internal grader error: {error!r}").format(error=e), hidden=c.hidden)
                         for c in exercise.checks]
             finally:
+                RUNNER.reset(confined)
                 ctx.close()
 
 
@@ -88,10 +83,38 @@ def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]
     return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
 
+GRADER_SUFFIXES = (".json", ".csv", ".html", ".tmp")  # what the grader's own files in an output folder end with
+
+
+def file_name(part: str) -> str:
+    """One part of a report's name (a student, a notebook's stem) as a file name none of the grader's own files
+    can have and no other part gets: any character but a letter, a digit or `-_., ` as %XX, and so a leading dot
+    and the dot of a grader's suffix (a student named summary.csv writes to summary%2Ecsv/); a long one shortened
+    with a hash after a `~`."""
+    name = "".join(c if c.isalnum() or c in "-_., " else "".join(f"%{b:02X}" for b in c.encode()) for c in part)
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    if name.lower().endswith(GRADER_SUFFIXES):
+        head, _, tail = name.rpartition(".")
+        name = f"{head}%2E{tail}"
+    if len(name.encode()) > 180:
+        name = name.encode()[:160].decode(errors="ignore") + "~" + hashlib.sha256(part.encode()).hexdigest()[:16]
+    return name
+
+
+def report_path(out: Path, name: str) -> Path:
+    """Where the report `name` (`<stem>`, or `<student>/<stem>`) is written."""
+    *folder, stem = [file_name(p) for p in name.split("/", 1)]
+    return out.joinpath(*folder, stem + ".json")
+
+
 def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir) -> list[Path]:
-    """What workers must not see: every submission and its folder, the folders given, hidden tests, the output."""
-    paths = [*notebooks, *{p.parent for p in notebooks}, *given, out, *([Path(tests_dir)] if tests_dir else [])]
-    return list(dict.fromkeys(p.resolve() for p in paths))
+    """What workers must not see: every submission and its folder, the folders given, hidden tests, the output.
+    A student's link is no path to hide (bubblewrap would hide what it points at)."""
+    trusted = [p.resolve() for p in [*given, out, *([Path(tests_dir)] if tests_dir else [])]]
+    files = [Path(os.path.abspath(p)) for p in notebooks if not p.is_symlink()]
+    files += [p for p in trusted if p.is_file()]  # a notebook given by path: the instructor's, links followed
+    return list(dict.fromkeys([*files, *{p.parent for p in files}, *trusted]))
 
 
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budget: Budget | None = None,
@@ -103,39 +126,39 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    entries = collect([Path(p) for p in paths])  # report name -> notebook
+    entries = collect([Path(p) for p in paths])  # report name -> submission, read
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     confinement = Confinement.detect(isolation)
     seals = ReportSeals(out)
-    reports = {n: r for n, p in entries.items() if (r := seals.trusted(n, p, out / f"{n}.json"))}
+    reports = {n: r for n, sub in entries.items() if (r := seals.trusted(n, sub, report_path(out, n)))}
     todo = [n for n in entries if n not in reports]
     log(f"{len(entries)} submissions: {len(reports)} already graded, {len(todo)} to grade "
         f"(isolation: {confinement.mode})")
     if todo:
-        private = private_paths(list(entries.values()), [Path(p) for p in paths], out, tests_dir)
-        with Batch(budget or Budget(), confinement, private) as batch, \
-                ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+        private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
+        jobs = jobs or os.cpu_count() or 1
+        with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             # the checks import the SDK here while the fork server, already started, imports it too
-            batch.registry = registry = load(tests_dir, registry)
+            registry = load(tests_dir, registry)
             plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Marks
 
             def timed(sub, e):
                 start = time.monotonic()
-                return batch.exercise(sub, e), time.monotonic() - start
+                return batch.exercise(sub, e, registry), time.monotonic() - start
 
             def write(n):  # a submission is written as soon as its last exercise is graded
                 sub, exercises = plan[n]
                 flat = [r for i in sorted(results[n]) for r in results[n][i]]
                 with speaking(language(sub)):
                     reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
-                write_json(out / f"{n}.json", reports[n])
-                seals.record(n, entries[n], out / f"{n}.json")
+                write_json(report_path(out, n), reports[n])
+                seals.record(n, entries[n], report_path(out, n))
                 seals.save()  # a batch killed after this keeps the report
                 log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
 
             for n in todo:
-                sub = read(entries[n])
+                sub = entries[n]
                 plan[n], results[n], seconds[n] = (sub, assignment(sub, registry)), {}, 0.0
                 for i, e in enumerate(plan[n][1]):
                     futures[pool.submit(timed, sub, e)] = (n, i)
@@ -153,19 +176,19 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     return [reports[n] for n in entries]
 
 
-def student_language(entries: dict[str, Path], student: str) -> str:
+def student_language(entries: dict[str, Submission], student: str) -> str:
     """The language of a student's feedback page: Japanese if any of their notebooks is, else English."""
-    langs = {language(read(path)) for name, path in entries.items() if name.startswith(f"{student}/")}
+    langs = {language(sub) for name, sub in entries.items() if name.startswith(f"{student}/")}
     return "ja" if "ja" in langs else "en"
 
 
-def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], seals: ReportSeals,
+def write_all(out: Path, entries: dict[str, Submission], reports: dict[str, dict], seals: ReportSeals,
               confinement: Confinement) -> None:
     """Every report again from memory (no worker is left to have changed one), signed; the summary; for a class,
     the gradebook and each student's feedback page."""
-    for name, notebook in entries.items():
-        write_json(out / f"{name}.json", reports[name])
-        seals.record(name, notebook, out / f"{name}.json")
+    for name, sub in entries.items():
+        write_json(report_path(out, name), reports[name])
+        seals.record(name, sub, report_path(out, name))
     seals.save()
     write_atomic(out / "summary.csv", summary_csv(reports))
     students: dict[str, dict[str, dict]] = {}
@@ -177,6 +200,6 @@ def write_all(out: Path, entries: dict[str, Path], reports: dict[str, dict], sea
         write_atomic(out / "gradebook.csv", gradebook_csv(students))
         for student, theirs in students.items():
             with speaking(student_language(entries, student)):
-                write_atomic(out / student / "feedback.html", feedback_html(student, theirs))
+                write_atomic(out / file_name(student) / "feedback.html", feedback_html(student, theirs))
     if confinement.mode == "none":
         seals.forget()

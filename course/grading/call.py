@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
+from ..tools.workspace import RUNNER
 from .exercise import CLIENT, CLOCK, RUN_TOOL, Outcome
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
@@ -31,7 +32,8 @@ def tag(value) -> list:
 class Call:
     """The API and tools one call of the student's function talks to, and what they recorded."""
 
-    def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict):
+    def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict, runner: Callable | None = None):
+        self.runner = runner  # where the tools' run_python runs (the grader's sandbox), if not here
         self.api = scenario.api() if scenario else None
         self.tools = scenario.tools() if scenario else None
         self.args = [tag(a) for a in args]
@@ -47,7 +49,12 @@ class Call:
             self.tool_calls.append((name, json.loads(json.dumps(input))))
         if self.tools is None:
             return "Error: this call has no tools", True
-        return self.tools.run(name, input)
+        token = RUNNER.set(self.runner) if self.runner else None
+        try:
+            return self.tools.run(name, input)
+        finally:
+            if token:
+                RUNNER.reset(token)
 
     def outcome(self, result: dict) -> Outcome:
         """The Outcome from the child's (or the thread's) result and what the trusted side recorded."""

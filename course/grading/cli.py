@@ -15,7 +15,8 @@ def usage_error(message: str) -> int:
 
 
 def grade(args) -> int:
-    from .batch import Budget, grade_batch
+    from .batch import grade_batch
+    from .budget import Budget
     from .report import merge, write_json
 
     missing = [p for p in args.paths if not os.path.exists(p)]
@@ -26,8 +27,8 @@ def grade(args) -> int:
     if args.jobs is not None and args.jobs < 1:
         return usage_error("--jobs must be at least 1")
     try:
-        reports = grade_batch(args.paths, args.out, args.tests, args.jobs, budget=Budget(call=args.timeout),
-                              isolation=args.isolation)
+        budget = Budget.parse([f"call={args.timeout}", *args.limit])
+        reports = grade_batch(args.paths, args.out, args.tests, args.jobs, budget=budget, isolation=args.isolation)
     except ValueError as e:
         return usage_error(str(e))
     if args.results:
@@ -64,6 +65,9 @@ def add_commands(sub) -> None:
     p.add_argument("--tests", help="folder of instructor checks (*.py defining EXERCISES), hidden from students")
     p.add_argument("--jobs", type=int, help="exercise processes run at once (default: the CPU count)")
     p.add_argument("--timeout", type=float, default=15.0, help="seconds one call of a student's function may take")
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="one of the sandbox's limits (course/grading/budget.py: call, cell, exercise, cpu, memory, "
+                   "file, disk, processes, connections; bytes may end in K, M, G), e.g. --limit memory=512M")
     p.add_argument("--isolation", choices=MODES, help="how student code is confined (default: the strongest "
                    "this machine allows; see docs/GRADING.md)")
     p.add_argument("--results", help="also write every report merged into this one results.json (Gradescope)")

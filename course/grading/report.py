@@ -19,6 +19,7 @@ from .mark import Mark
 
 WIDTH = 110  # characters per line of a text report
 HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a CSV cell starting so is a formula to a spreadsheet (OWASP)
 
 
 def text_report(exercise: Exercise, results: list[Mark]) -> str:
@@ -158,6 +159,11 @@ def per_exercise(report: dict) -> dict[str, tuple[float, float]]:
     return scores
 
 
+def text_cell(value: str) -> str:
+    """A CSV cell a spreadsheet reads as text: one that would start a formula gets a leading ' (OWASP)."""
+    return "'" + value if value.startswith(FORMULA) else value
+
+
 def summary_csv(reports: dict[str, dict]) -> str:
     """One row per submission (by stem): score, max, then each exercise's score."""
     ids: list[str] = []
@@ -165,10 +171,10 @@ def summary_csv(reports: dict[str, dict]) -> str:
         ids += [g for g in per_exercise(report) if g not in ids]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["submission", "score", "max", *ids])
+    writer.writerow(["submission", "score", "max", *map(text_cell, ids)])
     for stem, report in reports.items():
         scores = per_exercise(report)
-        writer.writerow([stem, f"{report['score']:g}", f"{sum(m for _, m in scores.values()):g}",
+        writer.writerow([text_cell(stem), f"{report['score']:g}", f"{sum(m for _, m in scores.values()):g}",
                          *(f"{scores[g][0]:g}" if g in scores else "" for g in ids)])
     return out.getvalue()
 
@@ -180,7 +186,8 @@ def gradebook_csv(students: dict[str, dict[str, dict]]) -> str:
     ids = list(dict.fromkeys(g for row in scores.values() for g in row))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", *ids, "total"])
+    writer.writerow(["student", *map(text_cell, ids), "total"])
     for student, row in scores.items():
-        writer.writerow([student, *(f"{row[g]:g}" if g in row else "" for g in ids), f"{sum(row.values()):g}"])
+        writer.writerow([text_cell(student), *(f"{row[g]:g}" if g in row else "" for g in ids),
+                         f"{sum(row.values()):g}"])
     return out.getvalue()

@@ -14,8 +14,12 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .report import read_valid, write_atomic
+
+if TYPE_CHECKING:
+    from .submission import Submission
 
 KEY = Path("~/.cache/course/grader.key")
 
@@ -44,22 +48,22 @@ class ReportSeals:
             entries = {}
         self.entries: dict[str, str] = entries if isinstance(entries, dict) else {}
 
-    def signature(self, name: str, notebook: Path, report: bytes) -> str:
-        digest = hashlib.sha256(notebook.read_bytes()).hexdigest() + hashlib.sha256(report).hexdigest()
+    def signature(self, name: str, notebook: Submission, report: bytes) -> str:
+        digest = notebook.digest + hashlib.sha256(report).hexdigest()
         return hmac.new(self.key, f"{name}\n{digest}".encode(), hashlib.sha256).hexdigest()
 
-    def trusted(self, name: str, notebook: Path, report: Path) -> dict | None:
-        """The report at `report` if the grader wrote it for this notebook as it is now; else None."""
+    def trusted(self, name: str, notebook: Submission, report: Path) -> dict | None:
+        """The report at `report` if the grader wrote it for this notebook as it was read; else None."""
         try:
             signature = self.signature(name, notebook, report.read_bytes())
         except OSError:
             return None
         return read_valid(report) if hmac.compare_digest(self.entries.get(name, ""), signature) else None
 
-    def record(self, name: str, notebook: Path, report: Path) -> None:
+    def record(self, name: str, notebook: Submission, report: Path) -> None:
         try:
             self.entries[name] = self.signature(name, notebook, report.read_bytes())
-        except OSError:  # the notebook vanished: its report is never kept
+        except OSError:  # the report vanished: it is never kept
             self.entries.pop(name, None)
 
     def save(self) -> None:

@@ -5,19 +5,21 @@ the grader's (the wire), so what a check reads was recorded by the grader, never
 """
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..i18n import language, tr
+from .budget import Budget
 from .call import Call
 from .exercise import Outcome
 from .sandbox.child import OUTPUT_CAP
+from .sandbox.fork_server import Runner
 from .sandbox.worker import Gone
 
 if TYPE_CHECKING:
-    from .batch import Batch
+    from .registry import Registry
+    from .sandbox.fork_server import ForkServer
+    from .sandbox.wire import Wire
 
 GRACE = 2.0  # seconds past its limit a cell may take to stop before the grader kills the worker
 RETRIES = 3  # fresh workers an exercise gets after cells that killed or hung one (each such cell is then skipped)
@@ -34,11 +36,13 @@ def checked(result: dict) -> dict:
 class WorkerContext:
     """A Context running the student's function in a worker process, talking to the grader's wire."""
 
-    def __init__(self, batch: "Batch", cells: list[str] | None, problem: str, function: str):
-        self.batch, self.cells, self.problem, self.function = batch, cells, problem, function
-        self.deadline = time.monotonic() + batch.budget.exercise
+    def __init__(self, server: ForkServer, wire: Wire, budget: Budget, registry: Registry, cells: list[str] | None,
+                 problem: str, function: str):
+        self.server, self.wire, self.budget, self.registry = server, wire, budget, registry
+        self.cells, self.problem, self.function = cells, problem, function
+        self.deadline = time.monotonic() + budget.exercise
         self.worker = None
-        self.folders: list[Path] = []
+        self.runner = Runner(server)  # where run_python runs for this exercise (its calls and its checks)
         self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
         self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
 
@@ -51,11 +55,11 @@ class WorkerContext:
 
     def _start(self) -> None:
         """One worker running the cells: self.worker when it defines the function, else a new skip or self.problem."""
-        server, budget = self.batch.server, self.batch.budget
-        worker, folder = server.spawn()
-        self.folders.append(folder)
-        message = {**server.setup(worker, folder), "cells": self.cells, "function": self.function, "cell": budget.cell,
-                   "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()], "lang": language()}
+        budget = self.budget
+        worker = self.server.spawn()
+        message = {**self.server.setup(worker), "socket": str(self.wire.path), "cells": self.cells,
+                   "function": self.function, "cell": budget.cell, "lang": language(),
+                   "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()]}
         at, until = None, self.deadline
         try:
             while "at" in (answer := worker.request(message, max(until - time.monotonic(), 0.01))):
@@ -93,20 +97,20 @@ class WorkerContext:
         self.worker = worker
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
-        call = Call(self.batch.registry.scenario(scenario), args, kwargs)
-        budget = self.batch.budget
+        call = Call(self.registry.scenario(scenario), args, kwargs, runner=self.runner)
+        budget = self.budget
         if time.monotonic() >= self.deadline:
             return call.outcome({"error": tr("the exercise's time budget ({seconds:g} s) is used up").format(
                 seconds=budget.exercise)})
         worker = self._ready()
         if worker is None:
             return call.outcome({"error": self.problem})
-        token = self.batch.wire.router.open(call)
-        base_url, tool_url = self.batch.wire.urls(token)
+        token = self.wire.router.open(call)
+        base_url, tool_path = self.wire.urls(token)
         left = self.deadline - time.monotonic()
         try:
             result = checked(worker.request({"args": call.args, "kwargs": call.kwargs, "timeout": budget.call,
-                                             "base_url": base_url if call.api else None, "tool_url": tool_url},
+                                             "base_url": base_url if call.api else None, "tool_path": tool_path},
                                             min(budget.call, max(left, 0.1))))
         except Gone as e:
             self.worker = None
@@ -120,11 +124,10 @@ class WorkerContext:
                     seconds=budget.call)
             result = {"error": error}
         finally:
-            self.batch.wire.router.close(token)
+            self.wire.router.close(token)
         return call.outcome(result)
 
     def close(self) -> None:
         if self.worker:
             self.worker.kill()
-        for folder in self.folders:
-            shutil.rmtree(folder, ignore_errors=True)
+        self.runner.close()

@@ -4,7 +4,9 @@ Paths are relative to the workspace root; anything that leaves it (absolute
 paths, `~`, `..` that climbs out, backslashes, NUL bytes) is refused, and no
 name can be both a file and a folder. `run_python` runs real code in a
 subprocess on a scratch copy of the files, with a timeout that kills the whole
-process group: it isolates the files, it is not a security sandbox. `checkpoint()` / `rewind()` restore the files, as
+process group: it isolates the files, it is not a security sandbox. Where it runs is
+the `RUNNER` of the context: here by default; the grader sets its sandbox's runner, so
+code a graded call writes never runs in the grader. `checkpoint()` / `rewind()` restore the files, as
 Claude Code's checkpoints do; effects outside the files (an e-mail sent) are
 not undone: that is the point of the lesson on idempotency.
 """
@@ -16,13 +18,43 @@ import signal
 import subprocess
 import sys
 import tempfile
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Callable
 
 from .toolbox import Tool, Toolbox
 
 
 class OutsideWorkspace(ValueError):
     pass
+
+
+def run_here(files: dict[str, str], path: str, timeout: float) -> tuple[int, str]:
+    """Run `path` with Python in a scratch folder holding `files`: (exit code, output); after `timeout` seconds
+    the process and its children are killed: (-1, "timed out ...")."""
+    with tempfile.TemporaryDirectory(prefix="course-sandbox-") as tmp:
+        for rel, content in files.items():
+            target = Path(tmp, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        proc = subprocess.Popen([sys.executable, "-E", "-S", path], cwd=tmp, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, env={"PYTHONHASHSEED": "0"},
+                                start_new_session=True)  # its own process group, killed as one
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            output = None
+        finally:  # timed out or interrupted: leave no process behind
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+    if output is None:
+        return -1, f"timed out after {timeout:g} s"
+    return proc.returncode, output.replace(tmp + "/", "").strip()
+
+
+# where run_python runs (files, path, timeout) -> (exit code, output): here, or in the grader's sandbox
+RUNNER: ContextVar[Callable[[dict[str, str], str, float], tuple[int, str]]] = ContextVar("RUNNER", default=run_here)
 
 
 class Workspace:
@@ -90,30 +122,11 @@ class Workspace:
         self.files = dict(self._checkpoints[number])
 
     def run_python(self, path: str, timeout: float = 10.0) -> tuple[int, str]:
-        """Run a workspace file with Python in a scratch folder holding a copy of the files.
-
-        (exit code, output); after `timeout` seconds the process and its children are killed: (-1, "timed out ...").
-        """
+        """Run a workspace file with Python in a scratch folder holding a copy of the files, where the context's
+        RUNNER runs it. (exit code, output); after `timeout` seconds it is killed: (-1, "timed out ...")."""
         self.read(path)
-        with tempfile.TemporaryDirectory(prefix="course-sandbox-") as tmp:
-            for rel, content in self.files.items():
-                target = Path(tmp, rel)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content, encoding="utf-8")
-            proc = subprocess.Popen([sys.executable, "-E", "-S", self.resolve(path)], cwd=tmp, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True, env={"PYTHONHASHSEED": "0"},
-                                    start_new_session=True)  # its own process group, killed as one
-            try:
-                output, _ = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                output = None
-            finally:  # timed out or interrupted: leave no process behind
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.communicate()
-        if output is None:
-            return -1, f"timed out after {timeout:g} s"
-        return proc.returncode, output.replace(tmp + "/", "").strip()
+        code, output = RUNNER.get()(dict(self.files), self.resolve(path), timeout)
+        return code, output.strip()
 
     def toolbox(self, *, run: bool = True, run_timeout: float = 10.0) -> Toolbox:
         """read_file, list_files (read-only), write_file, edit_file and, if `run`, run_python

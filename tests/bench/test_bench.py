@@ -90,3 +90,12 @@ def test_the_claude_code_table_is_well_formed():
            "median_s": 0.7, "max_s": 0.9, "agent_ms": 3.0}
     table = claude_code.table({"rows": [row]})
     assert "| count_python_files | 1 | 2 | 2 | success | 0.70 | 0.90 | 350 | 3.0 |" in table
+
+
+@pytest.mark.slow
+def test_isolation_bench_grades_a_tiny_class_both_ways(tmp_path):
+    from bench import isolation
+
+    figures = isolation.bench_isolation(students=2, repeats=1, base=tmp_path)
+    assert figures["notebooks"] == 26 and set(figures["per_second"]) == {"default", "none"}
+    assert figures["modes"]["none"] == "none" and "| none |" in isolation.table(figures)

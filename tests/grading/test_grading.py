@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
 
+from course.grading.budget import Budget
 from course.grading import check
 from course.grading import registry as registry_module
 from course.grading.exercise import Check, Exercise
@@ -145,8 +146,9 @@ def test_summary_csv_sums_each_exercise():
 
 def test_a_report_is_kept_only_if_the_grader_sealed_it_for_the_notebook_as_it_is(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    sub, report = tmp_path / "a.ipynb", tmp_path / "a.json"
-    sub.write_text("{}")
+    path, report = tmp_path / "a.ipynb", tmp_path / "a.json"
+    path.write_text("{}")
+    sub = read(path)
     write_json(report, results_json([Mark("ask: x", 1, 1)], 0, ""))
     seals = ReportSeals(tmp_path)
     assert seals.trusted("a", sub, report) is None  # never signed: a student could have written it
@@ -154,9 +156,8 @@ def test_a_report_is_kept_only_if_the_grader_sealed_it_for_the_notebook_as_it_is
     seals.save()
     assert ReportSeals(tmp_path).trusted("a", sub, report)["score"] == 1
     assert ReportSeals(tmp_path).trusted("b", sub, report) is None  # signed for another submission
-    sub.write_text('{"cells": []}')  # the student resubmitted
-    assert ReportSeals(tmp_path).trusted("a", sub, report) is None
-    sub.write_text("{}")
+    path.write_text('{"cells": []}')  # the student resubmitted
+    assert ReportSeals(tmp_path).trusted("a", read(path), report) is None
     report.write_text(report.read_text().replace('"score": 1', '"score": 999', 1))  # a rewritten report
     assert ReportSeals(tmp_path).trusted("a", sub, report) is None
     seals.forget()  # after a batch without isolation: nothing signed before is trusted
@@ -218,8 +219,10 @@ def test_a_worker_drops_to_its_own_uid_when_asked_and_cannot_fork_past_its_limit
     pid = os.fork()
     if pid == 0:  # the worker's side: limits, then who am I, then too many processes
         try:
-            limit(1 << 30, 60, uid, 3)
-            if (os.getuid(), os.getgid(), os.getgroups()) != (uid, uid, []):
+            os.chmod(tmp_path, 0o711)
+            os.chdir(tmp_path)  # the worker's own folder is made here
+            limit({"memory": 1 << 30, "cpu": 60, "file": 1 << 20, "processes": 3}, uid, "w1")
+            if (os.getuid(), os.getgid(), os.getgroups()) != (uid, uid, []) or os.stat("w1").st_uid != uid:
                 os._exit(1)
             children = []
             try:
@@ -256,7 +259,7 @@ def test_what_workers_need_comes_back_read_only_inside_the_hidden_folders(monkey
     """A checkout and its venv under /tmp (a CI clone) or Python under root's home stay readable in the sandbox."""
     venv = tmp_path / "clone" / ".venv"
     monkeypatch.setattr(confinement, "needed", lambda: [venv, tmp_path / "clone" / "course"])
-    argv = Confinement("bwrap").command(["python"], tmp_path / "scratch", [])
+    argv = Confinement("bwrap").command(["python"], tmp_path / "scratch", [], 1 << 20)
     hide, back = argv.index("/tmp"), argv.index(str(venv))
     assert argv[hide - 1] == "--tmpfs" and argv[back - 1] == "--ro-bind" and back > hide
     assert argv[argv.index(str(tmp_path / "clone" / "course")) - 1] == "--ro-bind"
@@ -264,3 +267,13 @@ def test_what_workers_need_comes_back_read_only_inside_the_hidden_folders(monkey
 
 def test_the_venv_a_worker_starts_from_is_among_what_it_needs():
     assert Path(sys.prefix).resolve() in confinement.needed()
+
+
+def test_the_budget_is_one_object_read_from_name_value_settings():
+    budget = Budget.parse(["call=3", "memory=512M", "disk=1G", "cpu=30", "file=64K"])
+    assert (budget.call, budget.memory, budget.disk, budget.cpu, budget.file) == (3.0, 512 << 20, 1 << 30, 30, 64 << 10)
+    assert budget.worker_limits() == {"memory": 512 << 20, "cpu": 30, "file": 64 << 10, "processes": 64}
+    with pytest.raises(ValueError, match="NAME one of call, cell"):
+        Budget.parse(["nope=1"])
+    with pytest.raises(ValueError, match="more than 0"):
+        Budget.parse(["cpu=0"])

@@ -56,9 +56,21 @@ def test_the_feedback_page_shows_each_check_with_why_and_hint_escaped(graded):
     assert "Hint: return the text of the reply" in carol
 
 
-def test_two_notebooks_that_would_share_a_report_are_refused(tmp_path):
+def test_two_notebooks_of_one_student_with_one_name_are_that_students_problem(tmp_path):
     for folder in ("dan/a1", "dan/a2"):
         (tmp_path / folder).mkdir(parents=True)
         write(tmp_path / folder / "fixture.ipynb")
+    (tmp_path / "erin").mkdir()
+    write(tmp_path / "erin" / "fixture.ipynb")
+    found = collect([tmp_path])
+    assert found["dan/fixture"].problem == ("2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb); "
+                                            "the grader cannot tell which one to grade: keep one")
+    assert not found["erin/fixture"].problem
+
+
+def test_two_notebooks_given_by_path_that_would_share_a_report_are_refused(tmp_path):
+    for folder in ("a1", "a2"):
+        (tmp_path / folder).mkdir()
+        write(tmp_path / folder / "fixture.ipynb")
     with pytest.raises(ValueError, match="share a report"):
-        collect([tmp_path])
+        collect([tmp_path / "a1" / "fixture.ipynb", tmp_path / "a2" / "fixture.ipynb"])

@@ -2,14 +2,20 @@
 still gets its marks. One batch grades them all (the way a real batch meets them: side by side)."""
 from __future__ import annotations
 
+import csv
+import html
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from hostile.notebooks import ASK, CHECKS, notebook, scores, write
-from nbformat.v4 import new_code_cell
+from hostile.notebooks import ASK, CHECKS, notebook, scores, solution, write
+from nbformat.v4 import new_code_cell, new_notebook
 
 from course.api import LocalAPI
-from course.grading.batch import Budget, grade_batch
+from course.grading.batch import Budget, file_name, grade_batch
 from course.grading.worker_context import RETRIES
 from course.grading.registry import Registry
 from course.grading.sandbox.confinement import Confinement
@@ -154,3 +160,126 @@ def test_summary_has_one_row_per_submission(graded):
     assert rows[0] == "submission,score,max,ask,lookup"
     assert len(rows) == 1 + len(reports)
     assert "solved,5,5,2,3" in rows and "endless_loop,3,5,0,3" in rows
+
+
+# A hostile class: what is wrong with one student's files or name is that student's report, never the class's.
+ROOT = Path(__file__).resolve().parents[2]
+PROBES = Path(__file__).parent / "hostile" / "probes"  # a --tests folder: `tools` gets RUN_TOOL on a workspace
+KEY_BYTES = b"\x9f" * 32  # a seal key that is not UTF-8: an error quoting a byte would show 0x9f
+FORMULA = '=HYPERLINK("example.com","x")'  # a folder name: no slash
+
+
+def hostile_class(submitted: Path, home: Path) -> dict[str, str]:
+    """Lay out the class; student -> words their report must show (empty: graded normally, 5 points)."""
+    def solved(folder: Path, name: str = "fixture.ipynb") -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        return write(folder / name)
+
+    key = home / ".cache" / "course" / "grader.key"
+    key.parent.mkdir(parents=True)
+    key.write_bytes(KEY_BYTES)
+    alice = solved(submitted / "alice")
+    (submitted / "links_to_alice").mkdir()
+    (submitted / "links_to_alice" / "fixture.ipynb").symlink_to(alice)
+    (submitted / "links_to_the_solution").mkdir()
+    (submitted / "links_to_the_solution" / "03_the_first_loop.ipynb").symlink_to(
+        ROOT / "solutions" / "03_the_first_loop.ipynb")
+    (submitted / "folder_link").symlink_to(submitted / "alice")
+    (submitted / "links_to_the_key").mkdir()
+    (submitted / "links_to_the_key" / "fixture.ipynb").symlink_to(key)
+    (submitted / "fifo").mkdir()
+    os.mkfifo(submitted / "fifo" / "fixture.ipynb")
+    (submitted / "folder_named_like_a_notebook" / "fixture.ipynb").mkdir(parents=True)
+    solved(submitted / "twice" / "a1")
+    solved(submitted / "twice" / "a2")
+    for name in ("summary.csv", "gradebook.csv", ".seals.json"[1:], "new\nline", FORMULA, "-1+1", "@SUM(A1)"):
+        solved(submitted / name)
+    return {"alice": "", "links_to_alice": "fixture.ipynb is a symbolic link, which the grader does not follow",
+            "links_to_the_solution": "03_the_first_loop.ipynb is a symbolic link",
+            "folder_link": "folder_link is a symbolic link", "links_to_the_key": "fixture.ipynb is a symbolic link",
+            "fifo": "fixture.ipynb is not a regular file",
+            "folder_named_like_a_notebook": "fixture.ipynb is not a regular file",
+            "twice": "2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb)",
+            "summary.csv": "", "gradebook.csv": "", "seals.json": "", "new\nline": "", FORMULA: "", "-1+1": "",
+            "@SUM(A1)": ""}
+
+
+@pytest.fixture(scope="module")
+def hostile_class_graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile_class")
+    expected = hostile_class(root / "submitted", root / "home")
+    out = root / "out"
+    done = subprocess.run([sys.executable, "-m", "course", "grade", root / "submitted", "--out", out, "--tests", CHECKS,
+                           "--jobs", "2", "--timeout", "10"], env={**os.environ, "HOME": str(root / "home")},
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with (out / "gradebook.csv").open(newline="") as f:
+        rows = list(csv.reader(f))
+    return expected, out, rows
+
+
+def test_every_student_of_a_hostile_class_gets_a_row_in_the_gradebook_and_a_feedback_page(hostile_class_graded):
+    expected, out, rows = hostile_class_graded
+    totals = {row[0].removeprefix("'"): float(row[-1]) for row in rows[1:]}
+    assert totals == {student: 0.0 if words else 5.0 for student, words in expected.items()}
+    assert all((out / file_name(student) / "feedback.html").is_file() for student in expected)
+
+
+@pytest.mark.parametrize("student", ["links_to_alice", "links_to_the_solution", "folder_link", "links_to_the_key",
+                                     "fifo", "folder_named_like_a_notebook", "twice"])
+def test_a_students_unreadable_submission_is_their_zero_with_the_reason(hostile_class_graded, student):
+    expected, out, _ = hostile_class_graded
+    feedback = (out / file_name(student) / "feedback.html").read_text()
+    assert expected[student].replace("\n", " ") in html.unescape(feedback)
+
+
+def test_no_byte_of_a_file_a_link_points_at_reaches_a_report(hostile_class_graded):
+    _, out, _ = hostile_class_graded
+    everything = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
+    assert "0x9f" not in everything and "decode byte" not in everything
+
+
+def test_student_names_never_collide_with_the_graders_files(hostile_class_graded):
+    _, out, rows = hostile_class_graded
+    assert (out / "summary.csv").is_file() and (out / "gradebook.csv").is_file()
+    assert json.loads((out / "summary%2Ecsv" / "fixture.json").read_text())["score"] == 5
+    assert rows[0][0] == "student" and len(rows) == 1 + len(hostile_class_graded[0])
+
+
+def test_no_cell_of_the_gradebook_or_the_summary_starts_a_formula(hostile_class_graded):
+    _, out, rows = hostile_class_graded
+    with (out / "summary.csv").open(newline="") as f:
+        cells = [c for row in [*rows, *csv.reader(f)] for c in row]
+    assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
+    assert "'" + FORMULA in cells and "'-1+1" in cells
+
+
+def test_a_report_name_becomes_file_names_no_grader_file_has_and_no_other_name_gets():
+    names = ["summary.csv", "gradebook.csv", ".seals.json", "..", ".", "feedback.html", "x.tmp", "a%2Eb", "a.b",
+             "new\nline", FORMULA, "学生", "é" * 200, "é" * 201]
+    files = [file_name(n) for n in names]
+    assert len(set(files)) == len(names)
+    assert not [f for f in files if f.startswith(".") or "/" in f or f.endswith((".csv", ".json", ".html", ".tmp"))]
+    assert file_name("alice") == "alice" and file_name("学生") == "学生" and file_name("a.b") == "a.b"
+    assert all(len(f.encode()) <= 200 for f in files)
+
+
+def test_no_request_a_worker_sends_reaches_a_subprocess_of_the_grader(tmp_path, monkeypatch):
+    """run_python through the grader's workspace tools: the file runs (in the sandbox), yet the grader's process
+    starts nothing but the fork server (and the probe of whether bubblewrap works)."""
+    started = []
+    popen = subprocess.Popen.__init__
+
+    def spy(self, args, *more, **options):
+        started.append([str(a) for a in args])
+        popen(self, args, *more, **options)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", spy)
+    tools = '''def tools(run_tool):
+    run_tool("write_file", {"path": "evil.py", "content": "import os; print('ran as', os.getuid())"})
+    return run_tool("run_python", {"path": "evil.py"})
+'''
+    path = write(tmp_path / "probes.ipynb", new_notebook(cells=[solution("tools", tools)]))
+    report, = grade_batch([path], tmp_path / "out", PROBES, jobs=1, registry=Registry({}, {}), log=lambda line: None)
+    assert "VALUE \"exit code 0\\nran as " in report["tests"][0]["output"]
+    assert started and all(argv[-1] == "/bin/true" or any(a.endswith("child.py") for a in argv) for argv in started)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +13,11 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, scores, write
 
+from course.grading.budget import Budget
 from course.grading.sandbox.confinement import FIRST_UID
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
+AS_ROOT = os.geteuid() == 0
 ISOLATION = None  # the strongest this machine allows; set "none" to watch these tests fail without a sandbox
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "grader-secret-NOT-A-REAL-KEY-test"
@@ -174,3 +177,186 @@ def test_no_secret_reaches_a_report(graded):
     assert "the neighbour's own work" not in everything and "def asks_once" not in everything
     assert "neighbour.json" not in reports["reads_other_files"]["tests"][1]["output"]
 
+
+
+# Round two: what code could do through the workspace tools' run_python and through the API's own connection.
+PROBES = Path(__file__).parent / "hostile" / "probes"  # a --tests folder: `tools` (RUN_TOOL) and `probe` (CLIENT)
+CONNECT = '''import socket
+
+
+def connect(client):
+    """A raw connection to the grader's API, the way the student's SDK client reaches it."""
+    pool = client._client._transport._pool
+    if getattr(pool, "_uds", None):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(pool._uds)
+        return s
+    return socket.create_connection((client.base_url.host, client.base_url.port))
+'''
+EVIL = '''import glob, json, os, subprocess
+found = {{"uid": os.getuid(), "environs": [], "rewrote": []}}
+for name, path in {{"key": {key!r}, "shadow": "/etc/shadow"}}.items():
+    try:
+        found[name] = open(path, "rb").read().hex()
+    except OSError as e:
+        found[name] = type(e).__name__
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if {secret!r} in open(f"/proc/{{pid}}/environ").read():
+            found["environs"].append(pid)
+    except OSError:
+        pass
+for path in glob.glob({out!r} + "/**/*.json", recursive=True):
+    try:
+        open(path, "w").write(json.dumps({{"score": 12345, "tests": []}}))
+        found["rewrote"].append(path)
+    except OSError:
+        pass
+subprocess.Popen(["sleep", "300"], env={{"X": {token!r}}}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                 start_new_session=True)
+print(json.dumps(found))
+'''
+
+
+def tools(script: str) -> str:
+    """tools(run_tool): write `script` into the workspace, run it with run_python, return what it printed."""
+    return f'''import json
+
+
+def tools(run_tool):
+    run_tool("write_file", {{"path": "evil.py", "content": {script!r}}})
+    out = run_tool("run_python", {{"path": "evil.py"}}).split("\\n", 1)[1]
+    return json.loads(out) if out.startswith("{{") else len(out)
+'''
+
+
+def probes(root: Path, port: int) -> dict[str, str]:
+    """name -> the notebook's graded function (tools or probe)."""
+    key = str(root / "home" / ".cache" / "course" / "grader.key")
+    return {
+        "run_python_escapes": tools(EVIL.format(key=key, secret=SECRET, out=str(root / "out"), token=TOKEN)),
+        "run_python_floods": tools("print('x' * 50_000_000)"),
+        "huge_body": CONNECT + '''
+
+def probe(client):
+    s = connect(client)
+    s.sendall(b"POST /v1/messages HTTP/1.1\\r\\nHost: grader\\r\\nContent-Length: 314572800\\r\\n\\r\\n")
+    s.settimeout(5)
+    try:
+        return s.recv(100).decode(errors="replace").split("\\r\\n")[0]
+    except TimeoutError:
+        return "no answer"
+''',
+        "idle_connections": CONNECT + '''
+
+def probe(client):
+    import time
+    held = []
+    for _ in range(400):
+        try:
+            held.append(connect(client))
+        except OSError:
+            break
+    time.sleep(2)
+    still_open = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            still_open += s.recv(1) != b""
+        except BlockingIOError:
+            still_open += 1
+        except OSError:
+            pass
+    return still_open
+''',
+        "loopback": f'''import socket
+
+
+def probe(client):
+    try:
+        socket.create_connection(("127.0.0.1", {port}), timeout=3).close()
+        return "reached"
+    except OSError as e:
+        return type(e).__name__
+''',
+        "fills_scratch": '''def probe(client):
+    written = 0
+    try:
+        for i in range(96):
+            with open(f"f{i}", "wb") as f:
+                f.write(b"x" * (4 << 20))
+            written += 4
+    except OSError:
+        pass
+    return written
+''',
+    }
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    """The probes graded by `python -m course grade` with a secret in its environment and a port open on
+    loopback: (what each function returned, the isolation mode, processes left)."""
+    from hostile.notebooks import solution
+    from nbformat.v4 import new_notebook
+
+    root = tmp_path_factory.mktemp("probes")
+    listener = socket.create_server(("127.0.0.1", 0))
+    table = probes(root, listener.getsockname()[1])
+    (root / "submissions").mkdir()
+    graded = {name: "tools" if "def tools(" in source else "probe" for name, source in table.items()}
+    paths = [write(root / "submissions" / f"{name}.ipynb", new_notebook(cells=[solution(graded[name], source)]))
+             for name, source in table.items()]
+    out = root / "out"
+    out.mkdir()
+    (out / "kept.json").write_text('{"kept": true}')
+    env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home")}
+    with listener:
+        done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", PROBES,
+                               "--jobs", "2", "--timeout", "10", *(["--isolation", ISOLATION] if ISOLATION else [])],
+                              env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    shown = {}
+    for p in paths:
+        tests = json.loads((out / f"{p.stem}.json").read_text())["tests"]
+        output = next(t["output"] for t in tests if t["name"].startswith(graded[p.stem] + ":"))
+        shown[p.stem] = json.loads(output.removeprefix("VALUE ")) if output.startswith("VALUE ") else output
+    mode = done.stderr.split("(isolation: ", 1)[1].split(")", 1)[0]
+    return shown, mode, out, leftovers()
+
+
+def test_code_run_with_run_python_is_confined_like_the_students_own(probed):
+    shown, mode, out, left = probed
+    found = shown["run_python_escapes"]
+    assert isinstance(found, dict), found
+    if AS_ROOT and mode in ("bwrap", "uid"):
+        assert found["uid"] >= FIRST_UID and found["shadow"] == "PermissionError"
+    if mode.startswith("bwrap") or AS_ROOT:
+        assert found["key"] in ("FileNotFoundError", "PermissionError")  # the seal key: hidden, or root's
+        assert found["environs"] == []  # no process holding the grader's secret is readable
+        assert found["rewrote"] == [] and json.loads((out / "kept.json").read_text()) == {"kept": True}
+    assert left == []  # the sleeper it started is gone with the runner
+
+
+def test_what_run_python_prints_is_capped(probed):
+    assert probed[0]["run_python_floods"] <= 20_100
+
+
+def test_the_api_refuses_a_huge_body_from_its_content_length_before_reading_it(probed):
+    assert probed[0]["huge_body"].startswith("HTTP/1.1 413")
+
+
+def test_a_worker_holds_a_bounded_number_of_connections_to_the_api(probed):
+    assert probed[0]["idle_connections"] <= Budget().connections
+
+
+def test_no_port_on_the_machine_is_reachable_from_a_worker_under_bubblewrap(probed):
+    shown, mode, _, _ = probed
+    assert (shown["loopback"] == "reached") == (not mode.startswith("bwrap")), shown["loopback"]
+
+
+def test_a_worker_cannot_fill_the_disk_past_the_scratch_quota(probed):
+    shown, mode, _, _ = probed
+    if not mode.startswith("bwrap"):
+        pytest.skip("a sized tmpfs needs bubblewrap; without it only the file size is limited")
+    assert shown["fills_scratch"] <= Budget().disk >> 20

@@ -13,15 +13,19 @@ here, so both sides build arguments and values the same way. What it says is in 
 from __future__ import annotations
 
 import ast
+import http.client
 import io
 import json
 import os
 import re
 import resource
+import selectors
+import shutil
 import signal
 import socket
+import subprocess
 import sys
-import urllib.request
+import time
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36  # prctl options (linux/prctl.h)
@@ -140,13 +144,29 @@ def tool_answer(content: str, is_error: bool) -> str:
     return content
 
 
-def tool_proxy(url: str):
+class GraderConnection(http.client.HTTPConnection):
+    """HTTP to the grader's API over its Unix socket, the one way out of a worker (it has no network)."""
+
+    def __init__(self, socket_path: str, timeout: float):
+        super().__init__("grader", timeout=timeout)
+        self.socket_path = socket_path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.socket_path)
+
+
+def tool_proxy(socket_path: str, path: str):
     """RUN_TOOL in the child: the grader runs the tool (and records the call)."""
     def run_tool(name, input):
-        body = json.dumps({"name": name, "input": input}).encode()
-        request = urllib.request.Request(url, body, {"content-type": "application/json"})
-        with urllib.request.urlopen(request, timeout=60) as reply:
-            answer = json.loads(reply.read())
+        connection = GraderConnection(socket_path, 60)
+        try:
+            connection.request("POST", path, json.dumps({"name": name, "input": input}).encode(),
+                               {"content-type": "application/json"})
+            answer = json.loads(connection.getresponse().read())
+        finally:
+            connection.close()
         return tool_answer(answer["content"], answer["is_error"])
 
     return run_tool
@@ -237,17 +257,19 @@ def address_space() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def limit(memory: int, cpu: int, uid: int | None, processes: int) -> None:
-    """The worker's limits: `memory` bytes more address space, `cpu` seconds of CPU (an orphan of a killed
-    grader cannot spin forever), file size, no core dumps, `processes` processes of its user; then, when the
-    grader runs as root, a user of its own without rights, which no later privilege can undo."""
-    total = address_space() + memory
-    resource.setrlimit(resource.RLIMIT_AS, (total, total))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 24, 1 << 24))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+def limit(limits: dict, uid: int | None, folder: str) -> None:
+    """The worker's limits (the grader's Budget): `memory` bytes more address space, `cpu` seconds of CPU per
+    process (an orphan of a killed grader cannot spin forever), `file` bytes per file, no core dumps, `processes`
+    processes of its user; its `folder` (mode 700); then, when the grader runs as root, a user of its own without
+    rights, who owns the folder, which no later privilege can undo."""
+    total = address_space() + limits["memory"]
+    for which, value in ((resource.RLIMIT_AS, total), (resource.RLIMIT_CPU, limits["cpu"]),
+                         (resource.RLIMIT_FSIZE, limits["file"]), (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_NPROC, limits["processes"])):
+        resource.setrlimit(which, (value, value))
+    os.mkdir(folder, 0o700)
     if uid is not None:
+        os.chown(folder, uid, uid)
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
@@ -266,26 +288,70 @@ def worker(sock: socket.socket) -> None:
     earlier worker), run the cells, then answer calls until the grader hangs up."""
     channel = Channel(sock)
     setup = channel.receive()
-    limit(setup["memory"], setup["cpu"], setup.get("uid"), setup["processes"])
-    os.chdir(setup["dir"])  # as its own user: the folder is that user's alone
+    limit(setup["limits"], setup.get("uid"), setup["dir"])
+    os.chdir(setup["dir"])
     os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
     os.environ["COURSE_LANG"] = setup.get("lang", "en")  # the submission's language, for what the course says
+    if "run" in setup:  # a runner: files of a workspace, one at a time, for the grader's run_python tool
+        job, runs = setup["run"], 0
+        while job is not None:
+            runs += 1
+            channel.send(run_file(os.path.join(setup["dir"], f"run{runs}"), **job))
+            job = channel.receive()
+        return
     namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors, "cut": cut})
     while callable(fn) and (call := channel.receive()) is not None:
-        client = sdk_client(call["base_url"], call["timeout"]) if call.get("base_url") else None
-        args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(call["tool_url"]))
+        client = sdk_client(setup["socket"], call["base_url"], call["timeout"]) if call.get("base_url") else None
+        args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(setup["socket"], call["tool_path"]))
         result = invoke(fn, args, kwargs)
         channel.send({**result, "after": snapshot(call["args"], call["kwargs"], args, kwargs)})
 
 
-def sdk_client(base_url: str, timeout: float):
-    """The genuine SDK client on the grader's loopback API (no retries: every request is the student's)."""
-    import anthropic
+def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
+    """run_python's work, in this runner: the workspace's files written to a new `folder`, `path` run there with
+    Python; its exit code (-1: timed out) and its first OUTPUT_CAP characters of output, with the folder's name
+    taken out. Whatever it started is killed and the folder removed."""
+    os.mkdir(folder, 0o700)
+    for name, content in files.items():
+        target = os.path.join(folder, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(content)
+    proc = subprocess.Popen([sys.executable, "-E", "-S", path], cwd=folder, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={"PYTHONHASHSEED": "0"},
+                            start_new_session=True)
+    kept, dropped, deadline = bytearray(), False, time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0 and selector.select(left):
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            dropped |= len(kept) + len(chunk) > OUTPUT_CAP * 4
+            kept += chunk[:max(OUTPUT_CAP * 4 - len(kept), 0)]  # bytes: at most 4 per character
+    timed_out = proc.poll() is None and time.monotonic() >= deadline
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # what it left behind goes too (the fork server kills the rest)
+    except ProcessLookupError:
+        pass
+    code = proc.wait()
+    shutil.rmtree(folder, ignore_errors=True)
+    text = kept.decode("utf-8", "replace")
+    output = text[:OUTPUT_CAP] + ("\n" + tr("[output truncated]") if dropped or len(text) > OUTPUT_CAP else "")
+    return {"code": -1 if timed_out else code, "output": output.replace(folder + "/", "")}
 
+
+def sdk_client(socket_path: str, base_url: str, timeout: float):
+    """The genuine SDK client on the grader's API, over its Unix socket (no retries: every request is the
+    student's)."""
+    import anthropic
+    import httpx2
+
+    transport = httpx2.HTTPTransport(uds=socket_path, verify=TLS or True)
     return anthropic.Anthropic(api_key="grader", base_url=base_url, max_retries=0, timeout=timeout,
-                               http_client=anthropic.DefaultHttpxClient(verify=TLS or True))
+                               http_client=anthropic.DefaultHttpxClient(transport=transport))
 
 
 def preload() -> None:
@@ -298,7 +364,7 @@ def preload() -> None:
     except ImportError:  # no SDK installed: workers still grade functions that do not use CLIENT
         return
     TLS = ssl.create_default_context()
-    sdk_client("http://127.0.0.1:9", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
     try:  # what notebooks import first (course.grading here is the grader's stand-in)
         import course.client  # noqa: F401
         import course.loop  # noqa: F401
@@ -309,18 +375,19 @@ def preload() -> None:
 
 def fork_server(control: socket.socket) -> None:
     """Answer the grader's requests, one at a time: "F" (carrying the worker's socket) forks a worker and
-    answers its pid; "K pid uid" ends that worker and everything it started, then answers "ended"."""
+    answers its pid; "K pid uid folder" ends that worker and everything it started, removes its folder, then
+    answers "ended"."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
     prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a worker starts and abandons (setsid, double fork) becomes ours
     workers: set[int] = set()
     while True:
-        data, fds, _, _ = socket.recv_fds(control, 64, 1)
+        data, fds, _, _ = socket.recv_fds(control, 4096, 1)
         if not data:
             return
         if data.startswith(b"K"):
-            _, pid, uid = data.split()
+            _, pid, uid, folder = data.decode().split(" ", 3)
             workers.discard(int(pid))
-            end(int(pid), None if uid == b"-" else int(uid), workers)
+            end(int(pid), None if uid == "-" else int(uid), folder, workers)
             control.sendall(b"ended\n")
             continue
         pid = os.fork()
@@ -342,9 +409,10 @@ def fork_server(control: socket.socket) -> None:
         control.sendall(f"{pid}\n".encode())
 
 
-def end(pid: int, uid: int | None, workers: set[int]) -> None:
+def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
     """Kill worker `pid`'s process group; then every process of its own `uid` (a helper running as that uid
-    kills them all); then every child of ours that is not a live worker (orphans it left behind), until none."""
+    kills them all, then removes the worker's folder); then every child of ours that is not a live worker (orphans
+    it left behind), until none; then the folder, when the workers share our uid."""
     for kill in (os.killpg, os.kill):
         try:
             kill(pid, signal.SIGKILL)
@@ -359,6 +427,7 @@ def end(pid: int, uid: int | None, workers: set[int]) -> None:
             os.setresuid(uid, uid, uid)
             while processes(lambda status: f"\nUid:\t{uid}\t" in status):
                 os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
+            shutil.rmtree(folder, ignore_errors=True)
             os._exit(0)
         os.close(signal_done)
         os.read(done, 1)  # EOF once the helper has exited
@@ -366,12 +435,14 @@ def end(pid: int, uid: int | None, workers: set[int]) -> None:
     for _ in range(10_000):
         orphans = [c for c in children() if c not in workers]
         if not orphans:
-            return
+            break
         for child in orphans:
             try:
                 os.kill(child, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+    if uid is None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def children() -> list[int]:

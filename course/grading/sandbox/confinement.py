@@ -1,13 +1,16 @@
 """How far student code is shut in: chosen once per batch from who the grader is and what the machine allows.
 
-- "bwrap" (the grader is root, namespaces work): the fork server runs under bubblewrap in its own pid and IPC
-  namespaces, with the whole filesystem read-only, /tmp, the home folder, the batch's submissions, hidden
-  tests and output folder hidden, and a fresh /proc; each worker drops to a uid of its own.
-- "uid" (root, no namespaces, Python readable by every user): each worker drops to a uid of its own.
+- "bwrap" (the grader is root, namespaces work): the fork server runs under bubblewrap in its own pid, IPC and
+  network namespaces (no network: the grader's API is a Unix socket bound in), with the whole filesystem
+  read-only, /tmp, the home folder, the batch's submissions, hidden tests and output folder hidden, a fresh
+  /proc, and the workers' folders on a sized tmpfs; each worker drops to a uid of its own.
+- "uid" (root, no namespaces, Python readable by every user): each worker drops to a uid of its own; the
+  network is the machine's.
 - "bwrap-user" (not root, unprivileged namespaces work): bubblewrap as above, the workers keep the grader's uid.
 - "none": workers are ordinary processes of the grader's user; `warning` says what that leaves open.
-In every mode workers get a scrubbed environment, rlimits (memory, CPU, file size, processes), their own
-folder, and are ended with everything they started before the grader writes a result.
+In every mode workers get a scrubbed environment, the Budget's rlimits (memory, CPU, file size, processes), their
+own folder, reach the grader only through its Unix socket, and are ended with everything they started before the
+grader writes a result.
 """
 from __future__ import annotations
 
@@ -23,17 +26,24 @@ from pathlib import Path
 import course
 
 FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
-CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL")  # all the fork server keeps of root: to drop to uids and kill them
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # all the fork server keeps of root: to drop to uids,
+# kill them and give each its folder
 MODES = ("bwrap", "uid", "bwrap-user", "none")
+HIDDEN_TMPFS = 1 << 20  # bytes the empty tmpfs over a hidden folder may hold
 
 PARTIAL = {
+    "uid": "isolation is partial (no namespaces here): every worker has a uid of its own, but the network is the "
+           "machine's, so student code can reach any port listening on this machine (loopback included) and the "
+           "internet if the machine can, and the workers' folders are on the grader's disk (each file limited, "
+           "not their total)",
     "bwrap-user": "isolation is partial: bubblewrap hides the grader's files and processes, but every worker runs "
                   "as your user, so student code can signal or read another submission's worker while both run",
     "none": "isolation is partial (bubblewrap does not work here, and student code cannot get a uid of its own): "
             "it runs as your user, so it can read and change any file you can (other submissions, hidden tests, "
             "the output folder), "
-            "signal the grader, and read other processes' environment; results are rewritten from memory at the "
-            "end and a later batch grades everything again, but grade untrusted classes as root or with bubblewrap",
+            "signal the grader, read other processes' environment, and reach any port of this machine and the network; "
+            "results are rewritten from memory at the end and a later batch grades everything again, but grade "
+            "untrusted classes as root or with bubblewrap",
 }
 
 
@@ -87,17 +97,19 @@ class Confinement:
     def warning(self) -> str:
         return PARTIAL.get(self.mode, "")
 
-    def command(self, argv: list[str], scratch: Path, private: list[Path]) -> list[str]:
-        """The fork server's command: `argv` as it is, or under bubblewrap with `scratch` writable (the workers'
-        folders) and `private` (submissions, hidden tests, output) hidden."""
+    def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int) -> list[str]:
+        """The fork server's command: `argv` as it is, or under bubblewrap with no network, `scratch` read-only but
+        for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), and `private` (submissions, hidden
+        tests, output) hidden."""
         if self.mode not in ("bwrap", "bwrap-user"):
             return argv
         homes = [h for h in dict.fromkeys([Path(pwd.getpwuid(os.getuid()).pw_dir).resolve(), Path.home().resolve()])
                  if h != Path("/")]
-        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+        small = ["--size", str(HIDDEN_TMPFS)]  # what a hidden folder's tmpfs may hold (it is the grader's, 0755)
+        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm"]
         hidden = [Path("/tmp").resolve(), *homes]
         for base in hidden:
-            mounts += ["--tmpfs", str(base)]
+            mounts += [*small, "--tmpfs", str(base)]
             # what workers need inside a hidden folder comes back read-only: Python under root's home (pyenv),
             # a checkout and its venv under /tmp (a CI clone)
             inside = [p for p in needed() if p.is_relative_to(base)]
@@ -107,11 +119,12 @@ class Confinement:
             mounts += [a for p in inside for a in ("--ro-bind", str(p), str(p))]
         for p in [Path(p).resolve() for p in private if not any(Path(p).resolve().is_relative_to(h) for h in hidden)]:
             if p.is_dir() and not any(n.is_relative_to(p) for n in needed()):
-                mounts += ["--tmpfs", str(p)]  # a folder holding what workers need is never hidden whole
+                mounts += [*small, "--tmpfs", str(p)]  # a folder holding what workers need is never hidden whole
             elif p.is_file():
                 mounts += ["--ro-bind", "/dev/null", str(p)]
-        mounts += ["--bind", str(scratch), str(scratch)]
+        mounts += ["--ro-bind", str(scratch), str(scratch),
+                   "--size", str(disk), "--perms", "0755", "--tmpfs", str(scratch / "work")]
         rights = ["--cap-drop", "ALL", *(a for c in CAPS for a in ("--cap-add", c))] if self.mode == "bwrap" \
             else ["--unshare-user"]
-        return ["bwrap", *mounts, *rights, "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session",
-                "--chdir", str(scratch), "--", *argv]
+        return ["bwrap", *mounts, *rights, "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent",
+                "--new-session", "--chdir", str(scratch), "--", *argv]

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import course
 
+from ..budget import Budget
 from . import child
 from .confinement import FIRST_UID, Confinement
-from .worker import Worker
+from .worker import Gone, Worker
 
 FORK_TIMEOUT = 120.0  # seconds for the fork server to answer (it imports the SDK first)
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all of the grader's environment that student code gets
@@ -69,14 +70,15 @@ def user_tasks(uid: int) -> int:
 
 
 class ForkServer:
-    """The fork server and the scratch folder that holds its script, the package view and the workers' folders."""
+    """The fork server and the scratch folder that holds its script, the package view and the workers' folders
+    (under `work/`: a tmpfs of `budget.disk` bytes under bubblewrap, where each worker makes its own)."""
 
-    def __init__(self, root: Path, confinement: Confinement, private: list[Path], memory: int, cpu: int,
-                 processes: int):
-        self.root, self.confinement, self.private = root, confinement, private
-        self.memory, self.cpu, self.processes = memory, cpu, processes
+    def __init__(self, root: Path, confinement: Confinement, private: list[Path], budget: Budget):
+        self.root, self.confinement, self.private, self.budget = root, confinement, private, budget
         shutil.copy(child.__file__, root / "child.py")
         self.path = site_view(root)
+        self.work = root / "work"
+        self.work.mkdir(mode=0o755)  # each worker makes its folder, then becomes the folder's user
         self._lock = threading.Lock()
         self._count = 0
         self.first_uid = FIRST_UID + secrets.randbelow(1 << 30)  # two batches at once never share a worker uid
@@ -86,8 +88,8 @@ class ForkServer:
         self.control, theirs = socket.socketpair()
         argv = [sys.executable, "-I", "-S", "-B", str(self.root / "child.py"), str(theirs.fileno()), *self.path]
         self.process = subprocess.Popen(
-            self.confinement.command(argv, self.root, self.private), pass_fds=[theirs.fileno()], cwd=self.root,
-            env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            self.confinement.command(argv, self.root, self.private, self.budget.disk), pass_fds=[theirs.fileno()],
+            cwd=self.root, env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
         self.control.settimeout(FORK_TIMEOUT)
@@ -104,11 +106,12 @@ class ForkServer:
         finally:
             theirs.close()
 
-    def spawn(self) -> tuple[Worker, Path]:
-        """A new worker and its own empty folder; a dead fork server (killed by a student?) is restarted."""
+    def spawn(self) -> Worker:
+        """A new worker, to be told where its folder is (setup); a dead fork server (killed by a student?) is
+        restarted."""
         with self._lock:
             self._count += 1
-            folder = self.root / f"w{self._count}"
+            folder = self.work / f"w{self._count}"
             try:
                 pid, sock = self._fork()
             except (OSError, ValueError):
@@ -116,23 +119,22 @@ class ForkServer:
                 self._start()
                 pid, sock = self._fork()
         uid = self.first_uid + self._count if self.confinement.own_uid else None
-        folder.mkdir(mode=0o700)
-        if uid is not None:
-            os.chown(folder, uid, uid)
-        return Worker(pid, sock, uid, self), folder
+        return Worker(pid, sock, uid, folder, self)
 
-    def setup(self, worker: Worker, folder: Path) -> dict:
-        """The first message to a worker: where it lives, its uid and its limits."""
-        processes = self.processes if worker.uid is not None else user_tasks(os.getuid()) + self.processes
-        return {"dir": str(folder), "memory": self.memory, "cpu": self.cpu, "uid": worker.uid,
-                "processes": processes}
+    def setup(self, worker: Worker) -> dict:
+        """The first message to a worker: the folder it makes and lives in, its uid and its limits."""
+        limits = self.budget.worker_limits()
+        if worker.uid is None:  # RLIMIT_NPROC counts every process of the grader's user
+            limits["processes"] += user_tasks(os.getuid())
+        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid}
 
     def end(self, worker: Worker) -> None:
         """Ask the fork server to end `worker` and everything it started; returns when they are gone. A fork
         server that does not answer is killed, and with it (under bubblewrap) everything in its pid namespace."""
         with self._lock:
             try:
-                self.control.sendall(f"K {worker.pid} {'-' if worker.uid is None else worker.uid}".encode())
+                uid = "-" if worker.uid is None else worker.uid
+                self.control.sendall(f"K {worker.pid} {uid} {worker.folder}".encode())
                 if self.replies.readline() == b"ended\n":
                     return
             except OSError:
@@ -149,3 +151,35 @@ class ForkServer:
         self.control.close()
         self.process.kill()
         self.process.wait()
+
+
+class Runner:
+    """run_python for one exercise's calls: a worker of its own, started on first use and confined as a worker is
+    (its own uid, limits, hidden paths, no network), that runs each file with Python in a fresh folder holding the
+    workspace's files; it is ended, with everything it started, when the exercise ends."""
+
+    def __init__(self, server: ForkServer):
+        self.server, self.worker = server, None
+        self._lock = threading.Lock()  # one file at a time (a student's threads may ask at once)
+
+    def __call__(self, files: dict[str, str], path: str, timeout: float) -> tuple[int, str]:
+        """(exit code, output) of `path`; -1 when it timed out or the runner died."""
+        job = {"files": files, "path": path, "timeout": timeout}
+        with self._lock:
+            try:
+                if self.worker is None:
+                    self.worker = self.server.spawn()
+                    job = {**self.server.setup(self.worker), "run": job}
+                answer = self.worker.request(job, timeout + FORK_TIMEOUT)
+            except Gone as e:
+                self.worker = None
+                return -1, str(e)
+        if answer.get("code") == -1:
+            return -1, f"timed out after {timeout:g} s"
+        return int(answer.get("code", -1)), str(answer.get("output", ""))
+
+    def close(self) -> None:
+        with self._lock:
+            if self.worker:
+                self.worker.kill()
+                self.worker = None

@@ -1,14 +1,16 @@
-"""The grader's loopback mount: the trusted API every graded call talks to, in the grader's process.
+"""The grader's mount: the trusted API every graded call talks to, in the grader's process, on a Unix socket.
 
-One `course.api.Server` serves a Router: each call of a student's function gets its own recording
-LocalAPI under /call/<token>/ (the SDK's base_url), and POST /call/<token>/tool runs the scenario's
-tool for the student's RUN_TOOL, so the grader records the requests and the tool calls itself.
+One `course.api.Server` on a Unix socket in the batch's scratch folder (bound into the sandbox, which has no
+network) serves a Router: each call of a student's function gets its own recording LocalAPI under
+/call/<token>/ (the SDK's base_url), and POST /call/<token>/tool runs the scenario's tool for the student's
+RUN_TOOL, so the grader records the requests and the tool calls itself.
 """
 from __future__ import annotations
 
 import json
 import secrets
 import threading
+from pathlib import Path
 
 from ...api import Server
 from ...api.handler import Reply
@@ -33,7 +35,8 @@ class Router:
         with self._lock:
             call = self._calls.get(token) if path.startswith(PREFIX) else None
         if call is None:
-            return _json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"Not found: {path}"}})
+            return _json(404, {"type": "error", "error": {"type": "not_found_error",
+                                                          "message": f"Not found: {path[:200]}"}})
         if rest == "tool" and method == "POST":
             try:
                 request = json.loads(body)
@@ -58,17 +61,17 @@ class Router:
 
 
 class Wire:
-    """The Router behind a loopback Server; use as a context manager."""
+    """The Router behind a Server on the Unix socket `path`, each worker's user holding at most `connections`
+    at once; use as a context manager."""
 
-    def __init__(self):
+    def __init__(self, path: Path, connections: int):
+        self.path = path
         self.router = Router()
-        self.server = Server(self.router)  # the Server only needs .handle(): a Router is one
-        self.server.httpd.RequestHandlerClass.disable_nagle_algorithm = True  # no 40 ms stalls per reply
+        self.server = Server(self.router, path=str(path), max_per_peer=connections)  # a Router has .handle()
 
     def urls(self, token: str) -> tuple[str, str]:
-        """(the SDK's base_url, the tool endpoint) of one call."""
-        base = f"{self.server.base_url}{PREFIX}{token}"
-        return base, base + "/tool"
+        """(the SDK's base_url, the tool endpoint's path) of one call."""
+        return f"{self.server.base_url}{PREFIX}{token}", f"{PREFIX}{token}/tool"
 
     def __enter__(self) -> "Wire":
         self.server.start()

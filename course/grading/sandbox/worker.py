@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import socket
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...i18n import tr
@@ -22,11 +23,12 @@ class Gone(Exception):
 
 
 class Worker:
-    """One forked worker: JSON lines over its socket, killed with its whole process group."""
+    """One forked worker: JSON lines over its socket, killed with its whole process group, its folder removed."""
 
-    def __init__(self, pid: int, sock: socket.socket, uid: int | None, server: "ForkServer"):
-        self.pid, self.sock, self.uid, self.server = pid, sock, uid, server
+    def __init__(self, pid: int, sock: socket.socket, uid: int | None, folder: Path, server: "ForkServer"):
+        self.pid, self.sock, self.uid, self.folder, self.server = pid, sock, uid, folder, server
         self.reader = sock.makefile("rb")
+        self.ended = False
 
     def request(self, message: dict | None, timeout: float) -> dict:
         """Send a message (None: nothing) and wait for the worker's next one; raises Gone (after killing the
@@ -59,6 +61,8 @@ class Worker:
         return answer
 
     def kill(self) -> None:
-        """End the worker and every process it started; returns once they are gone."""
-        self.sock.close()
-        self.server.end(self)
+        """End the worker and every process it started, remove its folder; returns once they are gone."""
+        if not self.ended:
+            self.ended = True
+            self.sock.close()
+            self.server.end(self)
