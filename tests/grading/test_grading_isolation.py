@@ -279,6 +279,12 @@ def probe(client):
     except OSError as e:
         return type(e).__name__
 ''',
+        "reads_the_reference": f'''def probe(client):
+    try:
+        return len(open({str(ROOT / "solutions" / "03_the_first_loop.ipynb")!r}, "rb").read())
+    except OSError as e:
+        return type(e).__name__
+''',
         "fills_scratch": '''def probe(client):
     written = 0
     try:
@@ -336,6 +342,12 @@ def test_code_run_with_run_python_is_confined_like_the_students_own(probed):
         assert found["environs"] == []  # no process holding the grader's secret is readable
         assert found["rewrote"] == [] and json.loads((out / "kept.json").read_text()) == {"kept": True}
     assert left == []  # the sleeper it started is gone with the runner
+
+
+def test_a_worker_cannot_read_the_reference_solutions_the_checks_compare_with(probed):
+    shown, mode, out, left = probed
+    if mode.startswith("bwrap"):
+        assert shown["reads_the_reference"] == "FileNotFoundError"  # solutions/ is hidden: an empty folder
 
 
 def test_what_run_python_prints_is_capped(probed):
