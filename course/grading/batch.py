@@ -2,11 +2,12 @@
 
 `grade_batch(paths, out_dir)` takes notebooks, or class folders laid out as `<student>/<notebook>.ipynb` or
 nbgrader's `<student>/<assignment>/<notebook>.ipynb`. It writes out_dir/<stem>.json (a notebook given by path)
-or out_dir/<student>/<stem>.json (Gradescope's results.json) and out_dir/summary.csv; for a class, also
-out_dir/gradebook.csv and out_dir/<student>/feedback.html (a name that could clash with the grader's files is
-escaped: see file_name). A report is written by the grader once its
-submission's worker processes are gone, and every report is written again from memory at the end; a batch
-started again keeps the reports its seals vouch for (see report_seals.py) and grades the rest.
+or out_dir/<student>/<stem>.json (Gradescope's results.json) and out_dir/summary.csv, and a feedback page:
+out_dir/<stem>.feedback.html for a notebook on its own; for a class, out_dir/gradebook.csv and
+out_dir/<student>/feedback.html (a name that could clash with the grader's files is escaped: see file_name).
+A report is written by the grader once its submission's worker processes are gone, and every report is written
+again from memory at the end; a batch started again keeps the reports its seals vouch for (see
+report_seals.py) and grades the rest.
 """
 from __future__ import annotations
 
@@ -136,8 +137,11 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     seals = ReportSeals(out)
     reports = {n: r for n, sub in entries.items() if (r := seals.trusted(n, sub, report_path(out, n)))}
     todo = [n for n in entries if n not in reports]
-    log(f"{len(entries)} submissions: {len(reports)} already graded, {len(todo)} to grade "
-        f"(isolation: {confinement.mode})")
+    log(f"{len(entries)} submission{'' if len(entries) == 1 else 's'}: {len(reports)} already graded, "
+        f"{len(todo)} to grade (isolation: {confinement.mode})")
+    if not entries:
+        log(f"no notebook found in {', '.join(str(p) for p in paths)}: give notebooks, a folder of them, or a class "
+            "folder of <student>/<notebook>.ipynb (or <student>/<assignment>/<notebook>.ipynb)")
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
         jobs = jobs or os.cpu_count() or 1
@@ -195,10 +199,13 @@ def write_all(out: Path, entries: dict[str, Submission], reports: dict[str, dict
     seals.save()
     write_atomic(out / "summary.csv", summary_csv(reports))
     students: dict[str, dict[str, dict]] = {}
-    for name in entries:
+    for name, sub in entries.items():
         if "/" in name:
             student, stem = name.split("/", 1)
             students.setdefault(student, {})[stem] = reports[name]
+        else:  # a notebook on its own: its page beside its report
+            with speaking(language(sub)):
+                write_atomic(out / f"{file_name(name)}.feedback.html", feedback_html(name, {name: reports[name]}))
     if students:
         write_atomic(out / "gradebook.csv", gradebook_csv(students))
         for student, theirs in students.items():

@@ -10,6 +10,13 @@ STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}table{borde
          ".failed{color:#a00}pre{white-space:pre-wrap;margin:0}")
 
 
+def exercise_titles() -> dict[str, str]:
+    """grade_id -> the exercise's title (its English, translated where shown)."""
+    from .registry import shipped
+
+    return {gid: e.title for gid, e in shipped().exercises.items()}
+
+
 def feedback_html(student: str, reports: dict[str, dict]) -> str:
     """The page for `student` from their reports (Gradescope results.json dicts, by notebook stem), in the language
     the course speaks now (an English page has no lang attribute, as before the Japanese edition)."""
@@ -19,13 +26,21 @@ def feedback_html(student: str, reports: dict[str, dict]) -> str:
     columns = "".join(f"<th>{escape(c)}</th>" for c in (tr("check"), tr("result"), tr("points"), tr("why, and a hint")))
     parts = [f"<!doctype html><html{lang}><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>"]
+    titles = exercise_titles()
     for stem, report in reports.items():
         total = sum(t["max_score"] for t in report["tests"])
         score = tr("{stem}: {score:g}/{total:g} points").format(stem=stem, score=report["score"], total=total)
         parts.append(f"<h2>{escape(score)}</h2>")
-        parts.append(f"<pre>{escape(report.get('output', ''))}</pre>")
+        notes = report.get("output", "").split("\n", 1)  # its first line repeats the heading
+        if len(notes) > 1:
+            parts.append(f"<pre>{escape(notes[1])}</pre>")
         parts.append(f"<table><tr>{columns}</tr>")
+        exercise = None
         for t in report["tests"]:
+            if (gid := t["name"].split(": ", 1)[0]) != exercise:  # each exercise under its title
+                exercise = gid
+                title = tr(titles[gid]) + f" ({gid})" if gid in titles else gid
+                parts.append(f"<tr><th colspan='4'>{escape(title)}</th></tr>")
             status = "passed" if t["status"] == "passed" else "failed"
             shown = tr("passed") if status == "passed" else tr("failed")
             detail = "" if status == "passed" else t.get("output", "")

@@ -152,8 +152,9 @@ def notebooks(folder: int, name: str, path: Path, found: dict[str, list[Submissi
 
 
 def collect(paths: list[Path]) -> dict[str, Submission]:
-    """Report name -> submission, read: a notebook given by path is named by its stem; a class folder's
-    `<student>/<notebook>.ipynb` and nbgrader's `<student>/<assignment>/<notebook>.ipynb` as `<student>/<stem>`.
+    """Report name -> submission, read: a notebook given by path, or lying in a folder given, is named by its stem;
+    a class folder's `<student>/<notebook>.ipynb` and nbgrader's `<student>/<assignment>/<notebook>.ipynb` as
+    `<student>/<stem>`.
     Two notebooks of one student with one name are that student's problem; two paths given with one name, the
     instructor's (ValueError)."""
     found: dict[str, list[Submission]] = {}
@@ -165,6 +166,10 @@ def collect(paths: list[Path]) -> dict[str, Submission]:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             for item in listing(fd):
+                loose = item.name.endswith(".ipynb") and not item.name.startswith(".")
+                if loose and item.is_file(follow_symlinks=False):
+                    found.setdefault(Path(item.name).stem, []).append(read(root / item.name))  # as if given by path
+                    continue
                 if item.name.startswith(".") or not (item.is_dir(follow_symlinks=False) or item.is_symlink()):
                     continue
                 theirs: dict[str, list[Submission]] = {}

@@ -123,7 +123,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     assert str(CHECKS) not in everything and str(out) not in everything and str(tmp_path) not in everything
     assert Path(facts["cwd"]).is_relative_to(tempfile.gettempdir())
     assert not Path(facts["cwd"]).exists()  # the worker's folder is removed after grading
-    assert sorted(p.name for p in out.iterdir()) == [".seals.json", "spy.json", "summary.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [".seals.json", "spy.feedback.html", "spy.json", "summary.csv"]
 
 
 def test_on_the_wire_every_solution_gets_full_marks_and_every_exercise_none_with_reasons(tmp_path):

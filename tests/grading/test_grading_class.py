@@ -74,3 +74,24 @@ def test_two_notebooks_given_by_path_that_would_share_a_report_are_refused(tmp_p
         write(tmp_path / folder / "fixture.ipynb")
     with pytest.raises(ValueError, match="share a report"):
         collect([tmp_path / "a1" / "fixture.ipynb", tmp_path / "a2" / "fixture.ipynb"])
+
+
+def test_a_folder_of_notebooks_grades_each_and_gives_each_its_feedback_page(tmp_path):
+    folder = tmp_path / "submissions"
+    folder.mkdir()
+    write(folder / "dana.ipynb")
+    write(folder / "erik.ipynb", ask=SCRIPT)
+    (folder / "linked.ipynb").symlink_to(folder / "dana.ipynb")  # a link in the folder is not followed
+    out = tmp_path / "out"
+    reports = grade_batch([folder], out, CHECKS, jobs=2, budget=Budget(call=10), registry=Registry({}, {}),
+                          log=lambda line: None)
+    assert [r["score"] for r in reports] == [5, 4, 0]  # the link: a zero, with the reason
+    assert (out / "dana.feedback.html").is_file() and (out / "erik.feedback.html").is_file()
+    assert "link" in reports[2]["output"]
+
+
+def test_a_folder_with_no_notebook_says_why_nothing_was_graded(tmp_path):
+    (tmp_path / "empty").mkdir()
+    said = []
+    assert grade_batch([tmp_path / "empty"], tmp_path / "out", CHECKS, registry=Registry({}, {}), log=said.append) == []
+    assert said[0].startswith("0 submissions") and "no notebook found in" in said[1] and "<student>/" in said[1]
