@@ -1,6 +1,6 @@
 """`python -m bench`: run every benchmark and rewrite docs/BENCHMARKS.md with the figures.
 
-`python -m bench loop grading` runs only those and prints their tables without touching the file.
+`python -m bench loop grading` runs only those, prints their tables and rewrites only their sections of the file.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "BENCHMARKS.md"
 FIGURES = ROOT / "build" / "bench-figures.json"  # the raw figures of the last run
-PACKAGES = ["anthropic", "httpx2", "pydantic", "jsonschema", "nbclient", "ipykernel"]
+PACKAGES = ["anthropic", "httpx2", "pydantic", "jsonschema", "nbclient", "ipykernel", "claude-agent-sdk"]
 # name -> (module, function, title, what it measures)
 BENCHMARKS = {
     "loop": ("bench.loop", "bench_loop", "Loop: per-call overhead",
@@ -81,6 +82,14 @@ BENCHMARKS = {
                  "resident MB of the student's server and kernel, and MB unique to the student (private pages), "
                  "medians over students; CPU s is what the student's processes used. N grows until a room fails or "
                  "the next would leave too little memory for the machine's other users."),
+    "claude_code": ("bench.claude_code", "bench_claude_code", "Claude Code: one run on the toy model",
+                    "The Claude Code CLI that `claude-agent-sdk` bundles, `claude -p PROMPT --output-format json`, "
+                    "against `python -m course serve --scenario NAME` on loopback, with the environment of "
+                    "`course/agent_sdk.py` (base URL, token, no side traffic, a scratch HOME) and a fresh copy of the "
+                    "scenario's files as its working directory. A run is timed from the CLI's start to its exit, "
+                    "the server already listening: the 9.3 prompt (Bash lists the files: 2 requests) and Example "
+                    "4.3 (Bash, Read, Edit: 4 requests, the file fixed). Beside it, the same scenario run by "
+                    "`course.loop.Agent` in-process, with the course's tools."),
 }
 
 
@@ -112,16 +121,31 @@ def render(records: dict, modules: dict) -> str:
              "shared: figures are ratios measured side by side in one run, and absolute times are only indicative.",
              "", *machine(), ""]
     for name, record in records.items():
-        _module, _fn, title, what = BENCHMARKS[name]
-        result = record["figures"]
-        lines += [f"## {title}", "",
-                  f"Run of {record['started']} UTC, {record['minutes']:.1f} minutes; load average "
-                  f"{record['load'][0]:.1f} at the start, {record['load'][1]:.1f} at the end.", "",
-                  what, "", modules[name].table(result), ""]
-        for target, met in result.get("targets", {}).items():
-            lines.append(f"- {'met' if met else '**not met**'}: {target}")
-        lines.append("")
+        lines += [section(name, record, modules[name]), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def section(name: str, record: dict, module) -> str:
+    """One benchmark's section: its run, method, tables and targets."""
+    _module, _fn, title, what = BENCHMARKS[name]
+    result = record["figures"]
+    lines = [f"## {title}", "",
+             f"Run of {record['started']} UTC, {record['minutes']:.1f} minutes; load average "
+             f"{record['load'][0]:.1f} at the start, {record['load'][1]:.1f} at the end.", "",
+             what, "", module.table(result), ""]
+    lines += [f"- {'met' if met else '**not met**'}: {target}" for target, met in result.get("targets", {}).items()]
+    return "\n".join(lines).rstrip()
+
+
+def rewrite_sections(doc: str, records: dict, modules: dict) -> str:
+    """The document with the sections of `records` replaced (or added, in BENCHMARKS order), the rest kept."""
+    parts = re.split(r"(?m)^(?=## )", doc)
+    head, sections = parts[0], {p.splitlines()[0][3:]: p.rstrip() for p in parts[1:]}
+    for name, record in records.items():
+        sections[BENCHMARKS[name][2]] = section(name, record, modules[name])
+    titles = [title for _, _, title, _ in BENCHMARKS.values()]
+    order = [t for t in titles if t in sections] + [t for t in sections if t not in titles]
+    return head.rstrip() + "\n\n" + "\n\n".join(sections[t] for t in order) + "\n"
 
 
 def measure(name: str, module) -> dict:
@@ -153,6 +177,9 @@ def main(argv: list[str]) -> int:
         DOC.parent.mkdir(exist_ok=True)
         DOC.write_text(render({name: records[name] for name in modules}, modules))
         print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
+    elif DOC.exists():  # some figures only: their sections are rewritten, the others kept as they were
+        DOC.write_text(rewrite_sections(DOC.read_text(), {name: records[name] for name in chosen}, modules))
+        print(f"rewrote {', '.join(chosen)} in {DOC.relative_to(ROOT)}", file=sys.stderr)
     return 0
 
 

@@ -12,13 +12,15 @@ from .grading.cli import add_commands as add_grading_commands
 
 def serve(args) -> int:
     from .api import Server
-    from .scenarios import SCENARIOS
+    from .scenarios import get
 
-    if args.scenario not in SCENARIOS:
-        print(f"unknown scenario {args.scenario!r}; valid names: {', '.join(sorted(SCENARIOS))}", file=sys.stderr)
+    try:
+        scenario = get(args.scenario)
+    except KeyError as e:
+        print(e.args[0], file=sys.stderr)
         return 2
     log = open(args.log, "a", encoding="utf-8") if args.log else None
-    api = SCENARIOS[args.scenario].api(latency=args.latency, pace=args.pace, record=False,
+    api = scenario.api(latency=args.latency, pace=args.pace, record=False,
                                        log=log and (lambda r: print(json.dumps(asdict(r)), file=log, flush=True)))
     server = Server(api, port=args.port, host=args.host)
     print(server.base_url, flush=True)

@@ -101,6 +101,14 @@ def tagged_source(path: str | Path, tag: str) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
+def final_loop() -> Callable:
+    """The student's agent_loop as the last loop lesson leaves it (lesson 09), run from the notebook's tagged cell."""
+    namespace: dict = {}
+    notebook = Path(__file__).resolve().parent.parent / "notebooks" / f"{LOOP_LESSONS[-1]}.ipynb"
+    exec(tagged_source(notebook, LOOP_TAG), namespace)
+    return namespace["agent_loop"]
+
+
 def loop_diff(old: str, new: str, old_name: str, new_name: str) -> str:
     """What changed between two loop cells, as a markdown diff block."""
     lines = difflib.unified_diff(old.splitlines(), new.splitlines(), old_name, new_name, n=1, lineterm="")

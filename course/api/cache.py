@@ -13,6 +13,7 @@ import time
 from typing import Callable
 
 from .models import Model
+from .toolset import loaded
 from .tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD
 
 TTL = {"5m": 300.0, "1h": 3600.0}  # seconds a cache entry lives after its last use
@@ -77,8 +78,9 @@ def breakpoints(body: dict, model: Model) -> list[tuple[str, int, str]]:
         if item.get("cache_control"):
             point(item["cache_control"])
 
+    shown = loaded(body)  # a deferred tool costs nothing until a tool_reference loads it
     for t in body.get("tools") or []:
-        mark(t, count.tool_tokens(t))
+        mark(t, count.tool_tokens(t) if t in shown else 0)
     system = body.get("system") or []
     if isinstance(system, str):  # a plain string system prompt cannot carry a mark
         n += count.text_tokens(system)

@@ -1,7 +1,8 @@
 """Generation: the policy's turn made into the reply the real API would give to this request.
 
 In order: the thinking blocks the request sends back are checked; the policy
-(the toy model) proposes a turn; the request decides what may stay in it
+(the toy model) proposes a turn; its calls go to the request's tools by role (a
+deferred tool is first asked of ToolSearch); the request decides what may stay in it
 (declared tools only, tool_choice, thinking for models that think); tool_use
 ids and thinking signatures are given; the turn is cut where generation would
 stop; usage is counted, with prompt caching.
@@ -17,6 +18,7 @@ from .errors import APIError
 from .models import Model
 from .policy import CHOSEN_STOP_REASONS, Conversation, Policy, Turn
 from .tokens import BLOCK_OVERHEAD, Tokenizer
+from .toolset import TOOL_SEARCH, for_role, loaded, unloaded
 
 THOUGHT_IDS = "toolu_local_thought_"  # tool_use ids given in a turn that started with a thinking block
 NUMBER = {"integer": re.compile(r"-?\d+"), "number": re.compile(r"-?\d+(?:\.\d+)?")}
@@ -33,7 +35,8 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     check_thinking(body)
     conversation = Conversation(body)
     turn = ask(policy, conversation)
-    content = allowed(turn.content, body, served, undeclared_tools)
+    content = by_role(turn.content, body, undeclared_tools)
+    content = allowed(content, body, served, undeclared_tools)
     content = given_ids(content, body, conversation.calls_so_far + 1)
     forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
     stop = "tool_use" if forced else turn.stop_reason or (
@@ -59,6 +62,8 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     }
     if stop == "refusal" and turn.stop_details:
         message["stop_details"] = turn.stop_details
+    if body.get("context_management"):  # the toy conversations are far below every edit's trigger: none applied
+        message["context_management"] = {"applied_edits": []}
     return message, partial
 
 
@@ -84,30 +89,59 @@ def cannot_answer(why: str) -> APIError:
 
 # --- what the request allows -------------------------------------------------------------------
 
+def by_role(content: list[dict], body: dict, undeclared_tools: bool = False) -> list[dict]:
+    """The policy's calls, named by role, made calls to the request's tools, as a model would make them.
+
+    Under tool_choice auto, a call to `search` goes to the callable tool named `search` or ending in
+    `__search`; when that tool is deferred and not loaded yet, the turn is instead a call to ToolSearch
+    selecting it. A call that no declared tool fits is left out, and a turn left with no call answers in
+    text that it lacks the tool: never a call the request did not offer (LocalAPI(undeclared_tools=True)
+    keeps such calls, to show a loop coping with an unknown tool).
+    """
+    if (body.get("tool_choice") or {"type": "auto"})["type"] != "auto":
+        return content
+    callable_, waiting = loaded(body), unloaded(body)
+    out, wanted, missing = [], [], []
+    for b in content:
+        name = for_role(callable_, b["name"]) if b["type"] == "tool_use" else None
+        if b["type"] != "tool_use" or name is not None:
+            out.append(b if name is None else {**b, "name": name})
+        elif for_role(waiting, b["name"]) and for_role(callable_, TOOL_SEARCH):
+            wanted.append(for_role(waiting, b["name"]))
+        elif undeclared_tools:
+            out.append(b)
+        else:
+            missing.append(b["name"])
+    thoughts = [b for b in content if b["type"] == "thinking"]
+    if wanted:  # first load the deferred tools, as a model does before it can call them
+        return thoughts + [{"type": "tool_use", "id": "", "name": for_role(callable_, TOOL_SEARCH),
+                            "input": {"query": "select:" + ",".join(dict.fromkeys(wanted))}}]
+    if missing and not any(b["type"] == "tool_use" for b in out):
+        return thoughts + [{"type": "text", "text": "I cannot do that here: none of my tools can "
+                                                    f"{' or '.join(dict.fromkeys(missing))}."}]
+    return out
+
+
 def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bool) -> list[dict]:
     """The turn as the request allows it.
 
     Under tool_choice "none" no call stays; under "any" or "tool" the reply is
     calls to allowed tools only, and a turn without one has its text answer
     fitted into the forced tool's input (under "any", the last declared tool it
-    fits: frameworks declare their output tool last). Under "auto", a call to a
-    tool the request did not declare is a 500 naming it, since no faithful reply
-    exists (LocalAPI(undeclared_tools=True) lets it through, to show a loop
-    coping with an unknown tool). disable_parallel_tool_use
-    keeps the first call. Thinking stays only for models that think, and not
-    when a tool is forced (the reply then starts with the call).
+    fits: frameworks declare their output tool last). Under "auto", `by_role`
+    has already made every call one to a callable tool (or kept an undeclared one
+    for LocalAPI(undeclared_tools=True)). disable_parallel_tool_use keeps the
+    first call. Thinking stays only for models that think, and not when a tool
+    is forced (the reply then starts with the call).
     """
     choice = body.get("tool_choice") or {"type": "auto"}
-    declared = [t["name"] for t in body.get("tools") or []]
+    declared = [t["name"] for t in loaded(body) if "name" in t]
     forced = choice["type"] in ("any", "tool")
     names = {choice["name"]} if choice["type"] == "tool" else set(declared) if choice["type"] != "none" else set()
     keep = []
     for b in content:
         if b["type"] == "thinking" and (not served.thinks or forced):
             continue
-        if b["type"] == "tool_use" and b["name"] not in names and choice["type"] == "auto" and not undeclared_tools:
-            raise cannot_answer(f"the local API's toy model called {b['name']!r}, a tool this request did not declare "
-                                f"(declared: {', '.join(declared) or 'none'}); a real model never does")
         if b["type"] == "tool_use" and b["name"] not in names and not (undeclared_tools and choice["type"] == "auto"):
             continue
         if b["type"] == "text" and forced:
@@ -138,7 +172,7 @@ def structured(content: list[dict], schema: dict) -> list[dict]:
 def forced_call(content: list[dict], body: dict, names: list[str]) -> dict:
     """A call to a forced tool carrying the turn's text answer, fitted to the tool's input_schema."""
     answer = "".join(b["text"] for b in content if b["type"] == "text")
-    schemas = {t["name"]: t.get("input_schema") or {} for t in body["tools"]}
+    schemas = {t["name"]: t.get("input_schema") or {} for t in body["tools"] if "name" in t}
     for name in reversed(names):
         value = fitted(schemas[name], answer)
         if value is not None:

@@ -71,6 +71,8 @@ class Recorded:
     body: dict | None
     status: int
     response: dict | None = None
+    headers: dict = field(default_factory=dict)  # the request's anthropic-* headers (anthropic-beta: the betas asked)
+    query: str = ""  # the query string: Claude Code posts to /v1/messages?beta=true
 
 
 @dataclass
@@ -108,7 +110,9 @@ class LocalAPI:
             self._count += 1
             request_id = f"req_local_{self._count:04d}"
             fault = self.faults.popleft() if self.faults else None
-        path = path.split("?", 1)[0]
+        path, _, query = path.partition("?")
+        seen = {"headers": {k.lower(): v for k, v in headers.items() if k.lower().startswith("anthropic-")},
+                "query": query}
         parsed = None
         try:
             parsed = self._parse(method, path, headers, body)
@@ -116,23 +120,23 @@ class LocalAPI:
                 time.sleep(self.latency)
             mid_stream = self._fail(fault, streaming=isinstance(parsed, dict) and bool(parsed.get("stream")))
             if method == "GET":
-                return self._done(path, None, 200, request_id, self._models(path))
+                return self._done(path, None, 200, request_id, self._models(path), seen)
             if path == "/v1/messages/count_tokens":
                 served = validate_request(parsed, count_only=True)
                 answer = {"input_tokens": served.tokenizer.input_tokens(parsed)}
-                return self._done(path, parsed, 200, request_id, answer)
+                return self._done(path, parsed, 200, request_id, answer, seen)
             request = self.threads.resume(parsed)
             served = validate_request(request)
             message, partial = generate(request, served, self.policy, self.cache, request_id, self.context_window,
                                         self.undeclared_tools)
             self.threads.hold(request, message)
             if parsed.get("stream"):
-                self._keep(path, parsed, 200, message)
+                self._keep(path, parsed, 200, message, seen)
                 return Reply(200, {"content-type": "text/event-stream", "request-id": request_id},
                              events(message, partial, self.pace, mid_stream))
-            return self._done(path, parsed, 200, request_id, message)
+            return self._done(path, parsed, 200, request_id, message, seen)
         except APIError as e:
-            return self._done(path, parsed, e.status, request_id, e.body(request_id), e.headers)
+            return self._done(path, parsed, e.status, request_id, e.body(request_id), seen, e.headers)
 
     def _parse(self, method: str, path: str, headers: dict, body: bytes):
         """The JSON body, after the checks that come before validation: 404, 401, 413, unparsable JSON."""
@@ -172,16 +176,16 @@ class LocalAPI:
             raise error
         return None
 
-    def _keep(self, path: str, body, status: int, response) -> None:
+    def _keep(self, path: str, body, status: int, response, seen: dict) -> None:
         if self.record or self.log:
-            recorded = Recorded(path, body, status, response)
+            recorded = Recorded(path, body, status, response, **seen)
             with self._lock:
                 if self.record:
                     self.requests.append(recorded)
                 if self.log:
                     self.log(recorded)
 
-    def _done(self, path, body, status, request_id, answer, headers=None) -> Reply:
-        self._keep(path, body, status, answer)
+    def _done(self, path, body, status, request_id, answer, seen: dict, headers=None) -> Reply:
+        self._keep(path, body, status, answer, seen)
         return Reply(status, {"content-type": "application/json", "request-id": request_id, **(headers or {})},
                      json.dumps(answer).encode())

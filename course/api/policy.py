@@ -1,7 +1,9 @@
 """Policies: toy models. A policy is any callable `policy(conversation) -> Turn`.
 
 Like the real API, a policy is stateless: it sees only the request (the whole
-conversation) and decides the next assistant turn from it.
+conversation) and decides the next assistant turn from it, read as a model reads
+it: the user's words without a harness's system messages and reminders, tools by
+their role (`search`, whether the harness named it `search` or `mcp__course__search`).
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from .errors import APIError
+from .toolset import REMINDER, for_role, loaded, role
 
 CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}  # the rest are the handler's to decide
 
@@ -35,14 +38,16 @@ class Conversation:
 
     def __init__(self, body: dict):
         self.body = body
-        self.messages: list[dict] = [  # a string content becomes one text block; the rest are kept as they are
-            {**m, "content": [{"type": "text", "text": m["content"]}]} if isinstance(m["content"], str) else m
-            for m in body["messages"]
-        ]
+        self.messages: list[dict] = [m for m in map(_as_read, body["messages"]) if m is not None]
 
     @property
     def tool_names(self) -> list[str]:
-        return [t["name"] for t in self.body.get("tools") or []]
+        """The names of the tools the model can call now (deferred ones once loaded)."""
+        return [t["name"] for t in loaded(self.body) if "name" in t]
+
+    def tool(self, wanted: str) -> str | None:
+        """The name of the callable tool whose role is `wanted` (`search`: `search` or `mcp__course__search`)."""
+        return for_role(loaded(self.body), wanted)
 
     @functools.cached_property  # counted once: the policy and the handler both ask
     def calls_so_far(self) -> int:
@@ -51,7 +56,7 @@ class Conversation:
 
     @property
     def prompt(self) -> str:
-        """The text of the first user message."""
+        """The text of the first user message (the user's words, without reminders)."""
         return "".join(b.get("text", "") for b in self.messages[0]["content"] if b["type"] == "text")
 
     @property
@@ -74,6 +79,27 @@ class Conversation:
     def result_text(self, result: dict) -> str:
         c = result.get("content", "")
         return c if isinstance(c, str) else "".join(b.get("text", "") for b in c if b.get("type") == "text")
+
+
+def _as_read(message: dict) -> dict | None:
+    """A message as the model reads it: a string content as one text block, reminders taken out of the text,
+    tool calls by role; None for a system message or a message that held only reminders."""
+    if message["role"] == "system":
+        return None
+    content = message["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    read = []
+    for b in blocks:
+        if b["type"] == "text" and "<system-reminder>" in b["text"]:
+            b = {**b, "text": REMINDER.sub("", b["text"]).lstrip()}
+            if not b["text"].strip():
+                continue
+        elif b["type"] == "tool_use" and role(b["name"]) != b["name"]:
+            b = {**b, "name": role(b["name"])}
+        read.append(b)
+    if not read and blocks:
+        return None
+    return {**message, "content": read} if read != content else message
 
 
 class Policy(Protocol):

@@ -31,8 +31,8 @@ def events(message: dict, partial: dict[int, str], pace: float = 0.0, error: API
 
 def _events(message: dict, partial: dict[int, str], error: APIError | None) -> Iterator[bytes]:
     usage = message["usage"]
-    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
-             "usage": {**usage, "output_tokens": 1}}
+    start = {**{k: v for k, v in message.items() if k != "context_management"}, "content": [], "stop_reason": None,
+             "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
     yield event("message_start", {"message": start})
     pinged = False
     for i, block in enumerate(message["content"]):
@@ -55,7 +55,8 @@ def _events(message: dict, partial: dict[int, str], error: APIError | None) -> I
              "stop_details": message.get("stop_details")}
     totals = {k: usage[k] for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                                     "output_tokens")}
-    yield event("message_delta", {"delta": delta, "usage": totals})
+    managed = {"context_management": message["context_management"]} if "context_management" in message else {}
+    yield event("message_delta", {"delta": delta, "usage": totals, **managed})  # the edits applied come at the end
     yield event("message_stop", {})
 
 

@@ -8,7 +8,8 @@ monotone in the text and about the right size. The rule:
   the 5.x generation's tokenizer (factor 1.3, the default); at least 1 for
   non-empty text;
 - every message costs 4 tokens of framing and every block 3;
-- tool_use input and tool definitions are counted as their compact JSON;
+- tool_use input and tool definitions are counted as their compact JSON; a deferred tool
+  (`defer_loading: true`) only once a tool_reference has loaded it;
 - a request costs 8 tokens on top (the turn separators).
 
 It is additive over messages, as Def. 5.1 of the material assumes, so the
@@ -17,6 +18,8 @@ identities of Prop. 5.2 hold exactly on what the local API reports.
 from __future__ import annotations
 
 import json
+
+from .toolset import loaded
 
 REQUEST_OVERHEAD = 8
 MESSAGE_OVERHEAD = 4
@@ -66,10 +69,10 @@ class Tokenizer:
         return self.json_tokens({k: v for k, v in tool.items() if k != "cache_control"})
 
     def fixed_tokens(self, body: dict) -> int:
-        """s_0 of Def. 5.1: the system prompt and the tool definitions."""
+        """s_0 of Def. 5.1: the system prompt and the definitions of the tools the model can call now."""
         system = body.get("system") or ""
         n = self.text_tokens(system) if isinstance(system, str) else sum(map(self.block_tokens, system))
-        return n + sum(map(self.tool_tokens, body.get("tools") or []))
+        return n + sum(map(self.tool_tokens, loaded(body)))
 
     def input_tokens(self, body: dict) -> int:
         """n_k: what one request costs in input tokens."""

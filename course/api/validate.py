@@ -23,29 +23,34 @@ from .errors import APIError
 from .models import Model, model
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-ROLES = ("user", "assistant")
+ROLES = ("user", "assistant", "system")  # anthropic 2.14's MessageParam includes SystemMessageParam
 
 
 def _keys(*typed_dicts) -> frozenset:
     return frozenset().union(*(t.__required_keys__ | t.__optional_keys__ for t in typed_dicts)) - {"betas"}
 
 
-def _types(union) -> frozenset:
-    """Every `type` literal of a union of the SDK's TypedDicts (nested unions included)."""
-    found, todo = set(), [union]
+def _typed_dicts(union) -> list:
+    """The SDK's TypedDicts in a union (nested unions included)."""
+    found, todo = [], [union]
     while todo:
         for arg in typing.get_args(todo.pop()):
-            if hasattr(arg, "__required_keys__"):
-                found |= set(re.findall(r"'([a-z0-9_]+)'", str(arg.__annotations__.get("type", ""))))
-            else:
-                todo.append(arg)
-    return frozenset(found)
+            (found if hasattr(arg, "__required_keys__") else todo).append(arg)
+    return found
+
+
+def _types(union, keep=lambda typed_dict: True) -> frozenset:
+    """Every `type` literal of a union of the SDK's TypedDicts, of those `keep` accepts."""
+    return frozenset(kind for t in _typed_dicts(union) if keep(t)
+                     for kind in re.findall(r"'([a-z0-9_]+)'", str(t.__annotations__.get("type", ""))))
 
 
 FIELDS = _keys(message_create_params.MessageCreateParamsStreaming, beta_create_params.MessageCreateParamsStreaming)
 COUNT_FIELDS = _keys(message_count_tokens_params.MessageCountTokensParams, beta_count_params.MessageCountTokensParams)
 TOOL_TYPES = _types(sdk.ToolUnionParam) | _types(sdk_beta.BetaToolUnionParam)  # "custom" and Anthropic-defined
 BLOCK_TYPES = _types(sdk.ContentBlockParam) | _types(sdk_beta.BetaContentBlockParam)
+EDITS = _types(sdk_beta.beta_context_management_config_param.Edit)  # context_management.edits[].type
+TOOLSETS = _types(sdk_beta.BetaToolUnionParam, lambda t: "name" not in t.__annotations__)  # one entry, no name
 
 
 def invalid(message: str) -> APIError:
@@ -75,7 +80,8 @@ def validate_request(body, *, count_only: bool = False) -> Model:
     _validate_tool_choice(body.get("tool_choice"), body.get("tools"))
     _validate_stop_sequences(body.get("stop_sequences"))
     _validate_thread(body.get("thread"))
-    _validate_messages(body.get("messages"))
+    _validate_context_management(body.get("context_management"))
+    _validate_messages(body.get("messages"), _names(body.get("tools")))
     _validate_cache_control(body)
     served = model(body["model"])
     if not count_only:
@@ -135,6 +141,19 @@ def _validate_thread(thread) -> None:
         raise invalid("thread.continue.previous_message_id: Field required")
 
 
+def _validate_context_management(config) -> None:
+    """{"edits": [...]}, each edit one the SDK declares (clear_thinking_..., clear_tool_uses_..., compact_...)."""
+    if config is None:
+        return
+    edits = config.get("edits", []) if isinstance(config, dict) else None
+    if not isinstance(edits, list):
+        raise invalid("context_management.edits: Input should be a valid list")
+    for i, edit in enumerate(edits):
+        if not isinstance(edit, dict) or edit.get("type") not in EDITS:
+            raise invalid(f"context_management.edits.{i}: Input tag found using 'type' does not match any of the "
+                          f"expected tags: {', '.join(repr(e) for e in sorted(EDITS))}")
+
+
 def _validate_tools(tools) -> None:
     if tools is None:
         return
@@ -145,6 +164,11 @@ def _validate_tools(tools) -> None:
         where = f"tools.{i}.custom"
         if not isinstance(tool, dict):
             raise invalid(f"tools.{i}: Input should be a valid dictionary")
+        kind = tool.get("type") or "custom"  # `"type": null` is a custom tool, as the SDK's ToolParam declares
+        if kind in TOOLSETS:  # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
+            if "name" in tool:
+                raise invalid(f"tools.{i}.{kind}.name: Extra inputs are not permitted")
+            continue
         name = tool.get("name")
         if name is None:
             raise invalid(f"{where}.name: Field required")
@@ -153,9 +177,10 @@ def _validate_tools(tools) -> None:
         if name in seen:
             raise invalid("tools: Tool names must be unique.")
         seen.add(name)
-        kind = tool.get("type", "custom")
         if kind not in TOOL_TYPES:
             raise invalid(f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags")
+        if not isinstance(tool.get("defer_loading", False), bool):
+            raise invalid(f"{where}.defer_loading: Input should be a valid boolean")
         if kind != "custom":
             continue  # an Anthropic-defined tool: the API knows its schema
         if "description" in tool and not isinstance(tool["description"], str):
@@ -170,6 +195,13 @@ def _validate_tools(tools) -> None:
         if not _valid_schema(json.dumps(schema)):
             raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
                           "(https://json-schema.org/draft/2020-12).")
+    if tools and all(t.get("defer_loading") for t in tools):
+        raise invalid("tools: every tool has defer_loading: true; at least one tool must be loaded (not deferred)")
+
+
+def _names(tools) -> frozenset:
+    """The names of the declared tools (after _validate_tools)."""
+    return frozenset(t["name"] for t in tools or [] if "name" in t)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -194,7 +226,7 @@ def _validate_cache_control(body: dict) -> None:
 EMPTY = "all messages must have non-empty content except for the optional final assistant message"
 
 
-def _blocks(message: dict, i: int, final: bool) -> list:
+def _blocks(message: dict, i: int, final: bool, tools: frozenset) -> list:
     """The message's blocks, checked one by one; `final`: the last message, when it is the assistant's."""
     content = message.get("content")
     if content is None:
@@ -232,34 +264,54 @@ def _blocks(message: dict, i: int, final: bool) -> list:
             if not isinstance(block.get("content", ""), (str, list)):
                 raise invalid(f"messages.{i}.content.{j}.tool_result.content: Input should be a valid string or a "
                               "list of blocks")
+            _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content", tools)
+        elif message["role"] == "system":
+            raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match the "
+                          "expected tag of a system message: 'text'")
         elif kind not in BLOCK_TYPES:
             raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match any "
                           "of the expected tags")
     return content
 
 
-def _validate_messages(messages) -> None:
+def _validate_references(content, where: str, tools: frozenset) -> None:
+    """tool_reference blocks in a tool_result (a client-side tool search's answer) name declared tools."""
+    for k, block in enumerate(content if isinstance(content, list) else []):
+        if isinstance(block, dict) and block.get("type") == "tool_reference":
+            if not isinstance(block.get("tool_name"), str):
+                raise invalid(f"{where}.{k}.tool_reference.tool_name: Field required")
+            if block["tool_name"] not in tools:
+                raise invalid(f"{where}.{k}: tool_reference names {block['tool_name']!r}, which is not a tool in "
+                              "tools")
+
+
+def _validate_messages(messages, tools: frozenset = frozenset()) -> None:
+    """Every message's shape, then the pairing rules over the user and assistant messages: system messages
+    (anywhere in the list) are passed over, as the API does."""
     if messages is None:
         raise invalid("messages: Field required")
     if not isinstance(messages, list):
         raise invalid("messages: Input should be a valid list")
     if not messages:
         raise invalid("messages: at least one message is required")
-    contents = []
-    last = len(messages) - 1
     for i, m in enumerate(messages):
         if not isinstance(m, dict):
             raise invalid(f"messages.{i}: Input should be a valid dictionary")
         if m.get("role") not in ROLES:
+            # the wording lesson 01 shows; a system message is accepted too
             raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
-        final = i == last and m["role"] == "assistant"
-        contents.append(_blocks(m, i, final))
+    talk = [i for i, m in enumerate(messages) if m["role"] != "system"]  # the turns, in order
+    contents = []
+    for i, m in enumerate(messages):
+        final = bool(talk) and i == talk[-1] and m["role"] == "assistant"
+        contents.append(_blocks(m, i, final, tools))
         if final and contents[-1] and contents[-1][-1]["type"] == "text" and contents[-1][-1]["text"][-1:].isspace():
             raise invalid("messages: final assistant content cannot end with trailing whitespace")
-    if messages[0]["role"] != "user":
+    if not talk or messages[talk[0]]["role"] != "user":
         raise invalid('messages: first message must use the "user" role')
-    prev_ids: set = set()  # the tool_use ids of the previous message when it is the assistant's
-    for i, (m, content) in enumerate(zip(messages, contents)):
+    prev_ids: set = set()  # the tool_use ids of the previous turn when it is the assistant's
+    for n, i in enumerate(talk):
+        m, content = messages[i], contents[i]
         if m["role"] == "assistant":
             ids = [b["id"] for b in content if b["type"] == "tool_use"]
             if len(set(ids)) != len(ids):
@@ -267,7 +319,7 @@ def _validate_messages(messages) -> None:
             if "tool_result" in [b["type"] for b in content]:
                 raise invalid(f"messages.{i}: `tool_result` blocks can only be in user messages")
             if ids:
-                _validate_answer(i, ids, messages, contents)
+                _validate_answer(i, ids, talk[n + 1] if n + 1 < len(talk) else None, messages, contents)
             prev_ids = set(ids)
         else:
             for j, b in enumerate(content):
@@ -278,17 +330,17 @@ def _validate_messages(messages) -> None:
             prev_ids = set()
 
 
-def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
-    """The message after an assistant tool_use must start with one tool_result per id (P2, P3)."""
-    if i + 1 >= len(messages) or messages[i + 1]["role"] != "user":
+def _validate_answer(i: int, ids: list, after: int | None, messages: list, contents: list) -> None:
+    """The turn after an assistant tool_use (messages[after]) must start with one tool_result per id (P2, P3)."""
+    if after is None or messages[after]["role"] != "user":
         raise _unanswered(i, ids)
-    content = contents[i + 1]
+    content = contents[after]
     seen: list[str] = []
     for j, b in enumerate(content):
         if b["type"] != "tool_result":
             continue
         if b["tool_use_id"] in seen:
-            raise invalid(f"messages.{i + 1}.content.{j}: each `tool_use` must have a single result. "
+            raise invalid(f"messages.{after}.content.{j}: each `tool_use` must have a single result. "
                           f"Found multiple `tool_result` blocks with id: {b['tool_use_id']}")
         seen.append(b["tool_use_id"])
     missing = [u for u in ids if u not in seen]
@@ -296,7 +348,7 @@ def _validate_answer(i: int, ids: list, messages: list, contents: list) -> None:
         raise _unanswered(i, missing)
     leading = next((j for j, b in enumerate(content) if b["type"] != "tool_result"), len(content))
     if leading < len(ids):
-        raise invalid(f"messages.{i + 1}: Did not find {len(ids) - leading} `tool_result` block(s) at the beginning "
+        raise invalid(f"messages.{after}: Did not find {len(ids) - leading} `tool_result` block(s) at the beginning "
                       "of this message. Messages following `tool_use` blocks must begin with a matching number of "
                       "`tool_result` blocks.")
 

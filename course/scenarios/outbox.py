@@ -20,8 +20,9 @@ def mailing_policy(c: Conversation) -> Turn:
     todo = [r for r in RECIPIENTS if r not in done]
     if not todo:
         return say(f"All {len(RECIPIENTS)} e-mails are sent.")
-    schema = next(t["input_schema"] for t in c.body.get("tools", []) if t["name"] == "send_email")
-    key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema["properties"] else {}
+    name = c.tool("send_email")  # `send_email`, or `mcp__course__send_email` when a harness hosts it
+    schema = next((t["input_schema"] for t in c.body.get("tools") or [] if t.get("name") == name), {})
+    key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema.get("properties", {}) else {}
     return say(f"Sending to {todo[0]}.", call("send_email", to=todo[0], subject="Launch notice",
                                                body="We launch on Monday.", **key))
 

@@ -46,9 +46,10 @@ def aurora_policy(c: Conversation) -> Turn:
     if "directed by Mara Voss" in seen:
         return say("The film was directed by Mara Voss; the 1951 is the novelist. Searching for her.",
                    call("search", query="Mara Voss"))
-    if c.calls_so_far and NOT_FOUND in seen and c.calls_so_far >= 2:
+    searched = sum(1 for u, _ in c.all_results() if u["name"] == "search")  # a harness's ToolSearch turn aside
+    if NOT_FOUND in seen and searched >= 2:
         return say("I could not find the film, so I cannot answer.")
-    if c.calls_so_far:
+    if searched:
         return Turn([call("search", query="Aurora Run film")])
     return Turn([call("search", query="Aurora Run")])
 

@@ -73,10 +73,7 @@ def lookup(title: str) -> str:
 
 
 llm = ChatAnthropic(model="claude-haiku-5-5", api_key="local", base_url=os.environ["COURSE_API"])
-try:
-    llm.bind_tools([lookup]).invoke("In which year was the director of the film Aurora Run born?")
-except Exception as e:
-    print(type(e).__name__)
+print(llm.bind_tools([lookup]).invoke("In which year was the director of the film Aurora Run born?").content)
 """
 
 
@@ -150,11 +147,12 @@ def test_langgraph_streaming(framework_python, served):
 
 
 
-def test_a_framework_with_other_tools_gets_an_error_never_a_call_it_did_not_declare(framework_python, served):
+def test_a_framework_with_other_tools_gets_text_never_a_call_it_did_not_declare(framework_python, served):
     out, wire = run(framework_python, served, OTHER_TOOLS)
-    # sent: the question with one tool, lookup; the toy model would call search: got a 500 that says so, not retried
-    assert [w["status"] for w in wire] == [500] and out.endswith("Error")  # langchain: AnthropicAPIError
-    assert "'search', a tool this request did not declare" in wire[0]["response"]["error"]["message"]
+    # sent: the question with one tool, lookup; the toy model would call search: got a text answer, as the real
+    # API could send, never a 500 that clients retry
+    assert [w["status"] for w in wire] == [200] and replies(wire) == [["text"]]
+    assert out == "I cannot do that here: none of my tools can search."
 
 
 if __name__ == "__main__":  # `make build/frameworks/.installed`

@@ -73,3 +73,20 @@ def test_explorer_bench_runs_without_the_browser():
     explorer = runner.available()["explorer"]
     figures = explorer.bench_explorer(repeats=1, in_browser=False)  # the browser part takes minutes
     assert figures["scenarios"] and "|" in explorer.table(figures)
+
+
+def test_one_benchmarks_sections_are_rewritten_and_the_others_kept(loop_figures):
+    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0, "load": [1.0, 2.0]}
+    doc = "# Benchmarks\n\nintro\n\n## Loop: per-call overhead\n\nold figures\n\n## Something else\n\nkept\n"
+    new = runner.rewrite_sections(doc, {"loop": record}, {"loop": loop})
+    assert "old figures" not in new and "2026-01-02 03:04 UTC" in new and new.startswith("# Benchmarks\n\nintro\n")
+    assert new.index("## Loop: per-call overhead") < new.index("## Something else") and "kept" in new
+
+
+def test_the_claude_code_table_is_well_formed():
+    from bench import claude_code
+
+    row = {"scenario": "count_python_files", "runs": 1, "requests": 2, "num_turns": 2, "subtype": "success",
+           "median_s": 0.7, "max_s": 0.9, "agent_ms": 3.0}
+    table = claude_code.table({"rows": [row]})
+    assert "| count_python_files | 1 | 2 | 2 | success | 0.70 | 0.90 | 350 | 3.0 |" in table

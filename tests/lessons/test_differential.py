@@ -5,22 +5,13 @@ By design they differ only where the test does not look: Agent returns a Result 
 where the lesson's loop returns (answer or None, messages); Agent also has `system`, `max_tool_errors` and a `clock`,
 and runs consecutive read-only calls of a mixed response together (the lesson's loop only when all are read-only).
 """
-from pathlib import Path
-
 import pytest
 
 from course.gate import Gate
-from course.lessons import LOOP_LESSONS, LOOP_TAG, canonical, loop_setup, tagged_source
+from course.lessons import canonical, final_loop, loop_setup
 from course.loop import Limits
 from course.scenarios import SCENARIOS
 
-FINAL = Path(__file__).resolve().parents[2] / "notebooks" / f"{LOOP_LESSONS[-1]}.ipynb"
-
-
-def final_loop():
-    namespace: dict = {}
-    exec(tagged_source(FINAL, LOOP_TAG), namespace)
-    return namespace["agent_loop"]
 
 
 def human(reason: str, messages: list) -> str:

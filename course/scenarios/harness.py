@@ -1,0 +1,141 @@
+"""Scenarios a real harness runs with its own tools on a scratch workspace: the Model's 9.3 prompt (count the
+Python files) and its Example 4.3 (the Blog's cart.py fixed in three tool turns).
+
+The toy model does each step with whatever tools the request declares, as a model does: Claude Code's Glob, Bash,
+Read and Edit (absolute paths, in the working directory its system message names), the course's list_files,
+run_python, read_file and edit_file, or a lone `bash` (mini-swe-agent's only tool, which it ends by running
+`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`).
+"""
+from __future__ import annotations
+
+import re
+
+from ..api import Conversation, Turn
+from ..api.toolset import harness_text
+from ..i18n import deferred
+from .base import Scenario, call, last_turn, say
+from .coding import BUG, CART, TEST_CART
+
+CWD = re.compile(r"Primary working directory: (\S+)")  # where Claude Code's system message says it runs
+NUMBERED = re.compile(r"^ *\d+\t", re.M)  # the line numbers of Claude Code's Read (cat -n)
+SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"  # mini-swe-agent stops when a command prints this first
+
+
+class Hands:
+    """The steps a task needs, done with the tools the request declares (Claude Code's, the course's, or bash)."""
+
+    def __init__(self, c: Conversation):
+        self.c = c
+        found = CWD.search(harness_text(c.body))
+        self.cwd = found.group(1).rstrip("/") + "/" if found else ""
+
+    def can(self, *tools: str) -> bool:
+        return all(self.c.tool(t) for t in tools)
+
+    def run(self, script: str) -> dict | None:
+        """Run a Python file; None when no declared tool can."""
+        if self.can("Bash"):
+            return call("Bash", command=f"python3 {script}", description=f"Run {script}")
+        if self.can("run_python"):
+            return call("run_python", path=script)
+        return call("bash", command=f"python3 {script}") if self.can("bash") else None
+
+    def read(self, path: str) -> dict | None:
+        if self.can("Read"):
+            return call("Read", file_path=self.cwd + path)
+        if self.can("read_file"):
+            return call("read_file", path=path)
+        return call("bash", command=f"cat {path}") if self.can("bash") else None
+
+    def edit(self, path: str, old: str, new: str) -> dict | None:
+        if self.can("Edit"):
+            return call("Edit", file_path=self.cwd + path, old_string=old, new_string=new)
+        if self.can("edit_file"):
+            return call("edit_file", path=path, old=old, new=new)
+        if self.can("bash"):  # the one line, rewritten by Python from a quoted here-document: no shell quoting
+            return call("bash", command=f"python3 - <<'EOF'\nimport pathlib\np = pathlib.Path({path!r})\n"
+                                        f"p.write_text(p.read_text().replace({old!r}, {new!r}))\nEOF")
+        return None
+
+    def list_python(self) -> dict | None:
+        """List the Python files of the working directory."""
+        if self.can("Glob"):
+            return call("Glob", pattern="*.py")
+        if self.can("list_files"):
+            return call("list_files", path=".")
+        if self.can("Bash"):
+            return call("Bash", command="ls -1 *.py", description="List the Python files")
+        return call("bash", command="ls -1 *.py") if self.can("bash") else None
+
+
+def output(c: Conversation, result: dict) -> str:
+    """A result's text, without the line numbers Claude Code's Read puts in front of each line."""
+    return NUMBERED.sub("", c.result_text(result))
+
+
+def unable(step: str) -> Turn:
+    return say(f"I cannot {step} with the tools I was given.")
+
+
+# --- count_python_files: the Model's 9.3 prompt -----------------------------------------------------------------
+
+FILES = {"app.py": "print('app')\n", "util.py": "def helper():\n    return 1\n", "test_app.py": "import app\n",
+         "README.md": "# A small project\n", "data.csv": "a,b\n1,2\n"}
+
+
+def count_policy(c: Conversation) -> Turn:
+    """List the Python files (Glob, list_files or ls), then say how many there are."""
+    done = last_turn(c)
+    if not done:
+        step = Hands(c).list_python()
+        return say("I'll list the Python files.", step) if step else unable("list the files")
+    _, result = done[-1]
+    if result.get("is_error"):
+        return say(f"I could not list the files ({output(c, result)[:120]}).")
+    names = sorted({m.rsplit("/", 1)[-1] for m in re.findall(r"[\w./-]+\.py\b", output(c, result))})
+    return say(f"There are {len(names)} Python files: {', '.join(names)}.")
+
+
+COUNT_PYTHON_FILES = Scenario(
+    "count_python_files", deferred("The Model's 9.3: count the Python files"),
+    "Count the Python files in this directory.", count_policy, files=FILES,
+    notes="2 calls: list the files (Glob, list_files or Bash's ls), then the answer: 3 Python files")
+
+# --- fix_cart_in_three_turns: Example 4.3 -------------------------------------------------------------------------
+
+
+def three_turns_policy(c: Conversation) -> Turn:
+    """Example 4.3: run the tests; read the code and the tests; edit and run the tests again in one turn; report.
+    A lone bash (mini-swe-agent) then submits."""
+    hands, done = Hands(c), last_turn(c)
+    if not done:
+        step = hands.run("test_cart.py")
+        return say("I'll run the tests first.", step) if step else unable("run the tests")
+    uses = [u["name"] for u, _ in done]
+    texts = [output(c, r) for _, r in done]
+    if any(r.get("is_error") and ("ermission" in output(c, r) or "approval" in output(c, r)) for _, r in done):
+        return say(f"I was not allowed to go on ({texts[0][:120]}).")
+    if SUBMIT in texts[-1]:
+        return say("Submitted: cart.py multiplies price by qty and the tests pass.")
+    ran = texts[-1] if uses[-1] in ("Bash", "run_python", "bash") else ""  # the output of the last command
+    if ran and "FAIL" not in ran and "PASS" in ran:
+        if hands.can("bash") and not hands.can("Bash") and not hands.can("run_python"):
+            return Turn([call("bash", command=f"echo {SUBMIT}")])
+        return say("The cause was total() adding the unit price and forgetting qty; it now adds price * qty, "
+                   "and all 3 tests pass.")
+    bug = next((BUG.search(t) for t in texts if BUG.search(t)), None)
+    if bug:
+        edit, rerun = hands.edit("cart.py", bug.group(0), bug.group(0).rstrip() + " * qty"), hands.run("test_cart.py")
+        return say("total() adds price but never multiplies it by qty.", edit, rerun)
+    if ran:
+        reads = [hands.read("cart.py"), hands.read("test_cart.py")]
+        return say("Two tests fail. I'll read the code and the tests.", *reads) if all(reads) else unable("read")
+    return say(f"I could not fix cart.py ({texts[-1][:120]}).")
+
+
+FIX_CART_IN_THREE_TURNS = Scenario(
+    "fix_cart_in_three_turns", deferred("Example 4.3: the cart.py fix in three tool turns"),
+    "The tests in test_cart.py fail (run them with python3 test_cart.py). Fix cart.py.", three_turns_policy,
+    files={"cart.py": CART, "test_cart.py": TEST_CART},
+    notes="4 calls: run the tests; read both files; edit and re-run in one turn; report (Claude Code: Bash, Read, "
+          "Edit; mini-swe-agent: bash, then it submits)")

@@ -1,0 +1,140 @@
+"""The genuine Claude Agent SDK (`query()`, an in-process MCP tool) and its bundled Claude Code CLI against
+`python -m course serve` on loopback: offline, no key. Each test states what the real harness sent and how it
+ended; docs/FRAMEWORKS.md records the same facts for readers."""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+
+import pytest
+from claude_agent_sdk import AssistantMessage, ResultError, ToolUseBlock
+
+from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, serve
+from course.api import LocalAPI, Scripted, Server
+from course.client import MODEL
+from course.scenarios import get
+
+AURORA = get("aurora_run")
+CART = get("fix_cart_in_three_turns")
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A scratch HOME for the CLI (its config and session JSONL), holding a work folder for the files."""
+    (tmp_path / "work").mkdir()
+    return tmp_path
+
+
+def aurora_options(api, home, **options):
+    return agent_options(api, home, mcp_servers={"course": mcp_server(AURORA.tools())},
+                         allowed_tools=["mcp__course__search"], **options)  # an MCP tool needs permission too
+
+
+def replies(requests: list[dict]) -> list[list[str]]:
+    """Each reply's blocks, as tool name or block type."""
+    return [[b.get("name", b["type"]) for b in r["response"]["content"]] for r in requests
+            if r["path"] == "/v1/messages" and r["status"] == 200]
+
+
+def test_the_environment_keeps_the_cli_on_the_local_api_with_a_scratch_home(home):
+    env = environment("http://127.0.0.1:1", home)
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:1" and env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    assert env["ANTHROPIC_API_KEY"] == "" and env["HOME"] == str(home)  # a real key is never sent to the local API
+    assert agent_options("http://127.0.0.1:1", home, max_turns=2).env == env
+
+
+def test_aurora_run_through_an_in_process_mcp_tool_answers_1974(home):
+    with serve("aurora_run", home / "wire.jsonl") as api:
+        run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=5)))
+        sent = api.requests()
+    assert (run.result.subtype, run.result.result, run.result.num_turns, run.raised) == ("success", "1974", 4, None)
+    # the MCP tool is deferred: announced by name, loaded by ToolSearch (a tool_reference), then called twice
+    assert replies(sent) == [["ToolSearch"], ["mcp__course__search"], ["text", "mcp__course__search"], ["text"]]
+    assert sent[0]["response"]["content"][0]["input"] == {"query": "select:mcp__course__search"}
+    loaded = [t for t in sent[1]["body"]["tools"] if t["name"] == "mcp__course__search"]
+    assert loaded and loaded[0]["defer_loading"] is True
+    assert all(r["body"]["messages"][-1]["role"] == "system" for r in sent)  # every request ends so
+    assert {r["query"] for r in sent} == {"beta=true"} and all(r["body"]["stream"] for r in sent)
+    assert "context-management-2025-06-27" in sent[0]["headers"]["anthropic-beta"]
+    assert [m.content[0].name for m in run.messages if isinstance(m, AssistantMessage)
+            and isinstance(m.content[0], ToolUseBlock)] == ["ToolSearch", "mcp__course__search", "mcp__course__search"]
+
+
+def test_at_max_turns_3_the_sdk_makes_3_requests_and_reports_num_turns_4(home):
+    with serve("aurora_run", home / "wire.jsonl") as api:
+        run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=3)))
+        sent = api.requests()
+    assert (run.result.subtype, run.result.num_turns, run.result.terminal_reason) == ("error_max_turns", 4, "max_turns")
+    assert len(sent) == 3 and run.result.is_error and isinstance(run.raised, ResultError)  # query() raises after it
+
+
+def failing_policy(conversation):
+    raise RuntimeError("no answer")  # the local API answers 500 with x-should-retry: false
+
+
+def test_an_api_error_ends_as_success_with_is_error_and_terminal_reason_api_error(home):
+    with Server(LocalAPI(failing_policy)) as server:
+        run = asyncio.run(collect(AURORA.prompt, agent_options(server.base_url, home, max_turns=3)))
+        statuses = [r.status for r in server.api.requests]
+    assert (run.result.subtype, run.result.is_error, run.result.terminal_reason) == ("success", True, "api_error")
+    assert run.result.api_error_status == 500 and statuses == [500] and isinstance(run.raised, ResultError)
+    assert run.result.result.startswith("API Error: 500 the local API's policy failed: RuntimeError: no answer")
+
+
+def test_a_400_is_sent_again_without_some_betas_then_ends_the_run_as_an_api_error(home):
+    with Server(LocalAPI(Scripted([]))) as server:  # the scripted policy has no turn to give: a 400 every time
+        run = asyncio.run(collect(AURORA.prompt, agent_options(server.base_url, home, max_turns=3)))
+        sent = server.api.requests
+    betas = [set(r.headers["anthropic-beta"].split(",")) for r in sent]
+    assert (run.result.terminal_reason, run.result.api_error_status) == ("api_error", 400)
+    assert len(sent) > 1 and all(r.status == 400 for r in sent) and betas[-1] < betas[0]
+
+
+def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(home):
+    work = home / "work"
+    for name, content in CART.files.items():
+        (work / name).write_text(content)
+    with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
+        done = claude(api, home, CART.prompt, "--max-turns", "6", "--allowedTools",
+                      "Read,Edit,Bash(python3 test_cart.py)", cwd=work)
+        sent = api.requests()
+    # Example 4.3 on the real harness: the edit and the re-run in one turn; 4 requests, num_turns 6
+    assert replies(sent) == [["text", "Bash"], ["text", "Read", "Read"], ["text", "Edit", "Bash"], ["text"]]
+    assert (done["subtype"], done["num_turns"], done["is_error"]) == ("success", 6, False)
+    assert "subtotal += price * qty" in (work / "cart.py").read_text()
+    results = [b for b in sent[-1]["body"]["messages"][-2]["content"] if b["type"] == "tool_result"]
+    assert [r.get("is_error", False) for r in results] == [False, False] and "PASS test_quantity" in str(results)
+    assert json.loads(json.dumps(done))["permission_denials"] == []
+
+
+def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(home):
+    work = home / "work"
+    for name, content in CART.files.items():
+        (work / name).write_text(content)
+    with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
+        done = claude(api, home, CART.prompt, "--max-turns", "6", cwd=work)
+    assert done["subtype"] == "success" and "not allowed" in done["result"]  # the toy model reads the refusal
+    assert [d["tool_name"] for d in done["permission_denials"]][:1] == ["Bash"]
+    assert (work / "cart.py").read_text() == CART.files["cart.py"]
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to see every connection the CLI opens")
+def test_no_request_leaves_loopback(home):
+    trace = home / "connect.trace"
+    with serve("count_python_files", home / "wire.jsonl") as api:
+        done = claude(api, home, get("count_python_files").prompt, cwd=home / "work",
+                      wrapper=("strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", str(trace)))
+        sent = api.requests()
+    port = int(api.base_url.rsplit(":", 1)[1])
+    inet = re.findall(r"sin_port=htons\((\d+)\), sin_addr=inet_addr\(\"([\d.]+)\"\)", trace.read_text())
+    inet6 = re.findall(r"sin6_port=htons\((\d+)\).*?inet_pton\(AF_INET6, \"([^\"]+)\"", trace.read_text())
+    assert inet and {(int(p), a) for p, a in inet} == {(port, "127.0.0.1")}  # no DNS, no other host, no other port
+    assert inet6 == [] and done["subtype"] == "success" and len(sent) == 2
+
+
+def test_served_reads_the_requests_of_its_log(tmp_path):
+    assert Served("http://127.0.0.1:1", tmp_path / "none.jsonl").requests() == []
+    (tmp_path / "wire.jsonl").write_text(json.dumps({"path": "/v1/messages", "body": {"model": MODEL}}) + "\n")
+    assert Served("http://127.0.0.1:1", tmp_path / "wire.jsonl").requests()[0]["body"]["model"] == MODEL
