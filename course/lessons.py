@@ -52,6 +52,7 @@ LESSONS = Lessons([
     ("11_workflows_versus_agents", deferred("Workflows versus agents")),
     ("12_three_loops", deferred("Three loops")),
     ("13_the_real_api", deferred("The real API")),
+    ("14_the_agent_sdk", deferred("The Agent SDK")),
 ])
 MIN_PYTHON = (3, 11)
 

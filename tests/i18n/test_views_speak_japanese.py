@@ -36,7 +36,7 @@ SPOKEN = {
 }
 TITLES_JA = ["はじめに", "メッセージとブロック", "モデルは関数である", "最初のループ", "停止", "エラーと関門",
              "ほかの停止理由", "文脈の成長と予算", "並列のツール呼び出し", "ガードと可観測性", "文脈の管理",
-             "ワークフローとエージェント", "3 つのループ", "実際の API"]
+             "ワークフローとエージェント", "3 つのループ", "実際の API", "Agent SDK"]
 
 
 
@@ -80,7 +80,7 @@ def test_a_plot_speaks_the_language_and_draws_every_glyph(lang):
 def test_lesson_00_lists_the_lessons_in_the_language_spoken(lang):
     titles = [title for _, title in LESSONS]
     if lang == "en":
-        assert titles[0] == "Start here" and titles[-1] == "The real API"
+        assert titles[0] == "Start here" and titles[-1] == "The Agent SDK"
     else:
         assert titles == TITLES_JA
     assert [title for _, title in LESSONS[3:5]] == titles[3:5]  # a slice speaks as the whole does
