@@ -49,7 +49,7 @@ WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")  # two English 
 # the notebooks whose code cells are not translated yet (their code is copied in English)
 CODE_PENDING = frozenset({"07_context_growth_and_budgets", "08_parallel_tools", "09_guards_and_observability",
                           "10_managing_the_context", "11_workflows_versus_agents", "12_three_loops",
-                          "13_the_real_api"})
+                          "13_the_real_api", "14_the_agent_sdk"})
 LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
 MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
