@@ -28,8 +28,8 @@ def test_a_speaking_block_wins_over_the_environment_and_ends_with_the_block(monk
     monkeypatch.setenv("COURSE_LANG", "en")
     with speaking("ja"):
         assert language() == "ja"
-        assert tr("the function raised {error}") == "関数が例外を送出しました：{error}"
-    assert language() == "en" and tr("the function raised {error}") == "the function raised {error}"
+        assert tr("why:  {reason}") == "理由：{reason}"
+    assert language() == "en" and tr("why:  {reason}") == "why:  {reason}"
     with pytest.raises(ValueError, match="the course speaks en, ja"):
         with speaking("fr"):
             pass
