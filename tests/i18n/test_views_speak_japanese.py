@@ -20,7 +20,7 @@ SPOKEN = {
            "head": "MessageList: 3 messages, broken: P2",
            "unpaired": '[1] assistant: tool_use #1 search {} id=t1  <- no tool_result in the next user message',
            "rule": "! P2 (each tool_use is answered, in order, by tool_result blocks leading the next user message) "
-                   "broken at messages[2]: ",
+                   "broken at messages[1]: ",
            "live": "live=True needs the ANTHROPIC_API_KEY environment variable; without it, use the local API "
                    "(live=False)",
            "title": "Input tokens per call"},
@@ -29,7 +29,7 @@ SPOKEN = {
            "head": "MessageList：メッセージ 3 件、破れています：P2",
            "unpaired": "[1] assistant: tool_use #1 search {} id=t1  <- 次の user メッセージに tool_result がありません",
            "rule": "! P2（各 tool_use には、次の user メッセージの先頭にある tool_result ブロックが順に答える）"
-                   "が messages[2] で破れています：",
+                   "が messages[1] で破れています：",
            "live": "live=True には環境変数 ANTHROPIC_API_KEY が必要です。ない場合はローカル API（live=False）を"
                    "使ってください",
            "title": "呼び出しごとの入力トークン"},

@@ -5,7 +5,7 @@ import nbformat
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-LATER = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if int(p.name[:2]) > 9)
+LATER = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if 9 < int(p.name[:2]) < 14)  # 14 runs the Agent SDK's own loop
 
 
 def loop_cells(path: Path) -> list:
