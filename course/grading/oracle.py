@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..i18n import deferred, tr, tr_plural
+from ..i18n import deferred, speaking, tr, tr_plural
 from . import reference
 from .exercise import Check, CheckFailed, Exercise, Outcome
 
@@ -62,8 +62,11 @@ class Rule:
     _cases: list[Case] | None = None
 
     def all_cases(self) -> list[Case]:
+        """The cases, made once per process and always in English (a prompt or a tool's description in another
+        language would move a budget's boundary), whatever language the report is then written in."""
         if self._cases is None:
-            self._cases = list(self.cases())
+            with speaking("en"):
+                self._cases = list(self.cases())
         return self._cases
 
 
