@@ -128,12 +128,13 @@ def max_tokens_free(x):
 
 def no_tools_free(x):
     """A `loose` for functions that offer the model no tools: a request with `tools: []` offers none either. The
-    signatures of thinking blocks are signed over the request as sent (its tools included), so they are left out
+    signatures of thinking blocks are signed over the request as sent (its tools included), so they are left free
     too: a changed one is the API's 400, which the function then meets."""
-    if isinstance(x, list):
-        return [no_tools_free(v) for v in x]
-    if isinstance(x, dict) and x.get("type") == "thinking" and "signature" in x:
-        return {**x, "signature": "…"}
-    if isinstance(x, dict):
-        return {k: no_tools_free(v) for k, v in x.items() if not (k == "tools" and v == [] and "messages" in x)}
-    return x
+    def no_empty_tools(x):
+        if isinstance(x, list):
+            return [no_empty_tools(v) for v in x]
+        if isinstance(x, dict):
+            return {k: no_empty_tools(v) for k, v in x.items() if not (k == "tools" and v == [] and "messages" in x)}
+        return x
+
+    return no_empty_tools(signatures_free(x))

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ...client import MODELS
 from ...i18n import deferred
-from ..cases import ANSWERS, ASKS, LONG, Step, loop_case, pick, scripts
+from ..cases import ANSWERS, ASKS, LONG, Step, loop_case, pick, scripts, signatures_free
 from ..oracle import label, Case, Rule, exercise
 
 NOTEBOOK = "solutions/03_the_first_loop.ipynb"
@@ -136,15 +136,16 @@ FAILED = "the encyclopedia is offline"  # what the broken tool raises
 def says_what_failed(x):
     """A `loose`: an is_error result's wording is the student's own, as long as it carries the error; so a later
     thinking block's signature (which signs the history before it) is left to the API, which rejects a wrong one."""
-    if isinstance(x, dict):
-        if x.get("type") == "tool_result" and x.get("is_error"):
-            return {**x, "content": FAILED if FAILED in str(x.get("content")) else x.get("content")}
-        if x.get("type") == "thinking":
-            return {k: v for k, v in x.items() if k != "signature"}
-        return {k: says_what_failed(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [says_what_failed(v) for v in x]
-    return x
+    def error_carried(x):
+        if isinstance(x, dict):
+            if x.get("type") == "tool_result" and x.get("is_error"):
+                return {**x, "content": FAILED if FAILED in str(x.get("content")) else x.get("content")}
+            return {k: error_carried(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [error_carried(v) for v in x]
+        return x
+
+    return error_carried(signatures_free(x))
 
 
 def ending_appended(ref, case: Case) -> list:
