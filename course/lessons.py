@@ -5,6 +5,7 @@ import difflib
 import importlib.metadata
 import json
 import sys
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,13 +68,21 @@ class Dependency:
     ok: bool
 
 
+def declared() -> list[str]:
+    """The course's runtime dependencies: pyproject.toml beside the package (a checkout), else the installed metadata.
+
+    A checkout's pyproject.toml is the truth: a stale course.egg-info left in the checkout can shadow the metadata."""
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]
+    return [line for line in importlib.metadata.requires("course") or [] if Requirement(line).marker is None]
+
+
 def requirements() -> list[Dependency]:
-    """The course's runtime dependencies (from its package metadata), checked against what is installed."""
+    """The course's runtime dependencies, checked against what is installed."""
     found = []
-    for line in importlib.metadata.requires("course") or []:
+    for line in declared():
         req = Requirement(line)
-        if req.marker is not None:  # an optional extra such as [test]
-            continue
         try:
             version = importlib.metadata.version(req.name)
         except importlib.metadata.PackageNotFoundError:

@@ -1,6 +1,7 @@
 """`python -m course execute`: notebooks run in place, offline, deterministically; and the setup check."""
 from __future__ import annotations
 
+import importlib.metadata
 import tomllib
 from pathlib import Path
 
@@ -101,3 +102,9 @@ def test_the_setup_check_reads_the_declared_dependencies():
     assert [(d.name, d.required) for d in found] == [(r.name, str(r.specifier)) for r in map(Requirement, declared)]
     assert all(d.ok and d.installed for d in found)
     assert python_ok()
+
+
+def test_the_setup_check_is_not_fooled_by_stale_metadata(monkeypatch):
+    """A course.egg-info left in the checkout by an older install once hid two dependencies from lesson 00's kernel."""
+    monkeypatch.setattr(importlib.metadata, "requires", lambda name: ["anthropic>=2.14"])
+    assert len(requirements()) == len(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
