@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ..i18n import speaking, tr
 from ..tools.workspace import RUNNER
-from . import reference
+from . import oracle, reference
 from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
@@ -148,7 +149,11 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
         with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             # the checks import the SDK here while the fork server, already started, imports it too
             registry = load(tests_dir, registry)
-            plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Marks
+            plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
+            graded = list({e.grade_id: e for _, exercises in plan.values() for e in exercises}.values())
+            threading.Thread(target=oracle.warm, args=(graded, sorted({language(s) for s, _ in plan.values()})),
+                             daemon=True, name="reference-outcomes").start()
+            results, seconds, futures = {}, {}, {}  # results[n][i]: the i-th exercise's Marks
 
             def timed(sub, e):
                 start = time.monotonic()
@@ -166,7 +171,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
 
             for n in todo:
                 sub = entries[n]
-                plan[n], results[n], seconds[n] = (sub, assignment(sub, registry)), {}, 0.0
+                results[n], seconds[n] = {}, 0.0
                 for i, e in enumerate(plan[n][1]):
                     futures[pool.submit(timed, sub, e)] = (n, i)
                 if not plan[n][1]:
