@@ -33,10 +33,12 @@ from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
-from .sandbox.wire import Wire
 from .submission import Submission, assignment, collect, language, program
 from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
+
+
+JOBS_PER_CPU = 2  # exercises graded at once per core: each waits for its worker, the API and the tools half the time
 
 
 class Batch:
@@ -50,8 +52,10 @@ class Batch:
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
         # workers sharing the grader's uid share its bound on connections
         connections = self.budget.connections * (1 if self.confinement.own_uid else self.jobs)
-        self.wire = Wire(self.root / "api.sock", connections).__enter__()
         self.server = ForkServer(self.root, self.confinement, self.private, self.budget)
+        from .sandbox.wire import Wire  # the SDK, imported here while the fork server, already started, imports it
+
+        self.wire = Wire(self.root / "api.sock", connections).__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -126,7 +130,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 registry: Registry | None = None, log=None, isolation: str | None = None) -> list[dict]:
     """Grade the notebooks (or class folders) at `paths` into out_dir; returns the reports (results.json dicts).
 
-    `jobs` exercise processes run at once (default: the CPU count); `registry` replaces the shipped exercises
+    `jobs` exercise processes run at once (default: JOBS_PER_CPU per core); `registry` replaces the shipped exercises
     (tests_dir's hidden checks are merged into it); `isolation` asks for a Confinement mode (default: the
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
@@ -145,9 +149,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
             "folder of <student>/<notebook>.ipynb (or <student>/<assignment>/<notebook>.ipynb)")
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
-        jobs = jobs or os.cpu_count() or 1
+        jobs = jobs or JOBS_PER_CPU * (os.cpu_count() or 1)
         with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
-            # the checks import the SDK here while the fork server, already started, imports it too
             registry = load(tests_dir, registry)
             plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
             graded = list({e.grade_id: e for _, exercises in plan.values() for e in exercises}.values())
