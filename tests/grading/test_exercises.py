@@ -91,10 +91,15 @@ def stub(*args, **kwargs):
 
 
 @pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
-def test_a_stub_fails_every_check(exercise):
+def test_a_stub_fails_every_check_and_runs_no_known_mistake(exercise, monkeypatch):
+    from course.grading import mistakes
+
+    ran = []
+    monkeypatch.setattr(mistakes, "outcome", lambda mistake, *rest: ran.append(mistake.name))
     results = grade(exercise.grade_id, stub)
     assert [r.name for r in results if r.passed] == []
     assert all(r.reason.startswith("not implemented yet") for r in results)
+    assert ran == [], "a stub's hint is the stub's: no known mistake need run to name another"
 
 
 def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_path):
