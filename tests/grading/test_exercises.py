@@ -102,6 +102,22 @@ def test_a_stub_fails_every_check_and_runs_no_known_mistake(exercise, monkeypatc
     assert ran == [], "a stub's hint is the stub's: no known mistake need run to name another"
 
 
+def test_the_references_outcome_on_a_case_is_computed_once_per_language(monkeypatch):
+    """A tool's error speaks the submission's language: a Japanese submission is never compared with an outcome
+    computed for an English one, whichever the batch graded first."""
+    from course.grading import oracle
+    from course.i18n import speaking
+
+    exercise = REGISTRY.exercise("max_calls")
+    computed, real = [], oracle.trusted_call
+    monkeypatch.setattr(oracle, "_outcomes", {})
+    monkeypatch.setattr(oracle, "trusted_call", lambda fn, case: computed.append(case) or real(fn, case))
+    for lang in ("en", "ja", "en", "ja"):
+        with speaking(lang):
+            oracle.reference_outcome(exercise, exercise.rules[0], 0)
+    assert len(computed) == 2
+
+
 def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_path):
     from course.grading.batch import grade_batch
 
