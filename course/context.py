@@ -16,7 +16,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from .api import tokens
 from .messages import blocks, text, tool_uses, user
@@ -132,7 +132,7 @@ class EditedClient:
     edit: Callable[[dict], dict]  # request keyword arguments -> edited ones
 
     @property
-    def messages(self) -> "EditedClient":
+    def messages(self) -> EditedClient:
         return self
 
     def create(self, **request):

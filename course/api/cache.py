@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .models import Model
 from .toolset import loaded

@@ -11,7 +11,8 @@ import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
 from .errors import APIError
 from .toolset import REMINDER, for_role, loaded, role
@@ -151,7 +152,7 @@ class Replay:
     steps: list[dict] = field(default_factory=list)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Replay":
+    def load(cls, path: str | Path) -> Replay:
         """A transcript file (`course.scenarios.record.TRANSCRIPTS` holds those shipped with the course)."""
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         return cls([json.loads(line) for line in lines if line.strip()])

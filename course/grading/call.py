@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from ..tools.workspace import RUNNER
 from .exercise import CLIENT, CLOCK, RUN_TOOL, Outcome

@@ -28,7 +28,8 @@ Calls (`Context.call`, the same in check() and in the grader):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
+from collections.abc import Callable
 
 from ..i18n import tr
 

@@ -19,7 +19,8 @@ import json
 import math
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..i18n import deferred, speaking, tr, tr_plural
 from . import reference

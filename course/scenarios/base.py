@@ -8,7 +8,7 @@ tools, a prompt, and a fresh environment for every run.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from ..api import Conversation, LocalAPI, Turn
 from ..client import MODEL, local_client
