@@ -164,7 +164,7 @@ class Replay:
                            f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
         recorded = self.steps[k]["request"]["messages"]
         sent = conversation.messages
-        for i, (want, got) in enumerate(zip(recorded, sent)):
+        for i, (want, got) in enumerate(zip(recorded, sent, strict=False)):
             want = Conversation({"messages": [want]}).messages[0]
             if _comparable(want) != _comparable(got):
                 raise APIError(400, "invalid_request_error",

@@ -151,7 +151,7 @@ def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             found = difference(x, y, f"{path}[{i}]")
             if found:
                 return found

@@ -84,8 +84,8 @@ def test_prop_3_5_a_refused_call_is_answered_with_an_error_and_changes_nothing(c
     world = World()
     r, _, _ = run(case, world)
     ran = []  # the writes answered as done, in order
-    for a, b in zip(r.messages, r.messages[1:]):
-        for use, res in zip(tool_uses(a), b["content"]):
+    for a, b in zip(r.messages, r.messages[1:], strict=False):
+        for use, res in zip(tool_uses(a), b["content"], strict=False):
             assert res["tool_use_id"] == use["id"]
             allowed, _ = case["gate"].permits(use["name"], use["input"])
             if not allowed:
@@ -170,7 +170,7 @@ def test_prop_6_2_read_only_results_do_not_depend_on_the_order(content, uses, rn
         r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL,
                   ws.toolbox(run=False)).run("read")
         got = {}
-        for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"]):
+        for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"], strict=True):
             got.setdefault(json.dumps([u["name"], u["input"]], sort_keys=True), set()).add(
                 (res["content"], res.get("is_error", False)))
         assert ws.files == content  # reads leave the environment as it was

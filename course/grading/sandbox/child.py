@@ -114,7 +114,7 @@ def snapshot(tagged_args: list, tagged_kwargs: dict, args: list, kwargs: dict) -
         except (TypeError, ValueError, RecursionError):
             return repr(value)[:200]
 
-    after = {"args": [one(t, a) for t, a in zip(tagged_args, args)],
+    after = {"args": [one(t, a) for t, a in zip(tagged_args, args, strict=True)],
              "kwargs": {k: one(tagged_kwargs[k], v) for k, v in kwargs.items()}}
     return after if len(json.dumps(after)) <= OUTPUT_CAP else None
 
@@ -364,7 +364,7 @@ def preload() -> None:
     except ImportError:  # no SDK installed: workers still grade functions that do not use CLIENT
         return
     TLS = ssl.create_default_context()
-    sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    _ = sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
     try:  # what notebooks import first (course.grading here is the grader's stand-in)
         import course.client  # noqa: F401
         import course.loop  # noqa: F401
