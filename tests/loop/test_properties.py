@@ -147,11 +147,11 @@ def test_prop_5_4_the_budget_overshoots_by_less_than_one_response(case, costs, B
     api = LocalAPI(Scripted(case["script"], then=say("done")), undeclared_tools=True)
     r = Agent(make_client(api, max_retries=0), MODEL, World().tools(), limits=Limits(max_turns=None, max_budget_usd=B),
               gate=case["gate"], cost=cost).run("start")
-    S = sum(spent)
-    assert r.cost_usd == S and sum(spent[:-1]) < B  # every call was made with the spend still under B
-    assert S < B + max(costs)  # whatever the exit
+    total = sum(spent)
+    assert r.cost_usd == total and sum(spent[:-1]) < B  # every call was made with the spend still under B
+    assert total < B + max(costs)  # whatever the exit
     if r.subtype == MAX_BUDGET:
-        assert B <= S < B + spent[-1]
+        assert B <= total < B + spent[-1]
 
 
 files = st.dictionaries(st.sampled_from(["a.txt", "b.txt", "docs/c.md"]), words, min_size=1)

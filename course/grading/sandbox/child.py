@@ -13,6 +13,7 @@ here, so both sides build arguments and values the same way. What it says is in 
 from __future__ import annotations
 
 import ast
+import contextlib
 import http.client
 import io
 import json
@@ -332,10 +333,8 @@ def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
             dropped |= len(kept) + len(chunk) > OUTPUT_CAP * 4
             kept += chunk[:max(OUTPUT_CAP * 4 - len(kept), 0)]  # bytes: at most 4 per character
     timed_out = proc.poll() is None and time.monotonic() >= deadline
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # what it left behind goes too (the fork server kills the rest)
-    except ProcessLookupError:
-        pass
+    with contextlib.suppress(ProcessLookupError):  # what it left behind goes too (the fork server kills the rest)
+        os.killpg(proc.pid, signal.SIGKILL)
     code = proc.wait()
     shutil.rmtree(folder, ignore_errors=True)
     text = kept.decode("utf-8", "replace")
@@ -414,10 +413,8 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
     kills them all, then removes the worker's folder); then every child of ours that is not a live worker (orphans
     it left behind), until none; then the folder, when the workers share our uid."""
     for kill in (os.killpg, os.kill):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     if uid is not None:
         done, signal_done = os.pipe()
         if os.fork() == 0:
@@ -437,10 +434,8 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
         if not orphans:
             break
         for child in orphans:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     if uid is None:
         shutil.rmtree(folder, ignore_errors=True)
 

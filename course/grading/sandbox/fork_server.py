@@ -8,6 +8,7 @@ confined (bubblewrap, a uid per worker, or neither) is the batch's Confinement.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -140,10 +141,8 @@ class ForkServer:
             except OSError:
                 pass
             if not self.confinement.mode.startswith("bwrap"):  # outside a pid namespace the grader can reach it
-                try:
+                with contextlib.suppress(OSError):
                     os.killpg(worker.pid, 9)
-                except OSError:
-                    pass
             self.close()
             self._start()
 
