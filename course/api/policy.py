@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 from collections.abc import Callable
 
+from ..messages import content_blocks
 from .errors import APIError
 from .toolset import REMINDER, for_role, loaded, role
 
@@ -88,7 +89,7 @@ def _as_read(message: dict) -> dict | None:
     if message["role"] == "system":
         return None
     content = message["content"]
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    blocks = content_blocks(content)
     read = []
     for b in blocks:
         if b["type"] == "text" and "<system-reminder>" in b["text"]:

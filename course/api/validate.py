@@ -18,6 +18,7 @@ from anthropic.types import message_count_tokens_params, message_create_params
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
 from anthropic.types.beta import message_create_params as beta_create_params
 
+from ..messages import content_blocks
 from .cache import MAX_BREAKPOINTS, marks
 from .errors import APIError
 from .models import Model, model
@@ -240,8 +241,8 @@ def _blocks(message: dict, i: int, final: bool, tools: frozenset) -> list:
     content = message.get("content")
     if content is None:
         raise invalid(f"messages.{i}.content: Field required")
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}] if content else []
+    if isinstance(content, str):  # an empty string is no block at all (a final assistant message may be empty)
+        content = content_blocks(content) if content else []
     if not isinstance(content, list):
         raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
     if not content and not final:

@@ -23,6 +23,7 @@ from typing import Any
 from collections.abc import Callable
 
 from ..i18n import deferred, speaking, tr, tr_plural
+from ..messages import content_blocks
 from . import reference
 from .exercise import Check, CheckFailed, Exercise, Outcome
 
@@ -78,9 +79,7 @@ def canonical(x: Any) -> Any:
     carry its meaning (is_error only when true), a tool_result's lone text block is its string, None fields go."""
     if isinstance(x, dict):
         if "role" in x and "content" in x:
-            content = x["content"]
-            content = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            return {"role": x["role"], "content": canonical(content)}
+            return {"role": x["role"], "content": canonical(content_blocks(x["content"]))}
         keep = BLOCK_FIELDS.get(x.get("type"))
         if keep:
             block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}

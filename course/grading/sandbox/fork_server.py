@@ -96,7 +96,8 @@ class ForkServer:
         self.control.settimeout(FORK_TIMEOUT)
         self.replies = self.control.makefile("rb")
 
-    def _fork(self) -> int:
+    def _fork(self) -> tuple[int, socket.socket]:
+        """A new worker from the fork server: its pid, and our end of its socket."""
         ours, theirs = socket.socketpair()
         try:
             socket.send_fds(self.control, [b"F"], [theirs.fileno()])
