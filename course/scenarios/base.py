@@ -39,8 +39,9 @@ class Scenario:
         return tr(self.english_prompt)
 
     def api(self, **options) -> LocalAPI:
-        """A fresh local API answering with this scenario's policy (options override the scenario's)."""
-        return LocalAPI(self.policy, **{**self.options, **options})
+        """A fresh local API answering with this scenario's policy (options, a `policy` too, override the
+        scenario's)."""
+        return LocalAPI(**{"policy": self.policy, **self.options, **options})
 
     def workspace(self) -> Workspace:
         """A fresh copy of the scenario's files."""

@@ -138,10 +138,14 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
     return {"value": value, "error": error, "stdout": out.text()}
 
 
+class ToolFailed(RuntimeError):
+    """What RUN_TOOL raises when the tool's result is an error: the student's loop turns it into is_error."""
+
+
 def tool_answer(content: str, is_error: bool) -> str:
-    """What RUN_TOOL gives the student: the tool's output, or a RuntimeError carrying the error result."""
+    """What RUN_TOOL gives the student: the tool's output, or ToolFailed carrying the error result."""
     if is_error:
-        raise RuntimeError(content)
+        raise ToolFailed(content)
     return content
 
 
