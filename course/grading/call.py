@@ -40,9 +40,6 @@ def tag(value) -> list:
 def watched(policy, cap: int | None, pause: Callable[[], None] | None):
     """`policy`, calling `pause()` (if given) before each answer and refusing to answer past `cap` model calls
     (the API then answers 500)."""
-    if cap is None and pause is None:
-        return policy
-
     def answer(conversation):
         if pause is not None:
             pause()
@@ -61,7 +58,8 @@ class Call:
                  cap: int | None = None, pause: Callable[[], None] | None = None):
         self.runner = runner  # where the tools' run_python runs (the grader's sandbox), if not here
         self.pause = pause
-        self.api = scenario.api(policy=watched(scenario.policy, cap, pause)) if scenario else None
+        self.api = None if scenario is None else scenario.api() if cap is None and pause is None else \
+            scenario.api(policy=watched(scenario.policy, cap, pause))  # the explorer's: the scenario's own policy
         self.tools = scenario.tools() if scenario else None
         self.args = [tag(a) for a in args]
         self.kwargs = {k: tag(v) for k, v in kwargs.items()}
