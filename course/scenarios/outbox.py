@@ -6,7 +6,7 @@ import contextlib
 from ..api import Conversation, Turn
 from ..i18n import deferred
 from ..outer_loop import run_saving
-from ..outbox import Crash, Outbox
+from ..tools.outbox import Crash, Outbox
 from .base import Scenario, call, last_turn, say
 
 RECIPIENTS = ("alice@example.com", "bob@example.com", "carol@example.com")
