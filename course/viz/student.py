@@ -58,10 +58,12 @@ class StudentLoop:
         try:
             answer, messages = contract(self.loop(*args, **kwargs))
         except Exception as e:  # shown in the view, never as a traceback
-            out = call.outcome({})
-            return wire_frames(out) + [failed(out, self.raised(e))]
-        out = call.outcome({})
-        return wire_frames(out) + [finished(out, answer, messages, max_turns, max_budget_usd)]
+            why = self.raised(e)
+        else:
+            why = None
+        out = call.outcome({})  # what crossed the wire, as the grader reads it
+        last = failed(out, why) if why else finished(out, answer, messages, max_turns, max_budget_usd)
+        return wire_frames(out) + [last]
 
     def raised(self, error: Exception) -> str:
         """What the loop raised, and at which line of its own code (not when the explorer raised it, on what it got)."""
