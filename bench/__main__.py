@@ -161,7 +161,7 @@ def rewrite_sections(doc: str, records: dict, modules: dict) -> str:
 
 def measure(name: str, module) -> dict:
     """Run one benchmark: its figures, when it started, how long it took, the load average around it."""
-    started, clock, load = datetime.datetime.now(datetime.timezone.utc), time.monotonic(), os.getloadavg()[0]
+    started, clock, load = datetime.datetime.now(datetime.UTC), time.monotonic(), os.getloadavg()[0]
     figures = getattr(module, BENCHMARKS[name][1])()
     return {"figures": figures, "started": f"{started:%Y-%m-%d %H:%M}", "minutes": (time.monotonic() - clock) / 60,
             "load": [load, os.getloadavg()[0]]}

@@ -47,7 +47,7 @@ class Batch:
     def __init__(self, budget: Budget, confinement: Confinement, private: list[Path], jobs: int):
         self.budget, self.confinement, self.private, self.jobs = budget, confinement, private, jobs
 
-    def __enter__(self) -> "Batch":
+    def __enter__(self) -> Batch:
         self.root = Path(tempfile.mkdtemp(prefix="course-grade-"))
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
         # workers sharing the grader's uid share its bound on connections

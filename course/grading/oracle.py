@@ -19,9 +19,11 @@ import json
 import math
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..i18n import deferred, language, speaking, tr, tr_plural
+from ..messages import content_blocks
 from . import reference
 from .exercise import Check, CheckFailed, Exercise, Outcome
 from .mark import is_stub
@@ -78,9 +80,7 @@ def canonical(x: Any) -> Any:
     carry its meaning (is_error only when true), a tool_result's lone text block is its string, None fields go."""
     if isinstance(x, dict):
         if "role" in x and "content" in x:
-            content = x["content"]
-            content = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            return {"role": x["role"], "content": canonical(content)}
+            return {"role": x["role"], "content": canonical(content_blocks(x["content"]))}
         keep = BLOCK_FIELDS.get(x.get("type"))
         if keep:
             block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}
@@ -151,7 +151,7 @@ def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             found = difference(x, y, f"{path}[{i}]")
             if found:
                 return found

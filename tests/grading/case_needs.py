@@ -58,9 +58,9 @@ def main(grade_ids: list[str]) -> None:
             [("mistake", m.name) for m in known().get(g, [])] +
             [("mutant", m.source) for m in mutants(solution_cell(EXERCISES[g])[1])]]
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
-        firsts = list(pool.map(subject, *zip(*jobs), chunksize=2))
+        firsts = list(pool.map(subject, *zip(*jobs, strict=True), chunksize=2))
     needed: dict[tuple[str, int], set[int]] = {}
-    for (_, g, _), first in zip(jobs, firsts):
+    for (_, g, _), first in zip(jobs, firsts, strict=True):
         for k, i in enumerate(first or []):
             if i is not None:
                 needed.setdefault((g, k), set()).add(i)

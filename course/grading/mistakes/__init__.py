@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 MISTAKE_TIMEOUT = 3.0  # seconds one known mistake may take on one case (a loop with no cap ends by then)
 
