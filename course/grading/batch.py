@@ -63,7 +63,8 @@ class Batch:
         is gone. Code the checks or the tools run for it (run_python) runs in the sandbox, never here."""
         with speaking(language(sub)):
             cells, problem = program(sub, exercise)
-            ctx = WorkerContext(self.server, self.wire, self.budget, registry, cells, problem, exercise.function)
+            budget = replace(self.budget, call=max(self.budget.call, exercise.call_timeout))
+            ctx = WorkerContext(self.server, self.wire, budget, registry, cells, problem, exercise.function)
             confined = RUNNER.set(ctx.runner)
             try:
                 return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]

@@ -10,7 +10,7 @@ import threading
 from typing import TYPE_CHECKING, Callable
 
 from ..tools.workspace import RUNNER
-from .exercise import CLIENT, CLOCK, RUN_TOOL, Outcome
+from .exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING, CLIENT, CLOCK, RUN_TOOL, Outcome
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
     from ..scenarios import Scenario
@@ -18,8 +18,11 @@ if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spe
 MESSAGES = "/v1/messages"  # count_tokens requests are recorded by the API but are not turns
 
 
-def tag(value) -> list:
-    """A check's argument for the child: the markers by name, anything else as plain JSON data."""
+def tag(value, tools=None) -> list:
+    """A check's argument for the child: the markers by name (the Agent SDK's options with the definitions of
+    `tools`), anything else as plain JSON data."""
+    if isinstance(value, str) and value in (AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING):
+        return ["agent_options", {"tools": tools.definitions() if tools else [], "allow": value != AGENT_OPTIONS}]
     if isinstance(value, str) and value == CLIENT:
         return ["client"]
     if isinstance(value, str) and value == RUN_TOOL:
@@ -36,12 +39,13 @@ class Call:
         self.runner = runner  # where the tools' run_python runs (the grader's sandbox), if not here
         self.api = scenario.api() if scenario else None
         self.tools = scenario.tools() if scenario else None
-        self.args = [tag(a) for a in args]
-        self.kwargs = {k: tag(v) for k, v in kwargs.items()}
+        self.args = [tag(a, self.tools) for a in args]
+        self.kwargs = {k: tag(v, self.tools) for k, v in kwargs.items()}
         self.tool_calls: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
-        if self.api is None and ["client"] in self.args + list(self.kwargs.values()):
-            raise ValueError("a call passing CLIENT needs a scenario for the API to answer with")
+        tags = self.args + list(self.kwargs.values())
+        if self.api is None and any(t[0] in ("client", "agent_options") for t in tags):
+            raise ValueError("a call passing CLIENT or AGENT_OPTIONS needs a scenario for the API to answer with")
 
     def run_tool(self, name, input) -> tuple[str, bool]:
         """Run one of the scenario's tools for the student, recording the call: (content, is_error)."""

@@ -8,14 +8,17 @@ exactly as in the grader. `check` never raises: a stub, a crash or an endless lo
 from __future__ import annotations
 
 import ctypes
+import shutil
 import sys
+import tempfile
 import threading
 
+from ..api import Server
 from ..client import local_client
 from ..i18n import tr
 from . import registry as registry_module
 from .call import Call
-from .sandbox.child import decode, invoke, snapshot, tool_answer
+from .sandbox.child import agent_options, decode, invoke, snapshot, tool_answer
 from .exercise import Outcome
 from .report import Report
 from .mark import run_exercise
@@ -55,8 +58,21 @@ class NotebookContext:
         def run_tool(name, input):
             return tool_answer(*call.run_tool(name, input))
 
-        args, kwargs = decode(call.args, call.kwargs, client, run_tool)
-        result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
+        server, home = None, None  # for AGENT_OPTIONS: the API on loopback (the CLI speaks TCP), a scratch HOME
+
+        def agent(spec):
+            nonlocal server, home
+            server, home = server or Server(call.api).start(), home or tempfile.mkdtemp(prefix="course-home-")
+            return agent_options(spec, server.base_url, call.run_tool, home)
+
+        try:
+            args, kwargs = decode(call.args, call.kwargs, client, run_tool, agent)
+            result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
+        finally:
+            if server:
+                server.stop()
+            if home:
+                shutil.rmtree(home, ignore_errors=True)
         return call.outcome({**result, "after": snapshot(call.args, call.kwargs, args, kwargs)})
 
 
@@ -86,7 +102,7 @@ def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:
         print(tr("{grade_id}: expected the function {function}, got a {kind}; run the cell that defines it first.")
               .format(grade_id=grade_id, function=exercise.function, kind=type(fn).__name__))
         return 0
-    verdicts = run_exercise(exercise, NotebookContext(fn, registry, timeout))
+    verdicts = run_exercise(exercise, NotebookContext(fn, registry, max(timeout, exercise.call_timeout)))
     show(Report(exercise, verdicts))
     earned = sum(v.score for v in verdicts)
     return int(earned) if earned == int(earned) else round(earned, 4)
