@@ -20,6 +20,7 @@ from __future__ import annotations
 from ...i18n import deferred, tr
 from ...scenarios import get
 from .. import reference
+from ..cases import pick
 from ..exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING
 from ..oracle import Case, Rule, trusted_call, exercise
 
@@ -30,24 +31,24 @@ SEARCH = "mcp__course__search"  # the scenarios' search tool, as the SDK names a
 LAST_RULE = deferred("naming the last rule that matches: the message names the first rule of deny that matches")
 AS_DICT = deferred("answering with a dict: the SDK takes PermissionResultAllow() or PermissionResultDeny(message=...)")
 INTERRUPT = deferred("denying with interrupt=True: that ends the whole run; a refused call only needs its message")
-NO_MESSAGE = deferred("denying without a message: the model reads it in the is_error result")
 REFUSED_ALL = deferred("refusing every call: only the calls decide refuses are refused")
 ALLOWED_ALL = deferred("allowing every call: can_use_tool must answer what decide answers")
 IGNORES_BUDGET = deferred("leaving max_budget_usd out of the options")
 ESCAPES = deferred("letting query()'s ResultError escape: the ResultMessage came before it, keep it and return it")
-EXTRA_TURN = deferred("giving the SDK max_turns + 1: the SDK's cap counts requests, not calls")
+EXTRA_TURN = deferred("giving the SDK max_turns + 1: its max_turns already caps the requests at max_turns")
 
 # --- decide ---------------------------------------------------------------------------------------------
 
 NAMES = (SEARCH, "Bash", "Bash2", "Read")
 INPUTS = ({"query": "Aurora Run"}, {"command": "rm -rf build"}, {"command": "ls"}, {}, {"timeout": 10})
 DENY = ((), ("Bash",), ("Bash(rm *)",), (SEARCH,), ("Read", "Bash(ls)"), (f"{SEARCH}(Aurora*)", "Bash(rm *)", "Bash"),
-        ("Bash(ls)", "Bash", f"{SEARCH}(*Run)", SEARCH))
+        ("Bash(ls)", "Bash", f"{SEARCH}(*Run)", SEARCH), ("Bash(rm *)", "Bash"), (SEARCH, f"{SEARCH}(Aurora*)"))
+ALLOWED = 40  # cases of the calls the reference allows: the first 5, then a fixed sample
 
 
 def gate_cases(kind: str):
-    """The calls the reference denies ("denied"), those where more than one rule matches ("several"), or those it
-    allows ("allowed")."""
+    """The calls the reference denies ("denied"), those where more than one rule matches ("several"), or a sample of
+    those it allows ("allowed")."""
     def made() -> list[Case]:
         decide = reference.function(NOTEBOOK, "decide")
         matches = reference.function(NOTEBOOK, "rule_matches")
@@ -59,7 +60,7 @@ def gate_cases(kind: str):
                     denied = decide(name, dict(input), list(deny)).behavior == "deny"
                     if {"denied": denied, "several": len(matched) > 1, "allowed": not denied}[kind]:
                         cases.append(Case(f"decide({name!r}, {input}, {list(deny)})", (name, dict(input), list(deny))))
-        return cases
+        return pick(cases, ALLOWED, keep=5) if kind == "allowed" else cases
     return made
 
 
@@ -123,8 +124,10 @@ def limited_case(max_turns: int | None, max_budget_usd: float | None) -> Case:
 
 def cost_after(turns: int) -> float:
     """What the reference's run costs when capped at `turns` requests, as the CLI reports it."""
-    run = reference.function(NOTEBOOK, "limited_run")
-    return trusted_call(run, limited_case(turns, None)).value["total_cost_usd"]
+    out = trusted_call(reference.function(NOTEBOOK, "limited_run"), limited_case(turns, None), CLI_SECONDS)
+    if not isinstance(out.value, dict):
+        raise RuntimeError(f"the reference's limited_run failed: {out.error}")
+    return out.value["total_cost_usd"]
 
 
 def budget_cases() -> list[Case]:
