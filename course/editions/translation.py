@@ -47,9 +47,7 @@ ANY_HEAD = re.compile(rf"{SECTION.pattern}|{CODE_SECTION.pattern}|^{re.escape(CO
 PYTHON_FENCE = re.compile(r"\A(`{3,})python\n(.*?)^\1[ \t]*\Z", re.M | re.S)
 WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")  # two English words: a phrase to translate
 # the notebooks whose code cells are not translated yet (their code is copied in English)
-CODE_PENDING = frozenset({"07_context_growth_and_budgets", "08_parallel_tools", "09_guards_and_observability",
-                          "10_managing_the_context", "11_workflows_versus_agents", "12_three_loops",
-                          "13_the_real_api", "14_the_agent_sdk"})
+CODE_PENDING = frozenset({"11_workflows_versus_agents", "12_three_loops", "13_the_real_api", "14_the_agent_sdk"})
 LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
 MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
