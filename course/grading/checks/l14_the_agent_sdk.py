@@ -12,8 +12,9 @@ Each rule is one sentence of the exercise's text, judged against the reference (
 cases. decide is pure: every tool name with every input under lists of rules that match none, one or several
 (bare names, specs, names that are prefixes of others). The two runs are graded on the wire: the grader passes
 AGENT_OPTIONS, and the real CLI runs the student's code against the grader's API; what is compared is what the CLI
-sent (the tool_use and tool_result blocks of each request: its system prompt names folders and dates), the tools
-the grader ran for it, and the ResultMessage's fields that do not vary from run to run.
+sent (the tool_use and tool_result blocks of each request: its system prompt names folders and dates, and the toy
+model's text speaks the report's language), the tools the grader ran for it, and the ResultMessage's fields that
+do not vary from run to run or with the language.
 """
 from __future__ import annotations
 
@@ -84,11 +85,12 @@ def wire(requests):
     return kept
 
 
-RESULT_FIELDS = ("subtype", "is_error", "num_turns", "stop_reason", "terminal_reason", "result", "permission_denials")
+RESULT_FIELDS = ("subtype", "is_error", "num_turns", "stop_reason", "terminal_reason", "permission_denials")
 
 
 def result_fields(value):
-    """The ResultMessage's fields that say how the run ended (times, ids and the cost vary from run to run)."""
+    """The ResultMessage's fields that say how the run ended (times, ids and the cost vary from run to run; the
+    `result` text is the toy model's, in the language the course speaks)."""
     if isinstance(value, dict) and "subtype" in value:
         return {k: value.get(k) for k in RESULT_FIELDS}
     return value
