@@ -91,7 +91,7 @@ class Exercise:
     notebook: str = ""  # solutions/NN_slug.ipynb that holds it
     rules: list = field(default_factory=list)  # the oracle's rules behind the checks (course.grading.oracle)
     call_timeout: float = 0.0  # seconds one call may take at least, where a call starts a harness (the Claude Code
-    # CLI): more than a context's own limit
+    # CLI): more than a context's own limit; the batch gives the exercise that much time per case
 
     @property
     def points(self) -> float:
