@@ -68,7 +68,10 @@ class Batch:
         is gone. Code the checks or the tools run for it (run_python) runs in the sandbox, never here."""
         with speaking(language(sub)):
             cells, problem = program(sub, exercise)
-            ctx = WorkerContext(self.server, self.wire, self.budget, registry, cells, problem, exercise.function)
+            calls = sum(len(r.all_cases()) for r in exercise.rules) if exercise.call_timeout else 0
+            budget = replace(self.budget, call=max(self.budget.call, exercise.call_timeout),  # a harness's calls are
+                             exercise=max(self.budget.exercise, calls * exercise.call_timeout))  # slow: time for each
+            ctx = WorkerContext(self.server, self.wire, budget, registry, cells, problem, exercise.function)
             confined = RUNNER.set(ctx.runner)
             try:
                 return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]

@@ -7,14 +7,16 @@ Every harness that runs a student's function uses it: the notebook's `check()` a
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..i18n import tr
 from ..tools.workspace import RUNNER
-from .exercise import CLIENT, CLOCK, RUN_TOOL, Outcome
-from .sandbox.child import decode, tool_answer
+from .exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING, CLIENT, CLOCK, RUN_TOOL, Outcome
+from .sandbox.child import agent_options, decode, tool_answer
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
     from ..scenarios import Scenario
@@ -26,8 +28,11 @@ class RunawayLoop(RuntimeError):
     """The student's function kept calling the model past the call's cap."""
 
 
-def tag(value) -> list:
-    """A check's argument for the child: the markers by name, anything else as plain JSON data."""
+def tag(value, tools=None) -> list:
+    """A check's argument for the child: the markers by name (the Agent SDK's options with the definitions of
+    `tools`), anything else as plain JSON data."""
+    if isinstance(value, str) and value in (AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING):
+        return ["agent_options", {"tools": tools.definitions() if tools else [], "allow": value != AGENT_OPTIONS}]
     if isinstance(value, str) and value == CLIENT:
         return ["client"]
     if isinstance(value, str) and value == RUN_TOOL:
@@ -61,12 +66,14 @@ class Call:
         self.api = None if scenario is None else scenario.api() if cap is None and pause is None else \
             scenario.api(policy=watched(scenario.policy, cap, pause))  # the explorer's: the scenario's own policy
         self.tools = scenario.tools() if scenario else None
-        self.args = [tag(a) for a in args]
-        self.kwargs = {k: tag(v) for k, v in kwargs.items()}
+        self.args = [tag(a, self.tools) for a in args]
+        self.kwargs = {k: tag(v, self.tools) for k, v in kwargs.items()}
         self.tool_calls: list[tuple[str, dict]] = []
         self._lock = threading.Lock()
-        if self.api is None and ["client"] in self.args + list(self.kwargs.values()):
-            raise ValueError("a call passing CLIENT needs a scenario for the API to answer with")
+        self._server = self._home = None  # made by arguments() for AGENT_OPTIONS
+        tags = self.args + list(self.kwargs.values())
+        if self.api is None and any(t[0] in ("client", "agent_options") for t in tags):
+            raise ValueError("a call passing CLIENT or AGENT_OPTIONS needs a scenario for the API to answer with")
 
     def run_tool(self, name, input) -> tuple[str, bool]:
         """Run one of the scenario's tools for the student, recording the call: (content, is_error)."""
@@ -85,11 +92,28 @@ class Call:
 
     def arguments(self) -> tuple[list, dict]:
         """The arguments for a call in this process: CLIENT an SDK client on this call's API (no retries: a failed
-        call shows at once), RUN_TOOL this call's tools (ToolFailed on an error result)."""
+        call shows at once), RUN_TOOL this call's tools (ToolFailed on an error result), AGENT_OPTIONS the Agent
+        SDK's options on this call's API served on loopback (the CLI speaks TCP), with a scratch HOME; `close()`
+        stops that server and removes that HOME."""
+        from ..api import Server
         from ..client import local_client  # imports the SDK, which the grader's side does not need
 
         client = local_client(self.api, max_retries=0) if self.api else None
-        return decode(self.args, self.kwargs, client, lambda name, input: tool_answer(*self.run_tool(name, input)))
+
+        def agent(spec):
+            if self._server is None:
+                self._server, self._home = Server(self.api).start(), tempfile.mkdtemp(prefix="course-home-")
+            return agent_options(spec, self._server.base_url, self.run_tool, self._home)
+
+        return decode(self.args, self.kwargs, client, lambda name, input: tool_answer(*self.run_tool(name, input)),
+                      agent)
+
+    def close(self) -> None:
+        """Stop the loopback server and remove the scratch HOME that AGENT_OPTIONS made, if it made them."""
+        if self._server is not None:
+            self._server.stop()
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._server = self._home = None
 
     def records(self) -> list:
         """The API's records of the model calls (POST /v1/messages), in order."""

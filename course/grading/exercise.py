@@ -20,6 +20,10 @@ Calls (`Context.call`, the same in check() and in the grader):
 - CLIENT is the genuine SDK client with max_retries=0 (every request is the student's own).
 - RUN_TOOL(name, input) returns the tool's text; an error result (unknown tool, bad input, the tool
   raised) raises ToolFailed(content), a RuntimeError, which the student's loop must turn into is_error.
+- AGENT_OPTIONS is the Agent SDK's ClaudeAgentOptions on the same recording API (the genuine Claude Code CLI, its
+  HOME and config in a scratch folder), the scenario's tools as the in-process MCP server `course`, each run by the
+  grader; none is allowed without asking (can_use_tool decides), or all are with AGENT_OPTIONS_ALLOWING. A function
+  may be async: it is run to its end.
 - CLOCK() reads 10 s per response the CLIENT has received so far, nothing for anything else: a deadline can be
   reached exactly, the same way on every machine.
 - Outcome.requests/statuses/replies cover POST /v1/messages only (count_tokens is not a turn).
@@ -37,6 +41,8 @@ from ..i18n import tr
 CLIENT = "<client>"  # the genuine anthropic.Anthropic pointed at the recording API
 RUN_TOOL = "<run_tool>"  # run_tool(name, input) -> str: the scenario's tool, run by the grader (raises on an error)
 CLOCK = "<clock: 10 s per response>"  # clock() -> seconds that only the model moves (deterministic)
+AGENT_OPTIONS = "<agent options>"  # ClaudeAgentOptions on the recording API, the scenario's tools asked for
+AGENT_OPTIONS_ALLOWING = "<agent options, tools allowed>"  # the same, the scenario's tools in allowed_tools
 
 
 @dataclass
@@ -85,6 +91,8 @@ class Exercise:
     checks: list[Check]
     notebook: str = ""  # solutions/NN_slug.ipynb that holds it
     rules: list = field(default_factory=list)  # the oracle's rules behind the checks (course.grading.oracle)
+    call_timeout: float = 0.0  # seconds one call may take at least, where a call starts a harness (the Claude Code
+    # CLI): more than a context's own limit; the batch gives the exercise that much time per case
 
     @property
     def points(self) -> float:

@@ -49,8 +49,11 @@ class NotebookContext:
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.registry.scenario(scenario), args, kwargs)
-        args, kwargs = call.arguments()
-        result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
+        try:
+            args, kwargs = call.arguments()
+            result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
+        finally:
+            call.close()
         return call.outcome({**result, "after": snapshot(call.args, call.kwargs, args, kwargs)})
 
 
@@ -80,7 +83,7 @@ def check(grade_id: str, fn, *, timeout: float = CALL_TIMEOUT) -> float:
         print(tr("{grade_id}: expected the function {function}, got a {kind}; run the cell that defines it first.")
               .format(grade_id=grade_id, function=exercise.function, kind=type(fn).__name__))
         return 0
-    verdicts = run_exercise(exercise, NotebookContext(fn, registry, timeout))
+    verdicts = run_exercise(exercise, NotebookContext(fn, registry, max(timeout, exercise.call_timeout)))
     show(Report(exercise, verdicts))
     earned = sum(v.score for v in verdicts)
     return int(earned) if earned == int(earned) else round(earned, 4)

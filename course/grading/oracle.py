@@ -263,7 +263,7 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome:
     with _lock:
         if key not in _outcomes:
             fn = reference.function(exercise.notebook, exercise.function)
-            _outcomes[key] = trusted_call(fn, rule.all_cases()[index])
+            _outcomes[key] = trusted_call(fn, rule.all_cases()[index], max(REFERENCE_TIMEOUT, exercise.call_timeout))
         return _outcomes[key]
 
 
@@ -308,9 +308,11 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
     return check
 
 
-def exercise(grade_id: str, function: str, title: str, notebook: str, rules: list[Rule]) -> Exercise:
-    """An exercise whose checks are its rules, each judged against the reference solution in `notebook`."""
-    made = Exercise(grade_id, function, title, [], notebook=notebook)
+def exercise(grade_id: str, function: str, title: str, notebook: str, rules: list[Rule],
+             call_timeout: float = 0.0) -> Exercise:
+    """An exercise whose checks are its rules, each judged against the reference solution in `notebook`
+    (`call_timeout`: seconds a call may take at least, for one that starts a harness)."""
+    made = Exercise(grade_id, function, title, [], notebook=notebook, call_timeout=call_timeout)
     made.checks = [Check(r.name, judge(made, r), r.points, r.hidden) for r in rules]
     made.rules = rules
     return made

@@ -70,4 +70,13 @@ EQUIVALENT: dict[tuple[str, str], str] = {
                                                "could hold it back, and captured output has none",
     ("stream_reply", "line 8: statement removed"): "the final print() only ends the line: the text asks for the "
                                                    "pieces, and the check accepts the output with or without it",
+    ("gated_run", "line 6: statement removed"): "every run of the CLI ends with a ResultMessage, so `result` is always "
+                                                "assigned before it is returned: `result = None` never shows",
+    ("limited_run", "line 4: statement removed"): "the same: every run yields its ResultMessage before query() returns "
+                                                  "or raises",
+    ("limited_run", "line 10: statement removed"): "`if result is None: raise` matters only when query() raises before "
+                                                   "any ResultMessage, which no run of the CLI within the text's "
+                                                   "limits does (the text says what to return after a result only)",
+    ("limited_run", "line 11: statement removed"): "the same: only an exception before any ResultMessage would reach "
+                                                   "this raise",
 }

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from course.grading import checks, registry
-from course.grading.notebook_context import NotebookContext
+from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
 from course.grading.mark import run_exercise
 from course.i18n import tr
 
@@ -19,8 +19,10 @@ REGISTRY = registry.shipped()
 
 
 def grade(grade_id: str, fn) -> list:
-    """One Mark per check of the exercise, with the notebook's in-process Context."""
-    return run_exercise(REGISTRY.exercise(grade_id), NotebookContext(fn, REGISTRY))
+    """One Mark per check of the exercise, with the notebook's in-process Context (as check() gives it: longer
+    calls for an exercise that starts the Claude Code CLI)."""
+    exercise = REGISTRY.exercise(grade_id)
+    return run_exercise(exercise, NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout)))
 
 
 def notebooks() -> dict[str, dict]:

@@ -21,7 +21,8 @@ from mutation import mutants
 
 REGISTRY = registry.shipped()
 EXERCISES = [e for e in REGISTRY.exercises.values() if e.rules]
-MUTANT_TIMEOUT = 2.0  # seconds per call: the references take milliseconds, a mutant that loops is stopped
+MUTANT_TIMEOUT = 2.0  # seconds per call: the references take milliseconds (those that start the CLI, more: their
+# exercise says), a mutant that loops is stopped
 SCORE = 0.98
 
 
@@ -40,7 +41,7 @@ def survives(grade_id: str, source: str) -> bool:
         namespace = reference.run_cells(before + [source], exercise.notebook)
     except Exception:  # noqa: BLE001 - a mutant that breaks the cell loses every mark
         return False
-    context = NotebookContext(namespace[exercise.function], REGISTRY, MUTANT_TIMEOUT)
+    context = NotebookContext(namespace[exercise.function], REGISTRY, max(MUTANT_TIMEOUT, exercise.call_timeout))
     return all(run_check(exercise, check, context).passed for check in exercise.checks)
 
 

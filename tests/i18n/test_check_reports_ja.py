@@ -9,7 +9,7 @@ import pytest
 
 from course.grading import registry
 from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
+from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
 from course.editions.translation import JAPANESE  # a kana or kanji
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +25,8 @@ def failures(stem: str) -> list:
     path = ROOT / "course" / "grading" / "mistakes" / f"{stem}.py"
     exec(compile(path.read_text(), str(path), "exec"), meta)
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
-    return [m for m in run_exercise(exercise, NotebookContext(meta[exercise.function], REGISTRY)) if not m.passed]
+    context = NotebookContext(meta[exercise.function], REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout))
+    return [m for m in run_exercise(exercise, context) if not m.passed]
 
 
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)

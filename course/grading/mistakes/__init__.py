@@ -44,7 +44,7 @@ _outcomes: dict[tuple, object] = {}
 _lock = threading.Lock()
 
 
-def outcome(mistake: Mistake, rule, index: int):
+def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT):
     """What a known mistake does on one case of a rule, once per process."""
     from ...i18n import language
     from ..oracle import trusted_call
@@ -52,7 +52,7 @@ def outcome(mistake: Mistake, rule, index: int):
     key = (language(), mistake.name, rule.name, index)  # in the submission's language, as the reference's
     with _lock:
         if key not in _outcomes:
-            _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], MISTAKE_TIMEOUT)
+            _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], timeout)
         return _outcomes[key]
 
 
@@ -61,5 +61,6 @@ def hint(exercise, rule, index: int, mine) -> str:
     when none does, or when several with different causes do."""
     from ..oracle import same
 
-    causes = {m.hint for m in known().get(exercise.grade_id, []) if same(rule, mine, outcome(m, rule, index))}
+    timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
+    causes = {m.hint for m in known().get(exercise.grade_id, []) if same(rule, mine, outcome(m, rule, index, timeout))}
     return causes.pop() or "" if len(causes) == 1 else ""

@@ -13,8 +13,11 @@ here, so both sides build arguments and values the same way. What it says is in 
 from __future__ import annotations
 
 import ast
+import asyncio
 import contextlib
+import dataclasses
 import http.client
+import inspect
 import io
 import json
 import os
@@ -26,7 +29,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+import urllib.parse
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36  # prctl options (linux/prctl.h)
@@ -75,6 +81,8 @@ def describe(e: BaseException) -> str:
 def _dump(obj):
     if hasattr(obj, "model_dump"):  # SDK objects (pydantic models) as the API's JSON
         return obj.model_dump(mode="json", exclude_none=True)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # the Agent SDK's messages: their fields
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
     raise TypeError(f"a {type(obj).__name__} cannot be sent as JSON")
 
 
@@ -93,12 +101,15 @@ def model_clock(client):
     return lambda: MODEL_SECONDS * len(answered)
 
 
-def decode(args: list, kwargs: dict, client, run_tool) -> tuple[list, dict]:
-    """Arguments tagged by the grader (["client"], ["run_tool"], ["clock"], ["value", v]) as real objects."""
+def decode(args: list, kwargs: dict, client, run_tool, agent=None) -> tuple[list, dict]:
+    """Arguments tagged by the grader (["client"], ["run_tool"], ["clock"], ["agent_options", spec], ["value", v])
+    as real objects; `agent(spec)` makes the Agent SDK's options."""
     clock = model_clock(client) if ["clock"] in args + list(kwargs.values()) else None
     made = {"client": client, "run_tool": run_tool, "clock": clock}
 
     def one(tagged):
+        if tagged[0] == "agent_options":
+            return agent(tagged[1])
         return tagged[1] if tagged[0] == "value" else made[tagged[0]]
 
     return [one(a) for a in args], {k: one(v) for k, v in kwargs.items()}
@@ -127,6 +138,8 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
     sys.stdout = sys.stderr = out
     try:
         value, error = fn(*args, **kwargs), None
+        if inspect.iscoroutine(value):  # an async function: run to its end, as a notebook's await would
+            value = asyncio.run(value)
         try:
             value = plain(value)
         except (TypeError, ValueError, RecursionError) as e:
@@ -162,9 +175,9 @@ class GraderConnection(http.client.HTTPConnection):
         self.sock.connect(self.socket_path)
 
 
-def tool_proxy(socket_path: str, path: str):
-    """RUN_TOOL in the child: the grader runs the tool (and records the call)."""
-    def run_tool(name, input):
+def remote_tool(socket_path: str, path: str):
+    """A tool run by the grader (which records the call): run(name, input) -> (content, is_error)."""
+    def run(name, input):
         connection = GraderConnection(socket_path, 60)
         try:
             connection.request("POST", path, json.dumps({"name": name, "input": input}).encode(),
@@ -172,9 +185,79 @@ def tool_proxy(socket_path: str, path: str):
             answer = json.loads(connection.getresponse().read())
         finally:
             connection.close()
-        return tool_answer(answer["content"], answer["is_error"])
+        return answer["content"], answer["is_error"]
 
-    return run_tool
+    return run
+
+
+def tool_proxy(socket_path: str, path: str):
+    """RUN_TOOL in the child: the grader runs the tool (and records the call)."""
+    run = remote_tool(socket_path, path)
+    return lambda name, input: tool_answer(*run(name, input))
+
+
+class RemoteTools:
+    """A scenario's tools as course.agent_sdk.mcp_server reads a Toolbox: their definitions, each run by `run`."""
+
+    def __init__(self, definitions: list[dict], run):
+        self._definitions, self.run = definitions, run
+
+    def definitions(self) -> list[dict]:
+        return self._definitions
+
+
+def agent_options(spec: dict, base_url: str, run, home: str):
+    """AGENT_OPTIONS: the Agent SDK's ClaudeAgentOptions on the grader's API at `base_url`, the CLI's HOME and
+    config in `home`, the scenario's tools as the in-process MCP server `course` (run by `run`), allowed without
+    asking when spec["allow"]."""
+    from course.agent_sdk import agent_options as options, mcp_server
+
+    allowed = [f"mcp__course__{d['name']}" for d in spec["tools"]] if spec["allow"] else []
+    return options(base_url, home, mcp_servers={"course": mcp_server(RemoteTools(spec["tools"], run))},
+                   allowed_tools=allowed)
+
+
+def pipe(source: socket.socket, target: socket.socket) -> None:
+    """Bytes from source to target until source ends; then target hears the end."""
+    try:
+        while data := source.recv(1 << 16):
+            target.sendall(data)
+    except OSError:
+        pass
+    for s, how in ((target, socket.SHUT_WR), (source, socket.SHUT_RD)):
+        with contextlib.suppress(OSError):
+            s.shutdown(how)
+
+
+class Loopback:
+    """A TCP port on the worker's own loopback (under bubblewrap, a network namespace with nothing else), each
+    connection piped to the grader's Unix socket: how a program that speaks only TCP, the Claude Code CLI,
+    reaches the grader's API and nothing else."""
+
+    def __init__(self, socket_path: str):
+        self.socket_path = socket_path
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True, name="loopback").start()
+
+    def url(self, base_url: str) -> str:
+        """The grader's `base_url` (http://grader/call/<token>) as reached through this port."""
+        return urllib.parse.urlsplit(base_url)._replace(netloc=f"127.0.0.1:{self.port}").geturl()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                tcp, _ = self.listener.accept()
+            except OSError:
+                return
+            unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                unix.connect(self.socket_path)
+            except OSError:
+                tcp.close()
+                continue
+            for a, b in ((tcp, unix), (unix, tcp)):
+                threading.Thread(target=pipe, args=(a, b), daemon=True, name="pipe").start()
 
 
 class IPythonStub:
@@ -307,9 +390,18 @@ def worker(sock: socket.socket) -> None:
     namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors, "cut": cut})
+    loopback = None  # made for the first call that runs the Claude Code CLI
     while callable(fn) and (call := channel.receive()) is not None:
         client = sdk_client(setup["socket"], call["base_url"], call["timeout"]) if call.get("base_url") else None
-        args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(setup["socket"], call["tool_path"]))
+
+        def agent(spec, call=call):
+            nonlocal loopback
+            loopback = loopback or Loopback(setup["socket"])
+            return agent_options(spec, loopback.url(call["base_url"]), remote_tool(setup["socket"], call["tool_path"]),
+                                 tempfile.mkdtemp(prefix="home", dir=setup["dir"]))
+
+        args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(setup["socket"], call["tool_path"]),
+                              agent)
         result = invoke(fn, args, kwargs)
         channel.send({**result, "after": snapshot(call["args"], call["kwargs"], args, kwargs)})
 

@@ -1,0 +1,119 @@
+"""Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's gate and limits
+inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
+the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
+that hangs, one that raises, and one that points the CLI at a port open on the machine's loopback."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = "14_the_agent_sdk.ipynb"
+
+GATED = '''async def gated_run(prompt, options, deny):
+    async def can_use_tool(tool_name, tool_input, context):
+{body}
+        return decide(tool_name, tool_input, deny)
+
+    result = None
+    async for message in query(prompt=prompt, options=dataclasses.replace(options, can_use_tool=can_use_tool)):
+        if isinstance(message, ResultMessage):
+            result = message
+    return result
+'''
+ELSEWHERE = '''async def gated_run(prompt, options, deny):
+    env = {{**options.env, "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}}  # a port open on the machine
+    async for message in query(prompt=prompt, options=dataclasses.replace(options, env=env, max_turns=1)):
+        pass
+'''
+
+
+def submission(path: Path, grade_id: str | None = None, source: str = "") -> None:
+    """The solution notebook (or the blank exercise when `grade_id` is None and source is "blank") with one
+    solution cell replaced."""
+    folder = "exercises" if source == "blank" else "solutions"
+    nb = nbformat.read(ROOT / folder / NOTEBOOK, as_version=4)
+    for cell in nb.cells:
+        if grade_id and cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            cell.source = source
+    path.mkdir(parents=True)
+    nbformat.write(nb, path / NOTEBOOK)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """(summary rows by student, each student's report, connections the machine's port saw, seconds)."""
+    root = tmp_path_factory.mktemp("class14")
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.1)
+    port = listener.getsockname()[1]
+    submission(root / "class" / "solved")
+    submission(root / "class" / "blank", source="blank")
+    submission(root / "class" / "hangs", "gated_run", GATED.format(body="        await asyncio.sleep(1000)"))
+    submission(root / "class" / "raises", "gated_run",
+               GATED.format(body="        raise RuntimeError('the gate broke')"))
+    submission(root / "class" / "elsewhere", "gated_run", ELSEWHERE.format(port=port))
+    for name in ("hangs", "raises"):  # the cell needs asyncio
+        path = root / "class" / name / NOTEBOOK
+        nb = nbformat.read(path, as_version=4)
+        nb.cells[1].source = "import asyncio\n" + nb.cells[1].source
+        nbformat.write(nb, path)
+    out = root / "out"
+    with listener:
+        done = subprocess.run([sys.executable, "-m", "course", "grade", str(root / "class"), "--out", str(out),
+                               "--jobs", "2"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=900, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        seen = 0
+        try:
+            while True:
+                listener.accept()[0].close()
+                seen += 1
+        except (TimeoutError, OSError):
+            pass
+    assert done.returncode == 0, done.stderr
+    rows = {r["submission"].split("/")[0]: r for r in csv.DictReader((out / "summary.csv").open())}
+    reports = {name: json.loads((out / name / "14_the_agent_sdk.json").read_text()) for name in rows}
+    return rows, reports, seen, done.stderr
+
+
+def outputs(report, grade_id: str) -> list[str]:
+    return [t["output"] for t in report["tests"] if t["name"].startswith(grade_id + ":")]
+
+
+def test_the_solution_gets_full_marks_with_the_cli_run_in_the_sandbox(graded):
+    rows, _, _, stderr = graded
+    assert "isolation: bwrap" in stderr
+    assert (rows["solved"]["score"], rows["solved"]["max"]) == ("7.5", "7.5")
+
+
+def test_the_blank_exercise_gets_0_and_says_what_is_missing(graded):
+    rows, reports, _, _ = graded
+    assert rows["blank"]["score"] == "0"
+    assert all("not implemented yet" in o for o in outputs(reports["blank"], "gated_run"))
+
+
+def test_a_can_use_tool_that_hangs_gets_a_grade_and_a_reason(graded):
+    rows, reports, _, _ = graded
+    assert (rows["hangs"]["decide"], rows["hangs"]["limited_run"], rows["hangs"]["gated_run"]) == ("2", "3", "0")
+    assert all("timed out" in o or "time budget" in o for o in outputs(reports["hangs"], "gated_run"))
+
+
+def test_a_can_use_tool_that_raises_gets_a_grade_and_a_reason(graded):
+    rows, reports, _, _ = graded
+    assert rows["raises"]["decide"] == "2" and float(rows["raises"]["gated_run"]) < 2.5
+    assert any(o.startswith("with Aurora Run") for o in outputs(reports["raises"], "gated_run"))
+
+
+def test_no_request_of_the_cli_leaves_the_sandbox_for_the_machines_loopback(graded):
+    rows, reports, seen, _ = graded
+    assert seen == 0  # the machine's port heard nothing: the sandbox's loopback is its own
+    assert rows["elsewhere"]["gated_run"] == "0"
