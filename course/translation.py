@@ -52,10 +52,7 @@ CODE_PENDING = frozenset({"notebooks/07_context_growth_and_budgets", "exercises/
                           "notebooks/08_parallel_tools", "exercises/08_parallel_tools",
                           "notebooks/09_guards_and_observability", "exercises/09_guards_and_observability",
                           "notebooks/10_managing_the_context", "exercises/10_managing_the_context",
-                          "notebooks/11_workflows_versus_agents", "exercises/11_workflows_versus_agents",
-                          "notebooks/12_three_loops", "exercises/12_three_loops",
-                          "notebooks/13_the_real_api", "exercises/13_the_real_api",
-                          "notebooks/14_the_agent_sdk", "exercises/14_the_agent_sdk"})
+                          "exercises/14_the_agent_sdk"})
 LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
 MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)

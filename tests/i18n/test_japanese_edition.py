@@ -167,7 +167,8 @@ def test_japanese_code_keeps_the_identifiers_and_structure_of_the_english(englis
     translated = [c for c in nbformat.read(english, as_version=4).cells if (c.id, english_hash(c.source)) in code]
     assert all(same_structure(c.source, code[c.id, english_hash(c.source)].text) for c in translated)
     if not code_pending(english):  # every cell with words is translated: its labels and prompts read Japanese
-        assert [c.id for c in nbformat.read(english, as_version=4).cells if has_words(c)] == [c.id for c in translated]
+        # (a cell whose only words are single-word labels, `print(n, "calls")`, may be translated too)
+        assert {c.id for c in nbformat.read(english, as_version=4).cells if has_words(c)} <= {c.id for c in translated}
 
 
 def test_code_sections_sit_in_one_block_after_the_prose():
