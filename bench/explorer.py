@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from course.scenarios import SCENARIOS
-from course.widgets import Explorer
+from course.viz.explorer import Explorer
 
 from .jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
 
@@ -120,7 +120,7 @@ TIMER_JS = """() => {
 
 def notebook(path: Path) -> Path:
     """A notebook with one explorer per loop."""
-    cells = [STUDENT_LOOP + "\nfrom course.widgets import Explorer"] + list(LOOPS.values())
+    cells = [STUDENT_LOOP + "\nfrom course.viz.explorer import Explorer"] + list(LOOPS.values())
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                            "language": "python"}},
           "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],

@@ -75,7 +75,7 @@ def relay(args) -> int:
 
 
 def execute(args) -> int:
-    from .notebook import execute_all
+    from .editions.notebook import execute_all
 
     missing = [p for p in args.paths if not os.path.isfile(p)]
     if missing:
@@ -89,7 +89,7 @@ def execute(args) -> int:
 
 
 def translate(args) -> int:
-    from .translation import ROOT, chosen, code_skeleton, skeleton, translate
+    from .editions.translation import ROOT, chosen, code_skeleton, skeleton, translate
 
     if args.skeleton:
         added = sum(skeleton(english) + code_skeleton(english) for english in chosen(args.only))

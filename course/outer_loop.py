@@ -4,7 +4,7 @@ Every lap is a fresh session: the loop starts again from the prompt, and the onl
 files. A success condition is checked before each lap, and laps are capped.
 
 A crash between a side effect and its record makes a resumed session do the effect again; `run_saving` keeps
-the session as it was saved before each model call, and `course.outbox` shows idempotency keys turning the
+the session as it was saved before each model call, and `course.tools.outbox` shows idempotency keys turning the
 repeat into a no-op.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ from packaging.requirements import Requirement
 
 from course.__main__ import main
 from course.lessons import python_ok, requirements
-from course.notebook import coalesce, execute, execute_all
+from course.editions.notebook import coalesce, execute, execute_all
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,7 +60,7 @@ def test_executing_twice_gives_the_same_file(tmp_path):
 
 
 def test_widgets_keep_their_html_snapshot_but_not_their_random_model_id(tmp_path):
-    path = write(tmp_path / "w.ipynb", "from course.widgets import Explorer\nExplorer()")
+    path = write(tmp_path / "w.ipynb", "from course.viz.explorer import Explorer\nExplorer()")
     execute(path)
     first = path.read_bytes()
     data = nbformat.read(path, as_version=4).cells[0].outputs[0].data

@@ -95,7 +95,7 @@ def assign(solutions: Path, exercises: Path, *, execute: bool = True) -> list[tu
     """generate(), then execute each exercise notebook in place; (path, error or "") for each."""
     from nbclient.exceptions import CellExecutionError
 
-    from ..notebook import execute as run
+    from ..editions.notebook import execute as run
 
     points = {gid: e.points for gid, e in shipped().exercises.items()}
     for path in sorted(solutions.glob("*.ipynb")):  # the solutions' check cells too: nbgrader reads them

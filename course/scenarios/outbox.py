@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..api import Conversation, Turn
 from ..i18n import deferred, tr
 from ..outer_loop import run_saving
-from ..outbox import Crash, Outbox
+from ..tools.outbox import Crash, Outbox
 from .base import Scenario, call, last_turn, say
 
 RECIPIENTS = ("alice@example.com", "bob@example.com", "carol@example.com")

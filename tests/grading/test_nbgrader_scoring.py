@@ -12,7 +12,7 @@ import pytest
 from nbclient import NotebookClient
 
 from course.grading import registry
-from course.notebook import kernel_env
+from course.editions.notebook import kernel_env
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ import pytest
 from course.grading import registry
 from course.grading.mark import run_exercise
 from course.grading.notebook_context import NotebookContext
-from course.translation import JAPANESE  # a kana or kanji
+from course.editions.translation import JAPANESE  # a kana or kanji
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()

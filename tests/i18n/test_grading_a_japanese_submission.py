@@ -17,7 +17,7 @@ from course.grading.registry import shipped
 from course.grading.report import per_exercise
 from course.grading.submission import Submission, language
 from course.i18n import speaking, tr
-from course.translation import LANG_CELL_ID, japanese, skeleton
+from course.editions.translation import LANG_CELL_ID, japanese, skeleton
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "01_messages_and_blocks"
@@ -38,9 +38,9 @@ def wrong(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def submit(english: Path, folder: Path, student: str, name: str, tmp: Path, change=lambda nb: nb) -> None:
-    """`english` (changed by `change`) as <student>/<name>.ipynb, in Japanese for the student "japanese": made by
-    course/translation.py from a catalogue whose prose is left in English (the grader reads no prose). The wrong
-    answer's Japanese notebook loses its first cell, which sets COURSE_LANG: its metadata alone says Japanese."""
+    """`english` (changed by `change`) as <student>/<name>.ipynb, in Japanese for the student "japanese": made
+    by course/editions/translation.py from a catalogue whose prose is left in English (the grader reads no prose). The
+    wrong answer's Japanese notebook loses its first cell, which sets COURSE_LANG: its metadata alone says Japanese."""
     source = tmp / "src" / english.parent.name / f"{NOTEBOOK}.ipynb"
     source.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(change(nbformat.read(english, as_version=4)), source)

@@ -11,10 +11,11 @@ import pytest
 
 from course.i18n import speaking
 from course.lessons import LESSONS
-from course.notebook import VOLATILE_CELL_METADATA
-from course.translation import (CODE_BLOCK, FENCED, LANG_CELL_ID, ROOT, Section, build, catalogue_path, code_pending,
-                                code_skeleton, edition_path, english_hash, has_words, is_prose, japanese, problems,
-                                read_catalogue, read_code, same_structure, skeleton, sources, write_catalogue)
+from course.editions.notebook import VOLATILE_CELL_METADATA
+from course.editions.translation import (CODE_BLOCK, FENCED, LANG_CELL_ID, ROOT, Section, build, catalogue_path,
+                                         code_pending, code_skeleton, edition_path, english_hash, has_words,
+                                         is_prose, japanese, problems, read_catalogue, read_code, same_structure,
+                                         skeleton, sources, write_catalogue)
 
 SOURCES = sources()
 NAMES = [str(p.relative_to(ROOT)) for p in SOURCES]
@@ -240,7 +241,7 @@ def test_code_waits_for_japanese_by_catalogue_so_a_lesson_can_be_done_while_its_
     solution = tmp_path / "solutions" / "01_tiny.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('print("points:", 3)', id="s1")]),
                    solution)
-    monkeypatch.setattr("course.translation.CODE_PENDING", frozenset({"exercises/01_tiny"}))
+    monkeypatch.setattr("course.editions.translation.CODE_PENDING", frozenset({"exercises/01_tiny"}))
     assert code_pending(solution) and not code_pending(english)  # solutions/ share the exercises' catalogue
     assert [p for p in problems(english, tmp_path) if "code cell" in p] == [
         "translations/ja/notebooks/01_tiny.md: code cell k1 of notebooks/01_tiny.ipynb has no translation (missing)"]

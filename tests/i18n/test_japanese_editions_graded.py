@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from course.translation import JAPANESE  # a kana or kanji
+from course.editions.translation import JAPANESE  # a kana or kanji
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = {("en", "solutions"): ROOT / "solutions", ("ja", "solutions"): ROOT / "solutions" / "ja",

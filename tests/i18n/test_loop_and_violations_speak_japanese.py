@@ -8,9 +8,9 @@ import pytest
 from course.loop import Limits
 from course.messages import assistant, text, tool_result, tool_use, user, violations
 from course.scenarios import SCENARIOS
-from course.translation import JAPANESE
+from course.editions.translation import JAPANESE
 from course.viz import MessageList
-from course.widgets import Explorer
+from course.viz.explorer import Explorer
 
 ASKS = assistant(tool_use("t1", "search", {}), tool_use("t2", "search", {}))
 # a history, and each violation it holds as the course states it: (English, Japanese)

@@ -19,7 +19,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import PoFileParser, read_po, write_po
 
 from course.i18n import DOMAIN, KEYWORDS
-from course.translation import compile_messages
+from course.editions.translation import compile_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = Path("course") / "locale" / "ja" / "LC_MESSAGES" / f"{DOMAIN}.po"

@@ -9,7 +9,7 @@ import pytest
 from course.client import LiveAPIUnavailable, make_client
 from course.lessons import LESSONS
 from course.viz import MessageList
-from course.widgets import Explorer
+from course.viz.explorer import Explorer
 
 UNANSWERED = [{"role": "user", "content": "hi"},
               {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "search", "input": {}}]},
@@ -66,7 +66,7 @@ def test_a_plot_speaks_the_language_and_draws_every_glyph(lang):
     import io
     import warnings
 
-    from course import plots
+    from course.viz import plots
 
     fig = plots.token_growth([100, 200])
     assert fig.axes[0].get_title() == SPOKEN[lang]["title"]

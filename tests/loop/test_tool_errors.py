@@ -5,7 +5,7 @@ import pytest
 
 from course.client import MODEL, make_client
 from course.loop import Agent
-from course.tool_errors import CATEGORIES, ToolError, action, order_lookup, parse, routing_policy
+from course.tools.errors import CATEGORIES, ToolError, action, order_lookup, parse, routing_policy
 
 
 def test_the_content_carries_category_and_retry_hint():

@@ -6,7 +6,7 @@ from course.messages import blocks
 from course.pricing import cost_usd
 from course.viz import MessageList
 from course.viz.student import CALL_CAP, StudentLoop
-from course.widgets import Explorer
+from course.viz.explorer import Explorer
 
 
 def loaded(source: str):

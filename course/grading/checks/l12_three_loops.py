@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ...client import MODEL
 from ...i18n import deferred, tr
-from ...outbox import Outbox
+from ...tools.outbox import Outbox
 from ...scenarios import Scenario
 from ...tools import Tool, Toolbox
 from ..cases import ANSWERS, Step, loop_tools, max_tokens_free, scenario

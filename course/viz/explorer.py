@@ -5,7 +5,7 @@ through `course.loop.Agent.events()` (`course.viz.frames`); with `loop=agent_loo
 the student's own function, read back from the wire (`course.viz.student`). Moving
 the step slider or pressing play only redraws a stored frame. Once a learner moves a control, the settings
 they may pick next run ahead on a background thread that steps aside whenever a control moves (RunAhead).
-Its front-end half (course/access.js) keeps keys pressed in it from JupyterLab's shortcuts, names the sliders,
+Its front-end half (course/viz/access.js) keeps keys pressed in it from JupyterLab's shortcuts, names the sliders,
 says which toggles are on and announces each step. Without a front end (plain Python, nbval, an
 exported notebook) the explorer shows a static HTML snapshot of its state, and
 its text repr is deterministic.
@@ -23,15 +23,13 @@ import anywidget
 import ipywidgets as w
 import traitlets
 
-from .gate import Gate
-from .i18n import deferred, tr
-from .loop import Limits
-from .scenarios import SCENARIOS
-from . import viz
-from .viz import Frame, frame_html
-from .viz.student import FEATURES, StudentLoop
-from .viz.run import outcome_tag, step_line
-from .viz.style import FONT, LINE, count, dollars, esc, n_calls, n_turns
+from ..gate import Gate
+from ..i18n import deferred, tr
+from ..loop import Limits
+from ..scenarios import SCENARIOS
+from .run import Frame, frame_html, frames, outcome_tag, step_line
+from .student import FEATURES, StudentLoop
+from .style import FONT, LINE, count, dollars, esc, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
@@ -79,7 +77,7 @@ def run_frames(setting: Setting, student: StudentLoop | None = None, pause=None)
         return student.frames(sc, setting.max_turns, setting.max_budget_usd, setting.deny, pause=pause)
     gate = replace(sc.gate or Gate(), deny=list(setting.deny))  # the scenario's gate, with the chosen deny rules
     events = sc.agent(limits=setting.limits, gate=gate).events(sc.prompt)
-    return viz.frames(events if pause is None else paced(events, pause))
+    return frames(events if pause is None else paced(events, pause))
 
 
 def paced(events, pause):

@@ -11,9 +11,9 @@ import json
 import re
 from typing import Callable
 
-from .api import Conversation, Turn
-from .i18n import tr
-from .tools import Tool, Toolbox
+from ..api import Conversation, Turn
+from ..i18n import tr
+from .toolbox import Tool, Toolbox
 
 # category -> (retryable by default, what the loop does about it)
 CATEGORIES = {

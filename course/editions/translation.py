@@ -37,7 +37,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("notebooks", "exercises", "solutions")  # the English sources; each gets a <folder>/ja/
 CATALOGUE_OF = {"notebooks": "notebooks", "exercises": "exercises", "solutions": "exercises"}  # same cell ids
 SECTION = re.compile(r"^<!-- cell (\S+) en:([0-9a-f]{12}) -->$", re.M)

@@ -1,4 +1,4 @@
-// The loop explorer's front-end half (course/widgets.py's Access), for a keyboard and a screen reader. It sits
+// The loop explorer's front-end half (course/viz/explorer.py's Access), for a keyboard and a screen reader. It sits
 // in the explorer's box and looks after every control in it, whatever ipywidgets renders them as.
 
 // Lumino, JupyterLab's shortcut engine, runs no shortcut for a key pressed on an element with this attribute

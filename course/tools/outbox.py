@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .tools import Tool, Toolbox
+from .toolbox import Tool, Toolbox
 
 
 class Crash(BaseException):

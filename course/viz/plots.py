@@ -16,10 +16,10 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from .context import window_bound
-from .events import ToolEnd
-from .i18n import deferred, language, tr
-from .viz.style import ERROR, OK, PALETTE, dollars, tokens
+from ..context import window_bound
+from ..events import ToolEnd
+from ..i18n import deferred, language, tr
+from .style import ERROR, OK, PALETTE, dollars, tokens
 
 TOKENS = FuncFormatter(lambda v, _: tokens(round(v)))  # axis ticks: 140,000
 DOLLARS = FuncFormatter(lambda v, _: dollars(v))  # axis ticks: $0.0005
