@@ -172,6 +172,15 @@ def test_japanese_code_keeps_the_identifiers_and_structure_of_the_english(englis
         assert {c.id for c in nbformat.read(english, as_version=4).cells if has_words(c)} <= {c.id for c in translated}
 
 
+def test_an_english_code_cell_shared_by_several_notebooks_reads_the_same_in_japanese_everywhere():
+    # the student's final loop, copied from lesson 09 into the later lessons: one Japanese wording of it
+    versions: dict[str, set[str]] = {}
+    for english in SOURCES:
+        for (_, digest), section in read_code(catalogue_path(english)).items():
+            versions.setdefault(digest, set()).add(section.text)
+    assert {digest: len(texts) for digest, texts in versions.items() if len(texts) > 1} == {}
+
+
 def test_code_sections_sit_in_one_block_after_the_prose():
     for path in sorted((ROOT / "translations" / "ja").glob("*/*.md")):
         raw = path.read_text(encoding="utf-8")
