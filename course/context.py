@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .api import tokens
+from .i18n import deferred, tr
 from .messages import blocks, text, tool_uses, user
 from .pricing import CACHE_READ, CACHE_WRITE_5M, prices
 
-CLEARED = "[tool result cleared to save context]"
+CLEARED = deferred("[tool result cleared to save context]")  # said in the language the course speaks
 
 
 # --- Prop. 5.2: input grows linearly per call, quadratically in total ----------------------
@@ -73,12 +74,14 @@ def max_calls_for_budget(budget: float, c_min: float) -> int:
 
 # --- Clearing old tool results and compaction --------------------------------------------
 
-def clear_tool_results(messages: list, keep_last: int = 1, placeholder: str = CLEARED) -> list:
-    """A copy of `messages` whose tool results older than the last `keep_last` turns say `placeholder`.
+def clear_tool_results(messages: list, keep_last: int = 1, placeholder: str | None = None) -> list:
+    """A copy of `messages` whose tool results older than the last `keep_last` turns say `placeholder`
+    (by default CLEARED, in the language the course speaks).
 
     The tool_result blocks stay (same ids, same places), so P1-P3 still hold;
     only their content goes. The model can call the tool again if it needs it.
     """
+    placeholder = tr(CLEARED) if placeholder is None else placeholder
     out = copy.deepcopy(list(messages))
     answered = [i + 1 for i, m in enumerate(out[:-1]) if m["role"] == "assistant" and tool_uses(m)]
     for i in answered[: max(0, len(answered) - keep_last)]:
@@ -89,8 +92,8 @@ def clear_tool_results(messages: list, keep_last: int = 1, placeholder: str = CL
 
 def summary(messages: list) -> str:
     """A short extractive summary of a history: the task, then one line per tool call and its result."""
-    lines = ["Summary of the work so far.", "Task: " + "".join(b.get("text", "") for b in blocks(messages[0])
-                                                             if b.get("type") == "text")]
+    task = "".join(b.get("text", "") for b in blocks(messages[0]) if b.get("type") == "text")
+    lines = [tr("Summary of the work so far."), tr("Task: {task}").format(task=task)]
     results = {b["tool_use_id"]: b for m in messages if m["role"] == "user" for b in blocks(m)
                if b.get("type") == "tool_result"}
     for m in messages:

@@ -234,18 +234,19 @@ def edits_policy(values: tuple[str, ...] = ("2", "3")):
 
     def policy(c: Conversation) -> Turn:
         if c.calls_so_far == 0:
-            return say("Two edits at once.", *[call("edit_file", path="a.txt", old="x = 1", new=f"x = {v}")
-                                                for v in values])
+            return say(tr("Two edits at once."), *[call("edit_file", path="a.txt", old="x = 1", new=f"x = {v}")
+                                                    for v in values])
         if any(u["name"] == "edit_file" for u in tool_uses(c.messages[-2])):
             return Turn([call("read_file", path="a.txt")])
         (_, result), = last_turn(c)
-        return say(f"a.txt now holds {c.result_text(result).strip()}; the order of the edits decided it.")
+        return say(tr("a.txt now holds {text}; the order of the edits decided it.").format(
+            text=c.result_text(result).strip()))
 
     return policy
 
 
 CONFLICTING_EDITS = Scenario(
     "conflicting_edits", deferred("Two edits in one response (example 6.3)"),
-    "Set x in a.txt.", edits_policy(), files={"a.txt": "x = 1\n"},
+    deferred("Set x in a.txt."), edits_policy(), files={"a.txt": "x = 1\n"},
     workspace_tools=lambda ws: ws.toolbox(run=False),
     notes="edits x = 1 -> x = 2 and x = 1 -> x = 3: the first wins, the second fails; order decides")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ..api import Conversation, Turn
-from ..i18n import deferred
+from ..i18n import deferred, tr
 from ..tools import Tool, Toolbox, Workspace
 from .base import Scenario, call, last_turn, say
 
@@ -24,7 +24,7 @@ def slow_reads(ws: Workspace, delay: float = READ_DELAY_S) -> Toolbox:
         time.sleep(delay)
         return ws.read(path)
 
-    return Toolbox([Tool("read_file", "Read a file of the workspace (slow storage). Read-only.",
+    return Toolbox([Tool("read_file", tr("Read a file of the workspace (slow storage). Read-only."),
                          {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
                          read_file, read_only=True)])
 
@@ -32,16 +32,16 @@ def slow_reads(ws: Workspace, delay: float = READ_DELAY_S) -> Toolbox:
 def parallel_reads_policy(c: Conversation) -> Turn:
     """Ask for every file in one response, then answer with each file's title."""
     if not c.results():
-        return say("I'll read the three pages at once.", *[call("read_file", path=p) for p in DOCS])
+        return say(tr("I'll read the three pages at once."), *[call("read_file", path=p) for p in DOCS])
     titles = [c.result_text(r).splitlines()[0].lstrip("# ") if not r.get("is_error")
-              else f"({u['input']['path']}: error)"
+              else tr("({path}: error)").format(path=u["input"]["path"])
               for u, r in last_turn(c)]
-    return say("The pages are: " + ", ".join(titles) + ".")
+    return say(tr("The pages are: {titles}.").format(titles=", ".join(titles)))
 
 
 PARALLEL_READS = Scenario(
     "parallel_reads", deferred("Three slow reads in one response"),
-    "Summarise the three pages under docs/.", parallel_reads_policy, files=DOCS, workspace_tools=slow_reads,
+    deferred("Summarise the three pages under docs/."), parallel_reads_policy, files=DOCS, workspace_tools=slow_reads,
     notes="one response, three read-only calls run concurrently; results come back in request order")
 
 # --- large_result -----------------------------------------------------------------------------------------
@@ -57,7 +57,7 @@ def fetch_log(service: str) -> str:
 
 
 def log_tools() -> Toolbox:
-    return Toolbox([Tool("fetch_log", "Fetch the whole log of a service. Read-only.",
+    return Toolbox([Tool("fetch_log", tr("Fetch the whole log of a service. Read-only."),
                          {"type": "object", "properties": {"service": {"type": "string", "enum": list(SERVICES)}},
                           "required": ["service"]}, fetch_log, read_only=True)])
 
@@ -67,9 +67,11 @@ def large_result_policy(c: Conversation) -> Turn:
     fetched = [u["input"]["service"] for u, r in c.all_results() if not r.get("is_error")]
     todo = [s for s in SERVICES if s not in fetched]
     if todo:
-        return say(f"Fetching the {todo[0]} log.", call("fetch_log", service=todo[0]))
-    summary = " ".join(f"The {s} log has {LOG_LINES} requests, all ok." for s in SERVICES)
-    return say(summary + " Per-minute detail: " + "; ".join(f"minute {m}: 60 requests" for m in range(34)) + ".")
+        return say(tr("Fetching the {service} log.").format(service=todo[0]), call("fetch_log", service=todo[0]))
+    summary = "".join(tr("The {service} log has {lines} requests, all ok. ").format(service=s, lines=LOG_LINES)
+                      for s in SERVICES)  # each sentence ends with its own space (Japanese puts none after 。)
+    detail = "; ".join(tr("minute {minute}: 60 requests").format(minute=m) for m in range(34))
+    return say(tr("{summary}Per-minute detail: {detail}.").format(summary=summary, detail=detail))
 
 
 # LocalAPI options that make the run end on the context window (the counts follow course.api.tokens)
@@ -78,5 +80,5 @@ WINDOW_FILLS_UP = {"context_window": 32_400}  # the 3rd request fits, its long a
 
 LARGE_RESULT = Scenario(
     "large_result", deferred("A tool result so large the context fills up"),
-    "Fetch the api and worker logs and summarise them.", large_result_policy, log_tools,
+    deferred("Fetch the api and worker logs and summarise them."), large_result_policy, log_tools,
     notes="each log adds about 16,000 input tokens to every later call; a small context_window ends the run")

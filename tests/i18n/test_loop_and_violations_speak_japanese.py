@@ -8,7 +8,7 @@ import pytest
 from course.loop import Limits
 from course.messages import assistant, text, tool_result, tool_use, user, violations
 from course.scenarios import SCENARIOS
-from course.editions.translation import JAPANESE
+from course.editions.translation import JAPANESE, WORDS
 from course.viz import MessageList
 from course.viz.explorer import Explorer
 
@@ -101,7 +101,8 @@ def words(messages: list[dict]) -> str:
     return " ".join(b.get("text", "") for m in messages for b in m["content"] if b["type"] == "text")
 
 
-@pytest.mark.parametrize("scenario", ["gated_write", "unknown_tool", "aurora_run"])
+@pytest.mark.parametrize("scenario", ["gated_write", "unknown_tool", "aurora_run", "parallel_reads",
+                                      "conflicting_edits", "large_result"])
 def test_what_the_model_is_sent_speaks_the_edition_s_language_and_only_the_words_differ(scenario, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "en")
     english = SCENARIOS[scenario].run()
@@ -109,6 +110,9 @@ def test_what_the_model_is_sent_speaks_the_edition_s_language_and_only_the_words
     japanese = SCENARIOS[scenario].run()
     assert shape(japanese.messages) == shape(english.messages)
     assert JAPANESE.search(words(japanese.messages)) and not JAPANESE.search(words(english.messages))
+    said = [(b_en["text"], b_ja["text"]) for m_en, m_ja in zip(english.messages, japanese.messages)
+            for b_en, b_ja in zip(m_en["content"], m_ja["content"]) if b_en["type"] == "text"]
+    assert [ja for en, ja in said if WORDS.search(en) and not JAPANESE.search(ja)] == []  # every sentence, each reply
     assert (japanese.subtype, japanese.calls, japanese.turns) == (english.subtype, english.calls, english.turns)
 
 
