@@ -81,8 +81,9 @@ BENCHMARKS = {
               "30 students each submit all 13 lesson notebooks (even students the solutions, odd ones the untouched "
               "exercises) in nbgrader's layout; `python -m course grade submitted/` grades them with this tree's "
               "grader and with a baseline commit's (a git worktree under build/: main before issues 19 and 20), on "
-              "the same notebooks, with isolation as configured (bubblewrap and a uid per worker as root). Runs "
-              "alternate, the order rotating each repetition; the ratio is the median of paired ratios."),
+              "the same notebooks, with isolation as configured (bubblewrap and a uid per worker as root), each with "
+              "its own default jobs (this tree: two exercises per core; the baseline: one). Runs alternate, the "
+              "order rotating each repetition; the ratio is the median of paired ratios."),
     "workshop": ("bench.workshop", "bench_workshop", "Workshop: a JupyterHub room on one machine",
                  "A real JupyterHub (`jupyterhub` from PyPI and `configurable-http-proxy` from npm, installed into "
                  "`build/workshop/`) runs `workshop/jupyterhub_config.py` on loopback. N simulated students arrive "
@@ -160,7 +161,7 @@ def rewrite_sections(doc: str, records: dict, modules: dict) -> str:
 
 def measure(name: str, module) -> dict:
     """Run one benchmark: its figures, when it started, how long it took, the load average around it."""
-    started, clock, load = datetime.datetime.now(datetime.timezone.utc), time.monotonic(), os.getloadavg()[0]
+    started, clock, load = datetime.datetime.now(datetime.UTC), time.monotonic(), os.getloadavg()[0]
     figures = getattr(module, BENCHMARKS[name][1])()
     return {"figures": figures, "started": f"{started:%Y-%m-%d %H:%M}", "minutes": (time.monotonic() - clock) / 60,
             "load": [load, os.getloadavg()[0]]}

@@ -69,7 +69,7 @@ def bench_class_speed(students: int = STUDENTS, repeats: int = REPEATS, rev: str
         order = [("ours", ROOT), ("baseline", tree)]
         for name, where in order[r % 2:] + order[: r % 2]:
             times[name].append(grade(where, submitted, WORK / f"out-{name}"))
-    ratio = statistics.median(b / o for o, b in zip(times["ours"], times["baseline"]))
+    ratio = statistics.median(b / o for o, b in zip(times["ours"], times["baseline"], strict=True))
     ours = statistics.median(times["ours"])
     return {"students": students, "notebooks": notebooks, "repeats": repeats, "baseline": rev,
             "ours_seconds": ours, "baseline_seconds": statistics.median(times["baseline"]),

@@ -83,16 +83,17 @@ def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
         gc.collect()  # once per repetition: a full collection takes longer than a change
         for turns in MAX_TURNS:
             explorer.runs.kept.clear()  # force a re-run, as for a setting never seen
-            ms = timed(lambda: explorer.set(max_turns=turns))
+            ms = timed(lambda turns=turns: explorer.set(max_turns=turns))
             frames = len(explorer.frames)
-            steps = [timed(lambda: setattr(explorer.step, "value", k)) for k in range(frames)]  # as the slider does
+            steps = [timed(lambda k=k: setattr(explorer.step, "value", k)) for k in range(frames)]  # as the slider does
             if rep:  # the first repetition warms caches
                 rerun.append(ms)
                 step.extend(steps)
         if rep:
             for turns in MAX_TURNS:
                 explorer.set(max_turns=turns)  # every setting run once more, and kept
-            revisit += [timed(lambda: explorer.set(max_turns=turns)) for turns in MAX_TURNS[-2::-1] + MAX_TURNS[-1:]]
+            revisit += [timed(lambda turns=turns: explorer.set(max_turns=turns))
+                        for turns in MAX_TURNS[-2::-1] + MAX_TURNS[-1:]]
     return {
         "rerun_median_ms": statistics.median(rerun),
         "rerun_max_ms": max(rerun),

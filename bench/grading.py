@@ -387,7 +387,7 @@ def bench_grading(solution: Path | None = None, *, tools: tuple[str, ...] = ("ou
         results[r.name] = {"what": r.what, "benign_seconds": seconds, "per_minute": len(benign) / seconds * 60,
                            "benign_wrong": wrong, "hostile": cases}
     if "ours" in results:
-        for name, res in results.items():
+        for res in results.values():
             res["ours_speedup"] = res["benign_seconds"] and results["ours"]["per_minute"] / res["per_minute"]
     figures = {"submissions": [{"student": s.student, "kind": s.kind, "case": s.case, "correct": correct[s.student]}
                                for s in subs],

@@ -49,7 +49,7 @@ class JupyterLab:
         with urllib.request.urlopen(request, timeout=10) as r:
             return r.read()
 
-    def __enter__(self) -> "JupyterLab":
+    def __enter__(self) -> JupyterLab:
         app_settings = self.scratch / "app-settings"
         app_settings.mkdir(parents=True, exist_ok=True)
         if self.overrides is not None:

@@ -112,6 +112,11 @@ def run_floor(messages: list[dict], replies: list[bytes]) -> tuple[float, int, i
     return time.perf_counter() - started, len(replies), sent
 
 
+def paired(times: dict[str, list[float]], a: str, b: str) -> float:
+    """The median of a's time over b's, repetition by repetition."""
+    return statistics.median(x / y for x, y in zip(times[a], times[b], strict=True))
+
+
 def bench_loop(turns: tuple[int, ...] = TURNS, repeats: dict[int, int] | None = None) -> dict:
     """Per-call ms of each contender at each length, and the paired ratios (medians over repetitions)."""
     repeats = repeats or REPEATS
@@ -121,9 +126,9 @@ def bench_loop(turns: tuple[int, ...] = TURNS, repeats: dict[int, int] | None = 
         times = {"ours": [], "tool_runner": [], "floor": []}
         floor_bytes = 0
         contenders = {
-            "ours": lambda: run_ours(n),
-            "tool_runner": lambda: run_tool_runner(n),
-            "floor": lambda: run_floor(messages, replies),
+            "ours": lambda n=n: run_ours(n),
+            "tool_runner": lambda n=n: run_tool_runner(n),
+            "floor": lambda messages=messages, replies=replies: run_floor(messages, replies),
         }
         names = list(contenders)
         for rep in range(repeats.get(n, 3)):
@@ -133,15 +138,14 @@ def bench_loop(turns: tuple[int, ...] = TURNS, repeats: dict[int, int] | None = 
                 assert calls == n + 1, f"{name}: {calls} calls, expected {n + 1}"
                 times[name].append(elapsed / calls)
                 floor_bytes = rest[0] if rest else floor_bytes
-        paired = lambda a, b: statistics.median(x / y for x, y in zip(times[a], times[b]))  # noqa: E731
         rows.append({
             "turns": n,
             "calls": n + 1,
             "repeats": len(times["ours"]),
             "ms_per_call": {k: statistics.median(v) * 1000 for k, v in times.items()},
-            "ours_vs_floor": paired("ours", "floor"),
-            "ours_vs_tool_runner": paired("ours", "tool_runner"),
-            "tool_runner_vs_floor": paired("tool_runner", "floor"),
+            "ours_vs_floor": paired(times, "ours", "floor"),
+            "ours_vs_tool_runner": paired(times, "ours", "tool_runner"),
+            "tool_runner_vs_floor": paired(times, "tool_runner", "floor"),
             "request_bytes": {"ours": ours_bytes, "floor": floor_bytes},
         })
     first = rows[0]

@@ -19,6 +19,7 @@ it needs, from the previous step's figures, leaves MARGIN_GB free).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -119,15 +120,11 @@ class Hub:
     def stop(self) -> None:
         pids = self.processes()
         self.process.send_signal(signal.SIGTERM)  # the hub stops the students' servers as it exits
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pass
         for pid in pids:  # whatever is left, by id
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         self.process.wait()
         self.log.close()
 

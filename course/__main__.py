@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -19,19 +20,17 @@ def serve(args) -> int:
     except KeyError as e:
         print(e.args[0], file=sys.stderr)
         return 2
-    log = open(args.log, "a", encoding="utf-8") if args.log else None
-    api = scenario.api(latency=args.latency, pace=args.pace, record=False,
-                                       log=log and (lambda r: print(json.dumps(asdict(r)), file=log, flush=True)))
-    server = Server(api, port=args.port, host=args.host)
-    print(server.base_url, flush=True)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.httpd.server_close()
-        if log:
-            log.close()
+    with open(args.log, "a", encoding="utf-8") if args.log else contextlib.nullcontext() as log:
+        api = scenario.api(latency=args.latency, pace=args.pace, record=False,
+                           log=log and (lambda r: print(json.dumps(asdict(r)), file=log, flush=True)))
+        server = Server(api, port=args.port, host=args.host)
+        print(server.base_url, flush=True)
+        try:
+            server.httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.httpd.server_close()
     return 0
 
 

@@ -16,7 +16,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from .api import tokens
 from .i18n import deferred, tr
@@ -56,7 +56,7 @@ def reported_inputs(usages: list[dict]) -> list[int]:
 def turn_sizes(messages: list) -> list[int]:
     """a_i + r_i for each tool-use turn of a history (local API token counts, Def. 5.1)."""
     return [tokens.message_tokens(a) + tokens.message_tokens(b)
-            for a, b in zip(messages[1::2], messages[2::2]) if tool_uses(a)]
+            for a, b in zip(messages[1::2], messages[2::2], strict=False) if tool_uses(a)]
 
 
 # --- Prop. 5.4: a budget checked after each response ----------------------------------------
@@ -135,7 +135,7 @@ class EditedClient:
     edit: Callable[[dict], dict]  # request keyword arguments -> edited ones
 
     @property
-    def messages(self) -> "EditedClient":
+    def messages(self) -> EditedClient:
         return self
 
     def create(self, **request):

@@ -11,7 +11,7 @@ import fnmatch
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>.*)\))?$")
 ACTIONS = ("deny", "ask", "allow")  # in order of precedence

@@ -11,7 +11,7 @@ conversation from `prompt`; given a `Session` holding the earlier rounds, it con
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from .messages import as_dict, tool_uses
 from .session import Metered, Session

@@ -9,7 +9,8 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from packaging.requirements import Requirement
 
@@ -146,10 +147,9 @@ def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Wo
 
 def canonical(messages: list) -> list[dict]:
     """A history written one way: SDK objects as dicts, a string content as a text block, is_error only when true."""
-    from .messages import as_dict, text
+    from .messages import as_dict, content_blocks
 
     def block(b: dict) -> dict:
         return {k: v for k, v in b.items() if not (k == "is_error" and v is False)}
 
-    return [{"role": m["role"], "content": [text(m["content"])] if isinstance(m["content"], str)
-             else [block(b) for b in m["content"]]} for m in as_dict(messages)]
+    return [{"role": m["role"], "content": [block(b) for b in content_blocks(m["content"])]} for m in as_dict(messages)]

@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import anthropic
 
@@ -209,7 +209,7 @@ class _Run:
                     outcomes = list(pool.map(self.run_call, group))
                 finally:  # an interrupt must not wait for a hanging tool
                     pool.shutdown(wait=False, cancel_futures=True)
-            for u, (content, is_error, started, ended) in zip(group, outcomes):
+            for u, (content, is_error, started, ended) in zip(group, outcomes, strict=True):
                 results.append(tool_result(u["id"], content, is_error))
                 yield ToolEnd(u["id"], u["name"], content, is_error, started, ended)
                 self.errors_in_row = self.errors_in_row + 1 if is_error else 0

@@ -48,13 +48,14 @@ def as_dict(obj: Any) -> Any:
     return obj
 
 
+def content_blocks(content: str | list | None) -> list | None:
+    """A message's content as a list of blocks: a string content is one text block (the API's rule)."""
+    return [text(content)] if isinstance(content, str) else content
+
+
 def blocks(message: Any) -> list[dict]:
-    """The content of a message as a list of block dicts (a bare string is one text block)."""
-    message = as_dict(message)
-    content = message.get("content", [])
-    if isinstance(content, str):
-        return [text(content)]
-    return list(content)
+    """The content of a message as a list of block dicts."""
+    return list(content_blocks(as_dict(message).get("content", [])))
 
 
 def tool_uses(message: Any) -> list[dict]:

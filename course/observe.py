@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from .context import reported_inputs
 from .events import Finished, LimitHit, ModelCall, ModelResponse, ToolEnd, ToolStart

@@ -10,7 +10,7 @@ repeat into a no-op.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from .events import ModelCall, Result
 from .goal_loop import Loop

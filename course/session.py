@@ -34,7 +34,7 @@ class Session(Metered):
     responses: list = field(default_factory=list)  # every response, in order
 
     @property
-    def messages(self) -> "Session":
+    def messages(self) -> Session:
         return self
 
     def create(self, **request):

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from bench.jupyter_lab import CHROMIUM
 

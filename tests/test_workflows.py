@@ -6,8 +6,8 @@ from course.client import MODEL, make_client
 from course.loop import Agent, Limits
 from course.scenarios import get
 from course.scenarios.search import search_tools
-from course.workflows import (Node, NotAWorkflow, Workflow, agent_call_bound, calls_exactly, cart_workflow,
-                              eager_tool_user, multiply_tools, workflow_model)
+from course.scenarios.call_counts import calls_exactly, cart_workflow, eager_tool_user, multiply_tools, workflow_model
+from course.workflows import Node, NotAWorkflow, Workflow, agent_call_bound
 
 
 def echo(conversation):

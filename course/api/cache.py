@@ -10,8 +10,9 @@ import hashlib
 import json
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
+from ..messages import content_blocks
 from .models import Model
 from .toolset import loaded
 from .tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD
@@ -88,7 +89,7 @@ def breakpoints(body: dict, model: Model) -> list[tuple[str, int, str]]:
     for b in system if isinstance(system, list) else []:
         mark(b, count.block_tokens(b))
     for m in body["messages"]:
-        content = [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
+        content = content_blocks(m["content"])
         n += MESSAGE_OVERHEAD
         items.append(m["role"])
         for b in content:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 
+from ..messages import content_blocks
 from .cache import PromptCache
 from .errors import APIError
 from .models import Model
@@ -234,8 +235,7 @@ def signature(prefix: str, block: dict) -> str:
 
 def comparable(message: dict) -> dict:
     """A message without what does not change its meaning (cache_control, is_error: false, nulls)."""
-    content = message["content"]
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    blocks = content_blocks(message["content"])
     keep = [{k: v for k, v in b.items() if k != "cache_control" and v is not None and (k, v) != ("is_error", False)}
             for b in blocks]
     return {"role": message["role"], "content": keep}

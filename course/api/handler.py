@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from . import models
 from .cache import PromptCache
@@ -97,7 +97,7 @@ class LocalAPI:
         self.cache = PromptCache(self.clock)
         self.threads = Threads()
 
-    def inject(self, kind: str, times: int = 1, **options) -> "LocalAPI":
+    def inject(self, kind: str, times: int = 1, **options) -> LocalAPI:
         """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow,
         stream_error: a 200 stream that ends with an overloaded error event)."""
         for _ in range(times):

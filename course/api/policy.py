@@ -11,8 +11,10 @@ import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
+from ..messages import content_blocks
 from .errors import APIError
 from .toolset import REMINDER, for_role, loaded, role
 
@@ -87,7 +89,7 @@ def _as_read(message: dict) -> dict | None:
     if message["role"] == "system":
         return None
     content = message["content"]
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    blocks = content_blocks(content)
     read = []
     for b in blocks:
         if b["type"] == "text" and "<system-reminder>" in b["text"]:
@@ -151,7 +153,7 @@ class Replay:
     steps: list[dict] = field(default_factory=list)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Replay":
+    def load(cls, path: str | Path) -> Replay:
         """A transcript file (`course.scenarios.record.TRANSCRIPTS` holds those shipped with the course)."""
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         return cls([json.loads(line) for line in lines if line.strip()])
@@ -163,7 +165,7 @@ class Replay:
                            f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
         recorded = self.steps[k]["request"]["messages"]
         sent = conversation.messages
-        for i, (want, got) in enumerate(zip(recorded, sent)):
+        for i, (want, got) in enumerate(zip(recorded, sent, strict=False)):
             want = Conversation({"messages": [want]}).messages[0]
             if _comparable(want) != _comparable(got):
                 raise APIError(400, "invalid_request_error",

@@ -123,7 +123,7 @@ class Server:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-messages-api", daemon=True)
         self._thread.start()
         return self
@@ -137,7 +137,7 @@ class Server:
         if self.path:
             os.unlink(self.path)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self.start()
 
     def __exit__(self, *exc) -> None:

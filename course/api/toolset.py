@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..messages import content_blocks
+
 TOOL_SEARCH = "ToolSearch"  # Claude Code's client-side tool search: its results load deferred tools
 
 
@@ -35,8 +37,7 @@ def harness_text(body: dict) -> str:
     system = body.get("system") or ""
     parts = [system] if isinstance(system, str) else [b.get("text", "") for b in system]
     for m in body.get("messages") or []:
-        blocks = [{"type": "text", "text": m["content"]}] if isinstance(m.get("content"), str) else m.get("content")
-        for b in blocks or []:
+        for b in content_blocks(m.get("content")) or []:
             if b.get("type") == "text":
                 parts += [b["text"]] if m["role"] == "system" else REMINDER.findall(b["text"])
     return "\n".join(parts)

@@ -18,6 +18,7 @@ from anthropic.types import message_count_tokens_params, message_create_params
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
 from anthropic.types.beta import message_create_params as beta_create_params
 
+from ..messages import content_blocks
 from .cache import MAX_BREAKPOINTS, marks
 from .errors import APIError
 from .models import Model, model
@@ -159,44 +160,53 @@ def _validate_tools(tools) -> None:
         return
     if not isinstance(tools, list):
         raise invalid("tools: Input should be a valid list")
-    seen = set()
+    seen: set = set()
     for i, tool in enumerate(tools):
-        where = f"tools.{i}.custom"
-        if not isinstance(tool, dict):
-            raise invalid(f"tools.{i}: Input should be a valid dictionary")
-        kind = tool.get("type") or "custom"  # `"type": null` is a custom tool, as the SDK's ToolParam declares
-        if kind in TOOLSETS:  # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
-            if "name" in tool:
-                raise invalid(f"tools.{i}.{kind}.name: Extra inputs are not permitted")
-            continue
-        name = tool.get("name")
-        if name is None:
-            raise invalid(f"{where}.name: Field required")
-        if not isinstance(name, str) or not TOOL_NAME.match(name):
-            raise invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
-        if name in seen:
-            raise invalid("tools: Tool names must be unique.")
-        seen.add(name)
-        if kind not in TOOL_TYPES:
-            raise invalid(f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags")
-        if not isinstance(tool.get("defer_loading", False), bool):
-            raise invalid(f"{where}.defer_loading: Input should be a valid boolean")
-        if kind != "custom":
-            continue  # an Anthropic-defined tool: the API knows its schema
-        if "description" in tool and not isinstance(tool["description"], str):
-            raise invalid(f"{where}.description: Input should be a valid string")
-        schema = tool.get("input_schema")
-        if schema is None:
-            raise invalid(f"{where}.input_schema: Field required")
-        if not isinstance(schema, dict):
-            raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
-        if schema.get("type") != "object":
-            raise invalid(f"{where}.input_schema.type: Input should be 'object'")
-        if not _valid_schema(json.dumps(schema)):
-            raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
-                          "(https://json-schema.org/draft/2020-12).")
+        _validate_tool(i, tool, seen)
     if tools and all(t.get("defer_loading") for t in tools):
         raise invalid("tools: every tool has defer_loading: true; at least one tool must be loaded (not deferred)")
+
+
+def _validate_tool(i: int, tool, seen: set) -> None:
+    """One declared tool: a toolset, or a named tool (unique in `seen`) of a known type; a custom one's schema."""
+    if not isinstance(tool, dict):
+        raise invalid(f"tools.{i}: Input should be a valid dictionary")
+    kind = tool.get("type") or "custom"  # `"type": null` is a custom tool, as the SDK's ToolParam declares
+    if kind in TOOLSETS:  # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
+        if "name" in tool:
+            raise invalid(f"tools.{i}.{kind}.name: Extra inputs are not permitted")
+        return
+    where = f"tools.{i}.custom"
+    name = tool.get("name")
+    if name is None:
+        raise invalid(f"{where}.name: Field required")
+    if not isinstance(name, str) or not TOOL_NAME.match(name):
+        raise invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+    if name in seen:
+        raise invalid("tools: Tool names must be unique.")
+    seen.add(name)
+    if kind not in TOOL_TYPES:
+        raise invalid(f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags")
+    if not isinstance(tool.get("defer_loading", False), bool):
+        raise invalid(f"{where}.defer_loading: Input should be a valid boolean")
+    if kind == "custom":  # an Anthropic-defined tool is not checked further: the API knows its schema
+        _validate_custom_tool(where, tool)
+
+
+def _validate_custom_tool(where: str, tool: dict) -> None:
+    """A custom tool's description and input_schema (an object schema, valid draft 2020-12)."""
+    if "description" in tool and not isinstance(tool["description"], str):
+        raise invalid(f"{where}.description: Input should be a valid string")
+    schema = tool.get("input_schema")
+    if schema is None:
+        raise invalid(f"{where}.input_schema: Field required")
+    if not isinstance(schema, dict):
+        raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
+    if schema.get("type") != "object":
+        raise invalid(f"{where}.input_schema.type: Input should be 'object'")
+    if not _valid_schema(json.dumps(schema)):
+        raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+                      "(https://json-schema.org/draft/2020-12).")
 
 
 def _names(tools) -> frozenset:
@@ -231,47 +241,65 @@ def _blocks(message: dict, i: int, final: bool, tools: frozenset) -> list:
     content = message.get("content")
     if content is None:
         raise invalid(f"messages.{i}.content: Field required")
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}] if content else []
+    if isinstance(content, str):  # an empty string is no block at all (a final assistant message may be empty)
+        content = content_blocks(content) if content else []
     if not isinstance(content, list):
         raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
     if not content and not final:
         raise invalid(f"messages.{i}: {EMPTY}")
-    for j, block in enumerate(content):  # the path in an error is built only when it is raised
-        if not isinstance(block, dict) or "type" not in block:
-            raise invalid(f"messages.{i}.content.{j}: Input should be a valid content block with a 'type'")
-        kind = block["type"]
-        if kind == "text":
-            if not isinstance(block.get("text"), str):
-                raise invalid(f"messages.{i}.content.{j}.text: Field required")
-            if not block["text"]:
-                raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
-            if block["text"].isspace():
-                raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain non-whitespace text")
-        elif kind in ("thinking", "redacted_thinking"):
-            for field in ("thinking", "signature") if kind == "thinking" else ("data",):
-                if not isinstance(block.get(field), str):
-                    raise invalid(f"messages.{i}.content.{j}.{kind}.{field}: Field required")
-        elif kind == "tool_use":
-            for field in ("id", "name", "input"):
-                if field not in block:
-                    raise invalid(f"messages.{i}.content.{j}.tool_use.{field}: Field required")
-            if not isinstance(block["input"], dict):
-                raise invalid(f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
-        elif kind == "tool_result":
-            if "tool_use_id" not in block:
-                raise invalid(f"messages.{i}.content.{j}.tool_result.tool_use_id: Field required")
-            if not isinstance(block.get("content", ""), (str, list)):
-                raise invalid(f"messages.{i}.content.{j}.tool_result.content: Input should be a valid string or a "
-                              "list of blocks")
-            _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content", tools)
-        elif message["role"] == "system":
-            raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match the "
-                          "expected tag of a system message: 'text'")
-        elif kind not in BLOCK_TYPES:
-            raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match any "
-                          "of the expected tags")
+    for j, block in enumerate(content):
+        _validate_block(block, i, j, message["role"], tools)
     return content
+
+
+def _validate_block(block, i: int, j: int, role: str, tools: frozenset) -> None:
+    """messages[i].content[j]: a block with a type, and the fields its type needs (the path in an error is built
+    only when it is raised)."""
+    if not isinstance(block, dict) or "type" not in block:
+        raise invalid(f"messages.{i}.content.{j}: Input should be a valid content block with a 'type'")
+    kind = block["type"]
+    if kind == "text":
+        _validate_text(block, i, j)
+    elif kind in ("thinking", "redacted_thinking"):
+        for field in ("thinking", "signature") if kind == "thinking" else ("data",):
+            if not isinstance(block.get(field), str):
+                raise invalid(f"messages.{i}.content.{j}.{kind}.{field}: Field required")
+    elif kind == "tool_use":
+        _validate_tool_use(block, i, j)
+    elif kind == "tool_result":
+        _validate_tool_result(block, i, j, tools)
+    elif role == "system":
+        raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match the "
+                      "expected tag of a system message: 'text'")
+    elif kind not in BLOCK_TYPES:
+        raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match any "
+                      "of the expected tags")
+
+
+def _validate_text(block: dict, i: int, j: int) -> None:
+    if not isinstance(block.get("text"), str):
+        raise invalid(f"messages.{i}.content.{j}.text: Field required")
+    if not block["text"]:
+        raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
+    if block["text"].isspace():
+        raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain non-whitespace text")
+
+
+def _validate_tool_use(block: dict, i: int, j: int) -> None:
+    for field in ("id", "name", "input"):
+        if field not in block:
+            raise invalid(f"messages.{i}.content.{j}.tool_use.{field}: Field required")
+    if not isinstance(block["input"], dict):
+        raise invalid(f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
+
+
+def _validate_tool_result(block: dict, i: int, j: int, tools: frozenset) -> None:
+    if "tool_use_id" not in block:
+        raise invalid(f"messages.{i}.content.{j}.tool_result.tool_use_id: Field required")
+    if not isinstance(block.get("content", ""), (str, list)):
+        raise invalid(f"messages.{i}.content.{j}.tool_result.content: Input should be a valid string or a "
+                      "list of blocks")
+    _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content", tools)
 
 
 def _validate_references(content, where: str, tools: frozenset) -> None:
@@ -288,6 +316,21 @@ def _validate_references(content, where: str, tools: frozenset) -> None:
 def _validate_messages(messages, tools: frozenset = frozenset()) -> None:
     """Every message's shape, then the pairing rules over the user and assistant messages: system messages
     (anywhere in the list) are passed over, as the API does."""
+    _validate_roles(messages)
+    talk = [i for i, m in enumerate(messages) if m["role"] != "system"]  # the turns, in order
+    contents = []
+    for i, m in enumerate(messages):
+        final = bool(talk) and i == talk[-1] and m["role"] == "assistant"
+        contents.append(_blocks(m, i, final, tools))
+        if final and contents[-1] and contents[-1][-1]["type"] == "text" and contents[-1][-1]["text"][-1:].isspace():
+            raise invalid("messages: final assistant content cannot end with trailing whitespace")
+    if not talk or messages[talk[0]]["role"] != "user":
+        raise invalid('messages: first message must use the "user" role')
+    _validate_pairing(messages, talk, contents)
+
+
+def _validate_roles(messages) -> None:
+    """A non-empty list of dicts, each with a role the API knows."""
     if messages is None:
         raise invalid("messages: Field required")
     if not isinstance(messages, list):
@@ -300,15 +343,11 @@ def _validate_messages(messages, tools: frozenset = frozenset()) -> None:
         if m.get("role") not in ROLES:
             # the wording lesson 01 shows; a system message is accepted too
             raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
-    talk = [i for i, m in enumerate(messages) if m["role"] != "system"]  # the turns, in order
-    contents = []
-    for i, m in enumerate(messages):
-        final = bool(talk) and i == talk[-1] and m["role"] == "assistant"
-        contents.append(_blocks(m, i, final, tools))
-        if final and contents[-1] and contents[-1][-1]["type"] == "text" and contents[-1][-1]["text"][-1:].isspace():
-            raise invalid("messages: final assistant content cannot end with trailing whitespace")
-    if not talk or messages[talk[0]]["role"] != "user":
-        raise invalid('messages: first message must use the "user" role')
+
+
+def _validate_pairing(messages: list, talk: list, contents: list) -> None:
+    """P1-P3 over the turns `talk` (indices of the user and assistant messages): unique tool_use ids answered by
+    the next user message, tool_results only there."""
     prev_ids: set = set()  # the tool_use ids of the previous turn when it is the assistant's
     for n, i in enumerate(talk):
         m, content = messages[i], contents[i]

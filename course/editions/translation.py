@@ -99,7 +99,7 @@ def _sections(path: Path, kind: str) -> list[Section]:
     raw = path.read_text(encoding="utf-8")
     heads = list(ANY_HEAD.finditer(raw))
     found = []
-    for head, nxt in zip(heads, heads[1:] + [None]):
+    for head, nxt in zip(heads, heads[1:] + [None], strict=True):
         cell_id, digest = (head[1], head[2]) if kind == "cell" else (head[3], head[4])
         if cell_id:
             found.append(Section(cell_id, digest, raw[head.end():nxt.start() if nxt else len(raw)].strip("\n")))

@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ..i18n import speaking, tr
 from ..tools.workspace import RUNNER
-from . import reference
+from . import oracle, reference
 from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
@@ -32,10 +33,12 @@ from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
-from .sandbox.wire import Wire
 from .submission import Submission, assignment, collect, language, program
 from .mark import Mark, run_exercise
 from .worker_context import WorkerContext
+
+
+JOBS_PER_CPU = 2  # exercises graded at once per core: each waits for its worker, the API and the tools half the time
 
 
 class Batch:
@@ -44,13 +47,15 @@ class Batch:
     def __init__(self, budget: Budget, confinement: Confinement, private: list[Path], jobs: int):
         self.budget, self.confinement, self.private, self.jobs = budget, confinement, private, jobs
 
-    def __enter__(self) -> "Batch":
+    def __enter__(self) -> Batch:
         self.root = Path(tempfile.mkdtemp(prefix="course-grade-"))
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
         # workers sharing the grader's uid share its bound on connections
         connections = self.budget.connections * (1 if self.confinement.own_uid else self.jobs)
-        self.wire = Wire(self.root / "api.sock", connections).__enter__()
         self.server = ForkServer(self.root, self.confinement, self.private, self.budget)
+        from .sandbox.wire import Wire  # the SDK, imported here while the fork server, already started, imports it
+
+        self.wire = Wire(self.root / "api.sock", connections).__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -125,7 +130,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 registry: Registry | None = None, log=None, isolation: str | None = None) -> list[dict]:
     """Grade the notebooks (or class folders) at `paths` into out_dir; returns the reports (results.json dicts).
 
-    `jobs` exercise processes run at once (default: the CPU count); `registry` replaces the shipped exercises
+    `jobs` exercise processes run at once (default: JOBS_PER_CPU per core); `registry` replaces the shipped exercises
     (tests_dir's hidden checks are merged into it); `isolation` asks for a Confinement mode (default: the
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
@@ -144,11 +149,14 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
             "folder of <student>/<notebook>.ipynb (or <student>/<assignment>/<notebook>.ipynb)")
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
-        jobs = jobs or os.cpu_count() or 1
+        jobs = jobs or JOBS_PER_CPU * (os.cpu_count() or 1)
         with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
-            # the checks import the SDK here while the fork server, already started, imports it too
             registry = load(tests_dir, registry)
-            plan, results, seconds, futures = {}, {}, {}, {}  # results[n][i]: the i-th exercise's Marks
+            plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
+            graded = list({e.grade_id: e for _, exercises in plan.values() for e in exercises}.values())
+            threading.Thread(target=oracle.warm, args=(graded, sorted({language(s) for s, _ in plan.values()})),
+                             daemon=True, name="reference-outcomes").start()
+            results, seconds, futures = {}, {}, {}  # results[n][i]: the i-th exercise's Marks
 
             def timed(sub, e):
                 start = time.monotonic()
@@ -166,7 +174,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
 
             for n in todo:
                 sub = entries[n]
-                plan[n], results[n], seconds[n] = (sub, assignment(sub, registry)), {}, 0.0
+                results[n], seconds[n] = {}, 0.0
                 for i, e in enumerate(plan[n][1]):
                     futures[pool.submit(timed, sub, e)] = (n, i)
                 if not plan[n][1]:

@@ -25,7 +25,7 @@ class Budget:
         return {"memory": self.memory, "cpu": self.cpu, "file": self.file, "processes": self.processes}
 
     @classmethod
-    def parse(cls, settings: list[str]) -> "Budget":
+    def parse(cls, settings: list[str]) -> Budget:
         """A Budget from `NAME=VALUE` settings (a number; bytes may end in K, M or G); ValueError names a bad one."""
         types = {f.name: f.type for f in dataclasses.fields(cls)}
         values = {}

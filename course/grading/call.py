@@ -1,21 +1,29 @@
 """One call of the student's function, seen from the trusted side: a fresh recording API and fresh
 tools for the scenario, the arguments tagged for the child, and the Outcome built from the records.
 
-Both contexts use it: the notebook's `check()` (in-process) and the grader (student code in a child).
+Every harness that runs a student's function uses it: the notebook's `check()` and the loop explorer
+(in-process, through `arguments`), and the grader (student code in a child, which decodes the same tags).
 """
 from __future__ import annotations
 
 import json
 import threading
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from ..i18n import tr
 from ..tools.workspace import RUNNER
 from .exercise import CLIENT, CLOCK, RUN_TOOL, Outcome
+from .sandbox.child import decode, tool_answer
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
     from ..scenarios import Scenario
 
 MESSAGES = "/v1/messages"  # count_tokens requests are recorded by the API but are not turns
+
+
+class RunawayLoop(RuntimeError):
+    """The student's function kept calling the model past the call's cap."""
 
 
 def tag(value) -> list:
@@ -29,12 +37,29 @@ def tag(value) -> list:
     return ["value", json.loads(json.dumps(value))]
 
 
-class Call:
-    """The API and tools one call of the student's function talks to, and what they recorded."""
+def watched(policy, cap: int | None, pause: Callable[[], None] | None):
+    """`policy`, calling `pause()` (if given) before each answer and refusing to answer past `cap` model calls
+    (the API then answers 500)."""
+    def answer(conversation):
+        if pause is not None:
+            pause()
+        if cap is not None and sum(1 for m in conversation.messages if m["role"] == "assistant") >= cap:
+            raise RunawayLoop(tr("the explorer stops a loop after {limit} model calls; does your loop honour "
+                                 "max_turns?").format(limit=cap))
+        return policy(conversation)
+    return answer
 
-    def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict, runner: Callable | None = None):
+
+class Call:
+    """The API and tools one call of the student's function talks to, and what they recorded. `cap`: model calls
+    answered at most; `pause()`, if given, is called before each model call is answered and each tool runs."""
+
+    def __init__(self, scenario: Scenario | None, args: tuple, kwargs: dict, runner: Callable | None = None, *,
+                 cap: int | None = None, pause: Callable[[], None] | None = None):
         self.runner = runner  # where the tools' run_python runs (the grader's sandbox), if not here
-        self.api = scenario.api() if scenario else None
+        self.pause = pause
+        self.api = None if scenario is None else scenario.api() if cap is None and pause is None else \
+            scenario.api(policy=watched(scenario.policy, cap, pause))  # the explorer's: the scenario's own policy
         self.tools = scenario.tools() if scenario else None
         self.args = [tag(a) for a in args]
         self.kwargs = {k: tag(v) for k, v in kwargs.items()}
@@ -47,6 +72,8 @@ class Call:
         """Run one of the scenario's tools for the student, recording the call: (content, is_error)."""
         with self._lock:
             self.tool_calls.append((name, json.loads(json.dumps(input))))
+        if self.pause is not None:
+            self.pause()
         if self.tools is None:
             return "Error: this call has no tools", True
         token = RUNNER.set(self.runner) if self.runner else None
@@ -56,9 +83,21 @@ class Call:
             if token:
                 RUNNER.reset(token)
 
+    def arguments(self) -> tuple[list, dict]:
+        """The arguments for a call in this process: CLIENT an SDK client on this call's API (no retries: a failed
+        call shows at once), RUN_TOOL this call's tools (ToolFailed on an error result)."""
+        from ..client import local_client  # imports the SDK, which the grader's side does not need
+
+        client = local_client(self.api, max_retries=0) if self.api else None
+        return decode(self.args, self.kwargs, client, lambda name, input: tool_answer(*self.run_tool(name, input)))
+
+    def records(self) -> list:
+        """The API's records of the model calls (POST /v1/messages), in order."""
+        return [r for r in self.api.requests if r.path == MESSAGES] if self.api else []
+
     def outcome(self, result: dict) -> Outcome:
         """The Outcome from the child's (or the thread's) result and what the trusted side recorded."""
-        records = [r for r in self.api.requests if r.path == MESSAGES] if self.api else []
+        records = self.records()
         return Outcome(value=result.get("value"), error=result.get("error"), stdout=result.get("stdout", ""),
                        requests=[r.body if isinstance(r.body, dict) else {} for r in records],
                        statuses=[r.status for r in records], replies=[r.response for r in records],

@@ -63,7 +63,7 @@ def add_commands(sub) -> None:
     p.add_argument("--out", required=True, help="folder for the reports, summary.csv and, for a class, gradebook.csv "
                    "and <student>/feedback.html (reports the seals vouch for are kept)")
     p.add_argument("--tests", help="folder of instructor checks (*.py defining EXERCISES), hidden from students")
-    p.add_argument("--jobs", type=int, help="exercise processes run at once (default: the CPU count)")
+    p.add_argument("--jobs", type=int, help="exercise processes run at once (default: two per core)")
     p.add_argument("--timeout", type=float, default=15.0, help="seconds one call of a student's function may take")
     p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="one of the sandbox's limits (course/grading/budget.py: call, cell, exercise, cpu, memory, "

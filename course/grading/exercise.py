@@ -19,7 +19,7 @@ Calls (`Context.call`, the same in check() and in the grader):
   gets a fresh LocalAPI and fresh tools for it.
 - CLIENT is the genuine SDK client with max_retries=0 (every request is the student's own).
 - RUN_TOOL(name, input) returns the tool's text; an error result (unknown tool, bad input, the tool
-  raised) raises RuntimeError(content), which the student's loop must turn into is_error.
+  raised) raises ToolFailed(content), a RuntimeError, which the student's loop must turn into is_error.
 - CLOCK() reads 10 s per response the CLIENT has received so far, nothing for anything else: a deadline can be
   reached exactly, the same way on every machine.
 - Outcome.requests/statuses/replies cover POST /v1/messages only (count_tokens is not a turn).
@@ -28,7 +28,8 @@ Calls (`Context.call`, the same in check() and in the grader):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
+from collections.abc import Callable
 
 from ..i18n import tr
 

@@ -12,6 +12,11 @@ from .exercise import CheckFailed, Exercise, Outcome
 STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your code")
 
 
+def is_stub(error: str | None) -> bool:
+    """The call raised the exercise's stub: such a failure gets STUB_HINT, whatever the check's own hint."""
+    return bool(error and error.startswith("NotImplementedError"))
+
+
 @dataclass
 class Mark:
     name: str  # "<grade_id>: <what it checks>"
@@ -54,7 +59,7 @@ def run_check(exercise: Exercise, check, context) -> Mark:
         crashed = f"{type(crash).__name__}: {crash}"
         reason, hint = tr("the result could not be checked ({error})").format(error=crashed), ""
     error = ctx.last.error if ctx.last else None
-    stub = bool(error and error.startswith("NotImplementedError"))
+    stub = is_stub(error)
     if stub:
         reason, hint = tr("not implemented yet ({error})").format(error=error), tr(STUB_HINT)
     elif error and error not in reason and not exercise.rules:  # a rule compares what was raised itself

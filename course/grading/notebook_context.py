@@ -11,11 +11,10 @@ import ctypes
 import sys
 import threading
 
-from ..client import local_client
 from ..i18n import tr
 from . import registry as registry_module
 from .call import Call
-from .sandbox.child import decode, invoke, snapshot, tool_answer
+from .sandbox.child import invoke, snapshot
 from .exercise import Outcome
 from .report import Report
 from .mark import run_exercise
@@ -50,12 +49,7 @@ class NotebookContext:
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.registry.scenario(scenario), args, kwargs)
-        client = local_client(call.api, max_retries=0) if call.api else None
-
-        def run_tool(name, input):
-            return tool_answer(*call.run_tool(name, input))
-
-        args, kwargs = decode(call.args, call.kwargs, client, run_tool)
+        args, kwargs = call.arguments()
         result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
         return call.outcome({**result, "after": snapshot(call.args, call.kwargs, args, kwargs)})
 

@@ -19,11 +19,14 @@ import json
 import math
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
-from ..i18n import deferred, speaking, tr, tr_plural
+from ..i18n import deferred, language, speaking, tr, tr_plural
+from ..messages import content_blocks
 from . import reference
 from .exercise import Check, CheckFailed, Exercise, Outcome
+from .mark import is_stub
 
 ASPECTS = ("error", "requests", "tool_calls", "value", "stdout", "after")  # compared in this order
 SHOWN = 160  # characters of a value shown in feedback
@@ -77,9 +80,7 @@ def canonical(x: Any) -> Any:
     carry its meaning (is_error only when true), a tool_result's lone text block is its string, None fields go."""
     if isinstance(x, dict):
         if "role" in x and "content" in x:
-            content = x["content"]
-            content = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            return {"role": x["role"], "content": canonical(content)}
+            return {"role": x["role"], "content": canonical(content_blocks(x["content"]))}
         keep = BLOCK_FIELDS.get(x.get("type"))
         if keep:
             block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}
@@ -150,7 +151,7 @@ def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             found = difference(x, y, f"{path}[{i}]")
             if found:
                 return found
@@ -244,7 +245,8 @@ def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
 # --- running both ------------------------------------------------------------------------------------
 
 REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
-_outcomes: dict[tuple, Outcome] = {}  # (grade_id, rule, case index) -> the reference's outcome, once per process
+_outcomes: dict[tuple, Outcome] = {}  # (language, grade_id, rule, case index) -> the reference's outcome, once per
+# process and language (a tool's error speaks the submission's language), whichever submission asks first
 _lock = threading.Lock()
 
 
@@ -257,12 +259,23 @@ def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT) -> Outcome:
 
 
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome:
-    key = (exercise.grade_id, rule.name, index)
+    key = (language(), exercise.grade_id, rule.name, index)
     with _lock:
         if key not in _outcomes:
             fn = reference.function(exercise.notebook, exercise.function)
             _outcomes[key] = trusted_call(fn, rule.all_cases()[index])
         return _outcomes[key]
+
+
+def warm(exercises: list[Exercise], languages: list[str]) -> None:
+    """Every case's reference outcome of `exercises`, in each of `languages`: the grader runs it in a thread of its
+    own while its fork server starts (the outcomes are then ready when the first students need them)."""
+    for lang in languages:
+        with speaking(lang):
+            for e in exercises:
+                for rule in e.rules:
+                    for index in range(len(rule.all_cases())):
+                        reference_outcome(e, rule, index)
 
 
 def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
@@ -288,9 +301,9 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
         for index, case in enumerate(rule.all_cases()):
             mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
-            if why:
+            if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),
-                                  hint(exercise, rule, index, mine))
+                                  "" if is_stub(mine.error) else hint(exercise, rule, index, mine))
 
     return check
 

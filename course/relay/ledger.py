@@ -15,7 +15,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from ..api.errors import APIError, retry_headers
 from ..pricing import cost_usd

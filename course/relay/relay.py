@@ -16,7 +16,7 @@ import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler
-from typing import Callable
+from collections.abc import Callable
 
 import httpx2
 
@@ -169,7 +169,7 @@ class Relay:
             response.close()
             settle()
 
-    def _stream(self, exchange, response, meter: "UsageMeter", settle: Callable[[], None]) -> None:
+    def _stream(self, exchange, response, meter: UsageMeter, settle: Callable[[], None]) -> None:
         """Pass the SSE stream on chunk by chunk as it arrives, reading the usage from its events."""
         exchange.send_response(response.status_code)
         for k, v in self._headers_back(response).items():
@@ -186,7 +186,7 @@ class Relay:
         exchange.wfile.write(b"0\r\n\r\n")
         exchange.wfile.flush()
 
-    def _settle(self, request_id: str, student: str, path: str, model: str, meter: "UsageMeter") -> None:
+    def _settle(self, request_id: str, student: str, path: str, model: str, meter: UsageMeter) -> None:
         """Charge one forwarded request once: the usage the upstream reported, and whether it failed."""
         if meter.charged:
             return
@@ -212,7 +212,7 @@ class Relay:
         exchange.end_headers()
         exchange.wfile.write(body)
 
-    def start(self) -> "Relay":
+    def start(self) -> Relay:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="course-relay", daemon=True)
         self._thread.start()
         return self
@@ -225,7 +225,7 @@ class Relay:
         self.httpd.server_close()
         self._http.close()
 
-    def __enter__(self) -> "Relay":
+    def __enter__(self) -> Relay:
         return self.start()
 
     def __exit__(self, *exc) -> None:

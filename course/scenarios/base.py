@@ -8,7 +8,7 @@ tools, a prompt, and a fresh environment for every run.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from ..api import Conversation, LocalAPI, Turn
 from ..client import MODEL, local_client
@@ -39,8 +39,9 @@ class Scenario:
         return tr(self.english_prompt)
 
     def api(self, **options) -> LocalAPI:
-        """A fresh local API answering with this scenario's policy (options override the scenario's)."""
-        return LocalAPI(self.policy, **{**self.options, **options})
+        """A fresh local API answering with this scenario's policy (options, a `policy` too, override the
+        scenario's)."""
+        return LocalAPI(**{"policy": self.policy, **self.options, **options})
 
     def workspace(self) -> Workspace:
         """A fresh copy of the scenario's files."""

@@ -1,6 +1,8 @@
 """Sending e-mails to three recipients: a side effect outside the files, a crash, a resume."""
 from __future__ import annotations
 
+import contextlib
+
 from ..api import Conversation, Turn
 from ..i18n import deferred, tr
 from ..outer_loop import run_saving
@@ -37,9 +39,7 @@ def crash_and_resume(*, keyed: bool) -> Outbox:
     """Run the outbox scenario, crash right after the 3rd send, resume the saved session; the Outbox after."""
     outbox = Outbox(crash_after=3)
     session: list = []
-    try:
+    with contextlib.suppress(Crash):  # the session log holds the history as of the last model call
         run_saving(OUTBOX.agent(tools=outbox.tools(keyed=keyed)), OUTBOX.prompt, session)
-    except Crash:
-        pass  # the session log holds the history as of the last model call
     OUTBOX.agent(tools=outbox.tools(keyed=keyed)).run(session)
     return outbox

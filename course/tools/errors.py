@@ -3,17 +3,12 @@
 A tool raises `ToolError(category, message)`; the Toolbox turns it into an
 is_error result whose content carries `errorCategory` and `isRetryable`. The
 three responses to a failure (retry, skip, abort) follow from the category.
-`order_lookup` and `routing_policy` are the lesson's toy tools and toy model.
+The lesson's toy tools and toy model are a scenario: `course.scenarios.orders`.
 """
 from __future__ import annotations
 
 import json
 import re
-from typing import Callable
-
-from ..api import Conversation, Turn
-from ..i18n import tr
-from .toolbox import Tool, Toolbox
 
 # category -> (retryable by default, what the loop does about it)
 CATEGORIES = {
@@ -55,47 +50,3 @@ def action(content: str) -> str:
         return "retry"
     return CATEGORIES[error["errorCategory"]][1]
 
-
-def flaky(failures: list[ToolError], answer: str) -> Callable[..., str]:
-    """A tool function that raises each of `failures` in turn, then returns `answer`."""
-    pending = list(failures)
-
-    def run(**input) -> str:
-        if pending:
-            raise pending.pop(0)
-        return answer
-
-    return run
-
-
-def order_lookup(lookup_failures: list[ToolError], archive_failures: list[ToolError] = ()) -> Toolbox:
-    """Two tools that find order 42: `lookup` (live orders) and `archive`, each failing as told first."""
-    schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
-    return Toolbox([Tool("lookup", tr("Look up a live order."), schema,
-                         flaky(list(lookup_failures), tr("order 42: shipped"))),
-                    Tool("archive", tr("Search archived orders."), schema,
-                         flaky(list(archive_failures), tr("order 42: archived, delivered")))])
-
-
-def routing_policy(primary: str, fallback: str) -> Callable[[Conversation], Turn]:
-    """A model that calls `primary`, retries it on a retryable error, switches to `fallback` on a skip,
-    and answers with the first successful result."""
-
-    def policy(c: Conversation) -> Turn:
-        results = c.all_results()
-        if not results:
-            return Turn([{"type": "tool_use", "id": "", "name": primary, "input": {"query": c.prompt}}])
-        use, result = results[-1]
-        content = c.result_text(result)
-        if not result.get("is_error"):
-            found = tr("From {tool}: {content}").format(tool=use["name"], content=content)
-            return Turn([{"type": "text", "text": found}])
-        step = action(content)
-        name = use["name"] if step == "retry" else fallback
-        if step == "abort" or (step == "skip" and use["name"] == fallback):
-            return Turn([{"type": "text", "text": tr("I could not get an answer: {error}").format(error=content)}])
-        said = tr("{tool} failed ({step}); calling {other}.").format(tool=use["name"], step=step, other=name)
-        return Turn([{"type": "text", "text": said},
-                     {"type": "tool_use", "id": "", "name": name, "input": use["input"]}])
-
-    return policy

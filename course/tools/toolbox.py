@@ -12,7 +12,8 @@ import json
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import jsonschema
 

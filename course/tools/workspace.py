@@ -20,7 +20,7 @@ import sys
 import tempfile
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from .toolbox import Tool, Toolbox
 

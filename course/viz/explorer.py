@@ -294,7 +294,7 @@ class Explorer:
         return self.frames[-1].outcome
 
     def set(self, scenario: str | None = None, *, max_turns: int | None = None, max_budget_usd: float | None = ...,
-            deny: list[str] | None = None, step: int | None = None) -> "Explorer":
+            deny: list[str] | None = None, step: int | None = None) -> Explorer:
         """Change controls from code, as a learner would, with one re-run; the view shows the last frame or `step`."""
         before = self.setting
         self.quiet = True

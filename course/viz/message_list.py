@@ -99,7 +99,7 @@ class MessageList:
         self.links = Links(self.messages + ([self.pending] if self.pending else []))
 
     @classmethod
-    def of(cls, result) -> "MessageList":
+    def of(cls, result) -> MessageList:
         """The messages of a finished run (a course.loop Result), which may end with the final answer."""
         return cls(result.messages, final_assistant=True)
 

@@ -81,7 +81,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
     ax.set_ylabel(tr("input tokens of the call"), color=PALETTE[0])
     ax.set_xticks(list(calls))
     ax.yaxis.set_major_formatter(TOKENS)
-    growth = [b - a for a, b in zip(inputs, inputs[1:])]
+    growth = [b - a for a, b in zip(inputs, inputs[1:], strict=False)]
     low, high = min(inputs), max(inputs)
     if low > high / 2:  # from 0 the growth per call would not show: start the axis near the smallest call
         bottom = max(0, low - (high - low))
@@ -89,7 +89,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
         ax.set_ylabel(tr("input tokens of the call\n(axis from {bottom})").format(bottom=tokens(round(bottom))),
                       color=PALETTE[0])
         # each call's growth under its number, where no bar or marker of the line can cover it
-        ax.set_xticks(list(calls), ["1"] + [f"{k}\n+{tokens(step)}" for k, step in zip(calls[1:], growth)])
+        ax.set_xticks(list(calls), ["1"] + [f"{k}\n+{tokens(step)}" for k, step in zip(calls[1:], growth, strict=True)])
         ax.set_xlabel(tr("model call k, and its growth over call k - 1"))
     else:
         ax.set_ylim(0, high * 1.45)  # room for the note and the legend above the bars
@@ -149,7 +149,7 @@ def tool_timeline(runs: dict[str, list], *, title: str = TIMELINE_TITLE) -> Figu
     """
     fig = new_figure(1.0 + 1.1 * len(runs))
     axes = fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, (label, events) in zip(axes, runs.items()):
+    for ax, (label, events) in zip(axes, runs.items(), strict=True):
         ends = [e for e in events if isinstance(e, ToolEnd)]
         for row, e in enumerate(ends):
             ax.barh(row, e.ended - e.started, left=e.started,

@@ -2,10 +2,10 @@
 
 `StudentLoop(agent_loop)` wraps a function with the course's agent_loop contract,
 `agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024, ...) -> (answer, messages)`.
-It runs the function with the genuine SDK client on a fresh local API, then builds
-the explorer's frames from what crossed the wire (every request and response the
-API recorded) and from what the function returned. A loop that raises, or returns
-something else than (answer, messages), gives a final frame that says so.
+It runs the function as the grader's `check()` does (`course.grading.call.Call`: the genuine SDK client on a
+fresh local API, the scenario's tools, ToolFailed for an error result), then builds the explorer's frames from
+the call's Outcome (every request and response that crossed the wire) and from what the function returned. A
+loop that raises, or returns something else than (answer, messages), gives a final frame that says so.
 """
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import traceback
 
 import anthropic
 
-from ..api import Conversation, LocalAPI
-from ..client import MODEL, local_client
+from ..client import MODEL
 from ..events import MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL, SUCCESS
 from ..gate import Gate
+from ..grading.call import Call
+from ..grading.exercise import CLIENT, RUN_TOOL, Outcome
 from ..i18n import tr
 from ..messages import as_dict, blocks, tool_uses
 from ..pricing import cost_usd
@@ -27,27 +28,6 @@ from .style import shorten
 # The feature each explorer control drives, and the keyword argument a loop takes it by (lessons 05 and 07).
 FEATURES = {"budget": "max_budget_usd", "gate": "gate"}
 CALL_CAP = 50  # a loop that ignores max_turns is stopped after this many model calls
-
-
-class RunawayLoop(RuntimeError):
-    """The loop kept calling the model past CALL_CAP."""
-
-
-class ToolFailed(RuntimeError):
-    """What run_tool raises when a tool fails: the loop turns it into an is_error result."""
-
-
-def capped(policy, limit: int = CALL_CAP, pause=None):
-    """The scenario's policy, refusing to answer after `limit` calls (the API then answers 500); `pause()`, if
-    given, is called before each answer."""
-    def answer(c: Conversation):
-        if pause is not None:
-            pause()
-        if sum(1 for m in c.messages if m["role"] == "assistant") >= limit:
-            raise RunawayLoop(tr("the explorer stops a loop after {limit} model calls; does your loop honour "
-                                 "max_turns?").format(limit=limit))
-        return policy(c)
-    return answer
 
 
 class StudentLoop:
@@ -67,29 +47,23 @@ class StudentLoop:
                pause=None) -> list[Frame]:
         """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire; `pause()`, if
         given, is called before each model call is answered and each tool runs."""
-        api = LocalAPI(capped(scenario.policy, pause=pause), **scenario.options)
-        client = local_client(api, max_retries=0)  # a failed call shows at once, as the loop handles it
-        toolbox = scenario.tools()
-
-        def run_tool(name: str, input: dict) -> str:
-            if pause is not None:
-                pause()
-            content, is_error = toolbox.run(name, input)
-            if is_error:
-                raise ToolFailed(content)
-            return content
-
         options = {"max_turns": max_turns}
         if "budget" in self.accepts and max_budget_usd is not None:
             options[FEATURES["budget"]] = max_budget_usd
-        if "gate" in self.accepts:
-            options[FEATURES["gate"]] = Gate(**{**vars(scenario.gate or Gate()), "deny": list(deny)})
+        call = Call(scenario, (CLIENT, MODEL, scenario.tools().definitions(), RUN_TOOL, scenario.prompt), options,
+                    cap=CALL_CAP, pause=pause)
+        args, kwargs = call.arguments()
+        if "gate" in self.accepts:  # an object, given in this process only
+            kwargs[FEATURES["gate"]] = Gate(**{**vars(scenario.gate or Gate()), "deny": list(deny)})
         try:
-            returned = self.loop(client, MODEL, toolbox.definitions(), run_tool, scenario.prompt, **options)
-            answer, messages = contract(returned)
+            answer, messages = contract(self.loop(*args, **kwargs))
         except Exception as e:  # shown in the view, never as a traceback
-            return wire_frames(api) + [failed(api, self.raised(e))]
-        return wire_frames(api) + [finished(api, answer, messages, max_turns, max_budget_usd)]
+            why = self.raised(e)
+        else:
+            why = None
+        out = call.outcome({})  # what crossed the wire, as the grader reads it
+        last = failed(out, why) if why else finished(out, answer, messages, max_turns, max_budget_usd)
+        return wire_frames(out) + [last]
 
     def raised(self, error: Exception) -> str:
         """What the loop raised, and at which line of its own code (not when the explorer raised it, on what it got)."""
@@ -132,13 +106,13 @@ def shape(value) -> str:
     return tr("a {kind}").format(kind=type(value).__name__)
 
 
-def answered(api: LocalAPI) -> list:
-    """The /v1/messages requests, in order."""
-    return [r for r in api.requests if r.path == "/v1/messages"]
+def answers(out: Outcome) -> list[tuple[dict, int, dict]]:
+    """(request body, status, reply) of each model call, in order."""
+    return list(zip(out.requests, out.statuses, out.replies, strict=True))
 
 
-def spent(api: LocalAPI) -> float:
-    return sum(cost_usd(MODEL, r.response["usage"]) for r in answered(api) if r.status == 200)
+def spent(out: Outcome) -> float:
+    return sum(cost_usd(MODEL, reply["usage"]) for _, status, reply in answers(out) if status == 200)
 
 
 def turns_in(messages: list) -> int:
@@ -147,29 +121,29 @@ def turns_in(messages: list) -> int:
                and any(b.get("type") == "tool_result" for b in blocks(m)))
 
 
-def wire_frames(api: LocalAPI) -> list[Frame]:
+def wire_frames(out: Outcome) -> list[Frame]:
     """A frame per request sent and one per answer, as the API saw them."""
-    out: list[Frame] = []
+    frames: list[Frame] = []
     calls, cost = 0, 0.0
-    for k, r in enumerate(answered(api), 1):
-        history = (r.body or {}).get("messages") or []
+    for k, (body, status, reply) in enumerate(answers(out), 1):
+        history = body.get("messages") or []
         turns = turns_in(history)
-        out.append(Frame(sent(k, turns), history, None, calls, turns, cost))
-        if r.status != 200:
-            error = (r.response or {}).get("error", {})
+        frames.append(Frame(sent(k, turns), history, None, calls, turns, cost))
+        if status != 200:
+            error = (reply or {}).get("error", {})
             why = tr("call {call} failed: {status} {type}: {message}").format(
-                call=k, status=r.status, type=error.get("type"), message=error.get("message"))
-            out.append(Frame(why, history, None, calls, turns, cost))
+                call=k, status=status, type=error.get("type"), message=error.get("message"))
+            frames.append(Frame(why, history, None, calls, turns, cost))
             continue
-        calls, cost = k, cost + cost_usd(MODEL, r.response["usage"])
-        message = {"role": "assistant", "content": r.response["content"]}
-        out.append(Frame(returned(k, describe(message, r.response["stop_reason"])),
-                         history, message, calls, turns, cost))
-    return out
+        calls, cost = k, cost + cost_usd(MODEL, reply["usage"])
+        message = {"role": "assistant", "content": reply["content"]}
+        frames.append(Frame(returned(k, describe(message, reply["stop_reason"])),
+                            history, message, calls, turns, cost))
+    return frames
 
 
-def last_response(api: LocalAPI) -> dict | None:
-    done = [r.response for r in answered(api) if r.status == 200]
+def last_response(out: Outcome) -> dict | None:
+    done = [reply for _, status, reply in answers(out) if status == 200]
     return done[-1] if done else None
 
 
@@ -185,12 +159,12 @@ def outcome(answer, last: dict | None, turns: int, max_turns: int, spent_usd: fl
     return {"max_tokens": MAX_TOKENS, "refusal": REFUSAL}.get(stop, NO_ANSWER)
 
 
-def finished(api: LocalAPI, answer, messages: list, max_turns: int, budget: float | None) -> Frame:
+def finished(out: Outcome, answer, messages: list, max_turns: int, budget: float | None) -> Frame:
     """The last frame: the history the loop returned, and the last response if it is not in it."""
-    last = last_response(api)
+    last = last_response(out)
     reply = {"role": "assistant", "content": last["content"]} if last else None
     dropped = reply if reply is not None and reply not in messages else None
-    calls, turns, cost = len([r for r in answered(api) if r.status == 200]), turns_in(messages), spent(api)
+    calls, turns, cost = out.statuses.count(200), turns_in(messages), spent(out)
     subtype = outcome(answer, last, turns, max_turns, cost, budget)
     stop = last and last["stop_reason"]
     if answer is not None:
@@ -204,9 +178,7 @@ def finished(api: LocalAPI, answer, messages: list, max_turns: int, budget: floa
     return Frame(step, messages, dropped, calls, turns, cost, subtype, answer)
 
 
-def failed(api: LocalAPI, why: str) -> Frame:
+def failed(out: Outcome, why: str) -> Frame:
     """The last frame of a loop that raised: the last history sent, and why."""
-    sent = answered(api)
-    history = (sent[-1].body or {}).get("messages", []) if sent else []
-    calls = len([r for r in sent if r.status == 200])
-    return Frame(why, history, None, calls, turns_in(history), spent(api), RAISED, None)
+    history = out.requests[-1].get("messages", []) if out.requests else []
+    return Frame(why, history, None, out.statuses.count(200), turns_in(history), spent(out), RAISED, None)

@@ -25,10 +25,7 @@ def esc(value: object) -> str:
 
 def tag(label: str, colour: str, *, filled: bool = True) -> str:
     """A small rounded label, e.g. a role, a tool_use id or an outcome; a word: put a space between it and the next."""
-    if filled:
-        look = f"background:{colour};color:#fff"
-    else:
-        look = f"border:1px solid {colour};color:{colour}"
+    look = f"background:{colour};color:#fff" if filled else f"border:1px solid {colour};color:{colour}"
     return f'<span style="{look};border-radius:3px;padding:0 4px;white-space:nowrap">{esc(label)}</span>'
 
 

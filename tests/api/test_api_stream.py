@@ -68,10 +68,9 @@ def test_stream_usage_matches_the_plain_reply():
 
 
 def test_invalid_streamed_request_is_a_plain_400():
-    with pytest.raises(anthropic.BadRequestError, match="first message must use the"):
-        with client_for().messages.stream(model=MODEL, max_tokens=64,
-                                          messages=[{"role": "assistant", "content": "Hi"}]):
-            pass
+    with pytest.raises(anthropic.BadRequestError, match="first message must use the"), client_for().messages.stream(
+            model=MODEL, max_tokens=64, messages=[{"role": "assistant", "content": "Hi"}]):
+        pass
 
 
 def raw_events(client, **request) -> list[tuple[str, dict]]:
@@ -122,9 +121,9 @@ def test_an_empty_reply_still_reports_one_output_token(mount):
 def test_a_mid_stream_error_reaches_the_sdks_stream_helpers_after_a_200(mount):
     api = LocalAPI(Scripted([], then=TURN)).inject("stream_error")
     seen = []
-    with pytest.raises(anthropic.APIStatusError) as info:
-        with mount(api, max_retries=0).messages.stream(**REQUEST) as stream:
-            seen.extend(e.type for e in stream)
+    client = mount(api, max_retries=0)
+    with pytest.raises(anthropic.APIStatusError) as info, client.messages.stream(**REQUEST) as stream:
+        seen.extend(e.type for e in stream)
     assert info.value.status_code == 200 and info.value.body["error"]["type"] == "overloaded_error"
     assert seen[:2] == ["message_start", "content_block_start"] and "message_stop" not in seen
 

@@ -80,7 +80,7 @@ def leading_results(message: dict) -> list[str]:
 
 def by_design(history: list[dict]) -> bool:
     """ORDER or API-ONLY: the cases where the two rules may differ."""
-    for m, after in zip(history, history[1:] + [None]):
+    for m, after in zip(history, history[1:] + [None], strict=True):
         ids = calls(m)
         if len(set(ids)) != len(ids):
             return True  # API-ONLY: duplicate tool_use ids in one message

@@ -36,6 +36,11 @@ def solution_lines(source: str) -> range:
 
 def changes(node: ast.AST) -> list[tuple[str, callable]]:
     """The mutations of one node: (what changes, a function that applies it to a copy of the node)."""
+    return operator_changes(node) or constant_changes(node) or jump_changes(node)
+
+
+def operator_changes(node: ast.AST) -> list[tuple[str, callable]]:
+    """A comparison flipped, an arithmetic or boolean operator swapped, a `not` removed."""
     found = []
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
@@ -53,7 +58,13 @@ def changes(node: ast.AST) -> list[tuple[str, callable]]:
         found.append((f"{SYMBOLS[type(node.op)]} -> {SYMBOLS[SWAPS[type(node.op)]]}", other))
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         found.append(("not removed", None))  # replaced by its operand, in `mutate`
-    elif isinstance(node, ast.Constant) and type(node.value) is bool:
+    return found
+
+
+def constant_changes(node: ast.AST) -> list[tuple[str, callable]]:
+    """True and False swapped, an integer moved by one either way."""
+    found = []
+    if isinstance(node, ast.Constant) and type(node.value) is bool:
         def negate(n):
             n.value = not n.value
         found.append((f"{node.value} -> {not node.value}", negate))
@@ -62,11 +73,16 @@ def changes(node: ast.AST) -> list[tuple[str, callable]]:
             def move(n, delta=delta):
                 n.value += delta
             found.append((f"{node.value} -> {node.value + delta}", move))
-    elif isinstance(node, ast.Break):
-        found.append(("break -> continue", "continue"))
-    elif isinstance(node, ast.Continue):
-        found.append(("continue -> break", "break"))
     return found
+
+
+def jump_changes(node: ast.AST) -> list[tuple[str, str]]:
+    """break and continue swapped."""
+    if isinstance(node, ast.Break):
+        return [("break -> continue", "continue")]
+    if isinstance(node, ast.Continue):
+        return [("continue -> break", "break")]
+    return []
 
 
 class Replace(ast.NodeTransformer):

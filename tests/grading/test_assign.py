@@ -57,7 +57,7 @@ def test_the_committed_exercises_are_what_the_generator_makes_of_the_solutions(t
     made = generate(ROOT / "solutions", tmp_path)
     committed = sorted((ROOT / "exercises").glob("*.ipynb"))
     assert [p.name for p in committed] == [p.name for p in made], "run `make exercises` (python -m course assign)"
-    for mine, theirs in zip(made, committed):
+    for mine, theirs in zip(made, committed, strict=True):
         assert comparable(theirs) == comparable(mine), f"{theirs.name} is stale: run `make exercises`"
 
 

@@ -91,10 +91,31 @@ def stub(*args, **kwargs):
 
 
 @pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
-def test_a_stub_fails_every_check(exercise):
+def test_a_stub_fails_every_check_and_runs_no_known_mistake(exercise, monkeypatch):
+    from course.grading import mistakes
+
+    ran = []
+    monkeypatch.setattr(mistakes, "outcome", lambda mistake, *rest: ran.append(mistake.name))
     results = grade(exercise.grade_id, stub)
     assert [r.name for r in results if r.passed] == []
     assert all(r.reason.startswith("not implemented yet") for r in results)
+    assert ran == [], "a stub's hint is the stub's: no known mistake need run to name another"
+
+
+def test_the_references_outcome_on_a_case_is_computed_once_per_language(monkeypatch):
+    """A tool's error speaks the submission's language: a Japanese submission is never compared with an outcome
+    computed for an English one, whichever the batch graded first."""
+    from course.grading import oracle
+    from course.i18n import speaking
+
+    exercise = REGISTRY.exercise("max_calls")
+    computed, real = [], oracle.trusted_call
+    monkeypatch.setattr(oracle, "_outcomes", {})
+    monkeypatch.setattr(oracle, "trusted_call", lambda fn, case: computed.append(case) or real(fn, case))
+    for lang in ("en", "ja", "en", "ja"):
+        with speaking(lang):
+            oracle.reference_outcome(exercise, exercise.rules[0], 0)
+    assert len(computed) == 2
 
 
 def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_path):
@@ -110,7 +131,7 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
             cell.source = ast.get_source_segment(source, function)  # the student's cell: the function alone
     nbformat.write(wrong, tmp_path / "wrong.ipynb")
     right, bad = grade_batch([solution, tmp_path / "wrong.ipynb"], tmp_path / "out", log=lambda line: None)
-    assert right["score"] == checks.exercise("agent_loop").points
+    assert right["score"] == registry.shipped().exercise("agent_loop").points
     meta = load_mistake(mistake)
     failed = [t["output"] for t in bad["tests"] if t["status"] == "failed"]
     assert failed and any(tr(meta["MISTAKE"]) in output for output in failed)
@@ -132,7 +153,7 @@ def test_the_colleagues_broken_loop_in_exercise_03_loses_marks_and_is_named_only
 
     results = grade("agent_loop", SOLUTIONS["agent_loop"]["colleague_loop"])
     failed = {r.name.split(": ", 1)[1] for r in results if not r.passed}
-    assert {tr(rule.name) for rule in checks.exercise("agent_loop").rules if rule.cases in (
+    assert {tr(rule.name) for rule in registry.shipped().exercise("agent_loop").rules if rule.cases in (
         l03.parallel_cases, l03.raising_cases, l03.cap_cases, l03.cut_cases)} <= failed
     hints = {r.hint for r in results if not r.passed} - {""}
     assert hints and hints <= {tr(h) for h in (l03.ONLY_ONE_RESULT, l03.TOOL_EXCEPTION, l03.NO_CAP,
@@ -174,7 +195,7 @@ def test_an_extra_message_at_every_none_exit_fails_exactly_the_rules_with_such_a
         return answer, messages + messages[-1:] if answer is None else messages
 
     failed = {r.name.split(": ", 1)[1]: r for r in grade("agent_loop", appended_twice) if not r.passed}
-    none_exits = {tr(rule.name) for rule in checks.exercise("agent_loop").rules if rule.cases in (
+    none_exits = {tr(rule.name) for rule in registry.shipped().exercise("agent_loop").rules if rule.cases in (
         l03.looks_final_cases, l03.cut_cases, l03.other_stop_cases, l03.cap_cases, l03.none_exit_cases)}
     assert set(failed) == none_exits
     assert all("the return value at [1]" in r.reason and r.hint == "" for r in failed.values())

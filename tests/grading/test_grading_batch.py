@@ -134,7 +134,7 @@ def test_on_the_wire_every_solution_gets_full_marks_and_every_exercise_none_with
         exercises[-1].write_bytes(p.read_bytes())
     assert solutions and len(exercises) == len(solutions)
     graded = grade_batch(solutions + exercises, tmp_path / "out", jobs=2, log=lambda line: None)
-    for path, report in zip(solutions + exercises, graded):
+    for path, report in zip(solutions + exercises, graded, strict=True):
         total = sum(t["max_score"] for t in report["tests"])
         assert total > 0, path.name
         if path in solutions:

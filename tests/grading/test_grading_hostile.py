@@ -107,7 +107,7 @@ def graded(tmp_path_factory):
     out = folder / "out"
     budget = Budget(call=3, cell=2, exercise=60, memory=256 << 20)
     reports = grade_batch(paths, out, CHECKS, jobs=2, budget=budget, registry=Registry({}, {}), log=lambda line: None)
-    return {p.stem: r for p, r in zip(paths, reports)}, out
+    return {p.stem: r for p, r in zip(paths, reports, strict=True)}, out
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -106,8 +106,8 @@ def leftovers() -> list[str]:
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            status = open(f"/proc/{pid}/status").read()
-            environ = open(f"/proc/{pid}/environ", "rb").read()
+            status = Path(f"/proc/{pid}/status").read_text()
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
             continue
         uid = int(status.split("\nUid:\t")[1].split()[0])

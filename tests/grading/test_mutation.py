@@ -50,7 +50,7 @@ def judged() -> list[tuple[str, str, bool]]:
     with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 1),
                              mp_context=multiprocessing.get_context("fork")) as pool:
         alive = list(pool.map(survives, [g for g, _ in jobs], [m.source for _, m in jobs], chunksize=4))
-    return [(g, m.name, a) for (g, m), a in zip(jobs, alive)]
+    return [(g, m.name, a) for (g, m), a in zip(jobs, alive, strict=True)]
 
 
 @pytest.fixture(scope="module")

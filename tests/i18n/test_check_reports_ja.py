@@ -35,7 +35,7 @@ def test_every_why_and_hint_of_every_lesson_is_japanese(path, speak):
     speak("ja")
     japanese = failures(path.stem)
     assert [(m.name.split(": ")[0], m.score) for m in japanese] == [(m.name.split(": ")[0], m.score) for m in english]
-    for en, ja in zip(english, japanese):
+    for en, ja in zip(english, japanese, strict=True):
         assert JAPANESE.search(ja.reason), f"{en.name}: the why is not Japanese: {ja.reason}"
         assert bool(ja.hint) == bool(en.hint) and (not ja.hint or JAPANESE.search(ja.hint)), \
             f"{en.name}: the hint {en.hint!r} is {ja.hint!r} in Japanese"

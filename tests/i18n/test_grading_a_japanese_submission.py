@@ -93,13 +93,13 @@ def test_the_japanese_reports_are_in_japanese(graded):
                        group=NOTEBOOK)
         assert en["output"].splitlines()[0] == score.format(**numbers)
         assert ja["output"].splitlines()[0] == "{notebook}: {score:g}/{total:g} 点（{group}）".format(**numbers)
-        for e, j in zip(en["tests"], ja["tests"]):
+        for e, j in zip(en["tests"], ja["tests"], strict=True):
             if e["status"] == "passed":
                 assert (e["output"].split("\n")[0], j["output"].split("\n")[0]) == ("passed", "合格")
-    for e, j in zip(reports["english", "stub"]["tests"], reports["japanese", "stub"]["tests"]):
+    for e, j in zip(reports["english", "stub"]["tests"], reports["japanese", "stub"]["tests"], strict=True):
         error = e["output"].split("(", 1)[1].split(")\n", 1)[0]
         assert (e["output"], j["output"]) == (STUB_EN.format(error=error), STUB_JA.format(error=error))
-    for e, j in zip(reports["english", "wrong"]["tests"], reports["japanese", "wrong"]["tests"]):
+    for e, j in zip(reports["english", "wrong"]["tests"], reports["japanese", "wrong"]["tests"], strict=True):
         cell = int(re.search(r"Note: cell (\d+) ", e["output"])[1])
         assert e["output"].endswith(f"\nNote: cell {cell} called sys.exit()/exit() (code 3) and was skipped")
         assert j["output"].endswith(

@@ -30,9 +30,8 @@ def test_a_speaking_block_wins_over_the_environment_and_ends_with_the_block(monk
         assert language() == "ja"
         assert tr("why:  {reason}") == "理由：{reason}"
     assert language() == "en" and tr("why:  {reason}") == "why:  {reason}"
-    with pytest.raises(ValueError, match="the course speaks en, ja"):
-        with speaking("fr"):
-            pass
+    with pytest.raises(ValueError, match="the course speaks en, ja"), speaking("fr"):
+        pass
 
 
 def test_an_empty_sentence_stays_empty_in_every_language():

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.checks import exercise
 from course.grading.notebook_context import check
 
 MISTAKES = Path(__file__).resolve().parents[2] / "course" / "grading" / "mistakes"
@@ -51,7 +50,7 @@ def marks(grade_id: str, fn) -> list[tuple[str, str]]:
     from course.grading.registry import shipped
 
     registry = shipped()
-    assert check(grade_id, fn) < exercise(grade_id).points
+    assert check(grade_id, fn) < registry.exercise(grade_id).points
     return [(m.reason, m.hint) for m in run_exercise(registry.exercise(grade_id), NotebookContext(fn, registry))
             if not m.passed]
 

@@ -110,8 +110,8 @@ def test_what_the_model_is_sent_speaks_the_edition_s_language_and_only_the_words
     japanese = SCENARIOS[scenario].run()
     assert shape(japanese.messages) == shape(english.messages)
     assert JAPANESE.search(words(japanese.messages)) and not JAPANESE.search(words(english.messages))
-    said = [(b_en["text"], b_ja["text"]) for m_en, m_ja in zip(english.messages, japanese.messages)
-            for b_en, b_ja in zip(m_en["content"], m_ja["content"]) if b_en["type"] == "text"]
+    said = [(b_en["text"], b_ja["text"]) for m_en, m_ja in zip(english.messages, japanese.messages, strict=True)
+            for b_en, b_ja in zip(m_en["content"], m_ja["content"], strict=True) if b_en["type"] == "text"]
     assert [ja for en, ja in said if WORDS.search(en) and not JAPANESE.search(ja)] == []  # every sentence, each reply
     assert (japanese.subtype, japanese.calls, japanese.turns) == (english.subtype, english.calls, english.turns)
 

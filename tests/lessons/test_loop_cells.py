@@ -69,7 +69,7 @@ def test_every_loop_cell_is_one_self_contained_function_with_the_contract(stem):
     assert all(not default for default in features.values()), f"a feature is on by default: {features}"
 
 
-@pytest.mark.parametrize("before, after", list(zip(LOOP_LESSONS, LOOP_LESSONS[1:])))
+@pytest.mark.parametrize("before, after", list(zip(LOOP_LESSONS, LOOP_LESSONS[1:], strict=False)))
 def test_each_lesson_keeps_the_previous_arguments_and_shows_its_real_diff(before, after):
     old, new = tagged_source(path(before), LOOP_TAG), tagged_source(path(after), LOOP_TAG)
     assert old != new, f"{after} does not change the loop"

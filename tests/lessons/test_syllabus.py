@@ -62,7 +62,7 @@ def rows(text: str) -> list[dict]:
             continue
         cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
         assert len(cells) == 6, f"a syllabus row needs 6 cells: {line}"
-        out.append(dict(zip(("id", "item", "source", "notebook", "section", "exercise"), cells)))
+        out.append(dict(zip(("id", "item", "source", "notebook", "section", "exercise"), cells, strict=True)))
     return out
 
 

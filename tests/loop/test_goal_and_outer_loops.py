@@ -70,7 +70,7 @@ def test_each_round_sends_the_whole_conversation_so_far():
 def test_the_outer_loop_reaches_all_ok_with_fresh_sessions():
     for _ in range(3):  # 3/3
         ws = S.workspace()
-        o = outer_loop(bound(ws), make_client(S.policy), S.prompt, lambda: S.is_done(ws))
+        o = outer_loop(bound(ws), make_client(S.policy), S.prompt, lambda ws=ws: S.is_done(ws))
         assert (o.status, len(o.laps)) == (SUCCESS, 4) and ws.run_python("check.py") == (0, "ALL OK")
         assert all(lap[0] == {"role": "user", "content": S.prompt} for lap in o.laps)  # nothing carried over
         assert o.calls == 20 and o.cost_usd > 0

@@ -84,8 +84,8 @@ def test_prop_3_5_a_refused_call_is_answered_with_an_error_and_changes_nothing(c
     world = World()
     r, _, _ = run(case, world)
     ran = []  # the writes answered as done, in order
-    for a, b in zip(r.messages, r.messages[1:]):
-        for use, res in zip(tool_uses(a), b["content"]):
+    for a, b in zip(r.messages, r.messages[1:], strict=False):
+        for use, res in zip(tool_uses(a), b["content"], strict=False):
             assert res["tool_use_id"] == use["id"]
             allowed, _ = case["gate"].permits(use["name"], use["input"])
             if not allowed:
@@ -147,11 +147,11 @@ def test_prop_5_4_the_budget_overshoots_by_less_than_one_response(case, costs, B
     api = LocalAPI(Scripted(case["script"], then=say("done")), undeclared_tools=True)
     r = Agent(make_client(api, max_retries=0), MODEL, World().tools(), limits=Limits(max_turns=None, max_budget_usd=B),
               gate=case["gate"], cost=cost).run("start")
-    S = sum(spent)
-    assert r.cost_usd == S and sum(spent[:-1]) < B  # every call was made with the spend still under B
-    assert S < B + max(costs)  # whatever the exit
+    total = sum(spent)
+    assert r.cost_usd == total and sum(spent[:-1]) < B  # every call was made with the spend still under B
+    assert total < B + max(costs)  # whatever the exit
     if r.subtype == MAX_BUDGET:
-        assert B <= S < B + spent[-1]
+        assert B <= total < B + spent[-1]
 
 
 files = st.dictionaries(st.sampled_from(["a.txt", "b.txt", "docs/c.md"]), words, min_size=1)
@@ -170,7 +170,7 @@ def test_prop_6_2_read_only_results_do_not_depend_on_the_order(content, uses, rn
         r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL,
                   ws.toolbox(run=False)).run("read")
         got = {}
-        for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"]):
+        for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"], strict=True):
             got.setdefault(json.dumps([u["name"], u["input"]], sort_keys=True), set()).add(
                 (res["content"], res.get("is_error", False)))
         assert ws.files == content  # reads leave the environment as it was

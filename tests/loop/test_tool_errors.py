@@ -5,7 +5,8 @@ import pytest
 
 from course.client import MODEL, make_client
 from course.loop import Agent
-from course.tools.errors import CATEGORIES, ToolError, action, order_lookup, parse, routing_policy
+from course.scenarios.orders import order_lookup, routing_policy
+from course.tools.errors import CATEGORIES, ToolError, action, parse
 
 
 def test_the_content_carries_category_and_retry_hint():

@@ -23,7 +23,8 @@ def test_the_decorator_builds_the_schema_from_hints_and_docstring():
         "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "tags": {"type": "array"}},
         "required": ["a"]}}
     assert tool(name="plus", read_only=True)(lambda a: a).name == "plus"
-    assert json_type(typing.Optional[float]) == "number" and json_type(dict[str, int]) == "object"
+    assert json_type(float | None) == "number" and json_type(dict[str, int]) == "object"
+    assert json_type(typing.Optional[float]) == "number"  # noqa: UP045 - the older spelling, which hints still use
 
 
 def test_from_dict_keeps_the_definition():

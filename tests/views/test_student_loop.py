@@ -2,6 +2,10 @@
 import pytest
 
 from bench.explorer import STUDENT_LOOP
+from course.grading.exercise import RUN_TOOL
+from course.grading.notebook_context import NotebookContext
+from course.grading.registry import shipped
+from course.grading.sandbox.child import ToolFailed
 from course.messages import blocks
 from course.pricing import cost_usd
 from course.viz import MessageList
@@ -145,3 +149,21 @@ def test_a_loop_that_ignores_max_turns_is_stopped():
 def test_a_loop_must_be_a_function():
     with pytest.raises(TypeError, match="agent_loop contract"):
         StudentLoop("agent_loop")
+
+
+def test_the_explorer_and_check_run_a_loop_through_one_harness():
+    seen = []
+
+    def asks_a_missing_tool(run_tool):
+        try:
+            run_tool("no_such_tool", {})
+        except Exception as e:
+            seen.append(type(e))
+
+    def loop(client, model, tools, run_tool, prompt, **kw):
+        asks_a_missing_tool(run_tool)
+        return "done", []
+
+    Explorer("one_shot", loop=loop)
+    NotebookContext(asks_a_missing_tool, shipped()).call(RUN_TOOL, scenario="one_shot")
+    assert seen == [ToolFailed, ToolFailed]  # one exception for a failing tool, whichever harness ran the loop

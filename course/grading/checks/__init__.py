@@ -16,10 +16,3 @@ LESSONS = _lessons()
 EXERCISES: list[Exercise] = [e for module in LESSONS for e in module.EXERCISES]
 SCENARIOS = {s.name: s for module in LESSONS for s in getattr(module, "SCENARIOS", [])}  # grading-only policies
 
-
-def exercise(grade_id: str) -> Exercise:
-    """The exercise whose solution cell has this grade_id."""
-    for e in EXERCISES:
-        if e.grade_id == grade_id:
-            return e
-    raise KeyError(f"no exercise {grade_id!r}; known: {', '.join(e.grade_id for e in EXERCISES)}")

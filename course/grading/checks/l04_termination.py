@@ -66,7 +66,7 @@ def run(turns: tuple[int, ...], note: bool = False, thinks: bool = False) -> lis
     thought = [{"type": "thinking", "thinking": "", "signature": "local.sig"}] if thinks else []
     messages = [{"role": "user", "content": "When was the director of Aurora Run born?"}]
     n = 0
-    for k, calls in enumerate(turns):
+    for calls in turns:
         ids = [f"toolu_{n + j}" for j in range(calls)]
         n += calls
         messages.append(assistant(*thought, *(tool_use(i, "search", {"query": f"page {i}"}) for i in ids)))

@@ -45,7 +45,7 @@ def barrier_tools(finish: tuple[int, ...]) -> Toolbox:
     running, then returns GAP_S after the page before it in `finish` has (the first one at once)."""
     barrier = threading.Barrier(max(len(finish), 1))
     finished = {p: threading.Event() for p in finish}
-    before = dict(zip(finish[1:], finish))
+    before = dict(zip(finish[1:], finish, strict=False))
 
     def read_page(page: int) -> str:
         try:

@@ -84,7 +84,7 @@ def two_fresh_calls(out: Outcome, case: Case) -> str:
     model = case.args[1]
     if len(out.requests) != 2:
         return tr("your function made {n} calls; a two-node chain makes exactly 2").format(n=len(out.requests))
-    for k, (body, status) in enumerate(zip(out.requests, out.statuses), 1):
+    for k, (body, status) in enumerate(zip(out.requests, out.statuses, strict=True), 1):
         if status != 200:
             return tr("call {k} was rejected by the API with {status}: {message}").format(
                 k=k, status=status, message=((out.replies[k - 1] or {}).get("error") or {}).get("message", ""))

@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 MISTAKE_TIMEOUT = 3.0  # seconds one known mistake may take on one case (a loop with no cap ends by then)
 
@@ -46,9 +46,10 @@ _lock = threading.Lock()
 
 def outcome(mistake: Mistake, rule, index: int):
     """What a known mistake does on one case of a rule, once per process."""
+    from ...i18n import language
     from ..oracle import trusted_call
 
-    key = (mistake.name, rule.name, index)
+    key = (language(), mistake.name, rule.name, index)  # in the submission's language, as the reference's
     with _lock:
         if key not in _outcomes:
             _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], MISTAKE_TIMEOUT)

@@ -13,6 +13,7 @@ here, so both sides build arguments and values the same way. What it says is in 
 from __future__ import annotations
 
 import ast
+import contextlib
 import http.client
 import io
 import json
@@ -114,7 +115,7 @@ def snapshot(tagged_args: list, tagged_kwargs: dict, args: list, kwargs: dict) -
         except (TypeError, ValueError, RecursionError):
             return repr(value)[:200]
 
-    after = {"args": [one(t, a) for t, a in zip(tagged_args, args)],
+    after = {"args": [one(t, a) for t, a in zip(tagged_args, args, strict=True)],
              "kwargs": {k: one(tagged_kwargs[k], v) for k, v in kwargs.items()}}
     return after if len(json.dumps(after)) <= OUTPUT_CAP else None
 
@@ -137,10 +138,14 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
     return {"value": value, "error": error, "stdout": out.text()}
 
 
+class ToolFailed(RuntimeError):
+    """What RUN_TOOL raises when the tool's result is an error: the student's loop turns it into is_error."""
+
+
 def tool_answer(content: str, is_error: bool) -> str:
-    """What RUN_TOOL gives the student: the tool's output, or a RuntimeError carrying the error result."""
+    """What RUN_TOOL gives the student: the tool's output, or ToolFailed carrying the error result."""
     if is_error:
-        raise RuntimeError(content)
+        raise ToolFailed(content)
     return content
 
 
@@ -332,10 +337,8 @@ def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
             dropped |= len(kept) + len(chunk) > OUTPUT_CAP * 4
             kept += chunk[:max(OUTPUT_CAP * 4 - len(kept), 0)]  # bytes: at most 4 per character
     timed_out = proc.poll() is None and time.monotonic() >= deadline
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # what it left behind goes too (the fork server kills the rest)
-    except ProcessLookupError:
-        pass
+    with contextlib.suppress(ProcessLookupError):  # what it left behind goes too (the fork server kills the rest)
+        os.killpg(proc.pid, signal.SIGKILL)
     code = proc.wait()
     shutil.rmtree(folder, ignore_errors=True)
     text = kept.decode("utf-8", "replace")
@@ -364,7 +367,7 @@ def preload() -> None:
     except ImportError:  # no SDK installed: workers still grade functions that do not use CLIENT
         return
     TLS = ssl.create_default_context()
-    sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    _ = sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
     try:  # what notebooks import first (course.grading here is the grader's stand-in)
         import course.client  # noqa: F401
         import course.loop  # noqa: F401
@@ -414,10 +417,8 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
     kills them all, then removes the worker's folder); then every child of ours that is not a live worker (orphans
     it left behind), until none; then the folder, when the workers share our uid."""
     for kill in (os.killpg, os.kill):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     if uid is not None:
         done, signal_done = os.pipe()
         if os.fork() == 0:
@@ -437,10 +438,8 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
         if not orphans:
             break
         for child in orphans:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     if uid is None:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -75,7 +75,7 @@ class Confinement:
     mode: str
 
     @classmethod
-    def detect(cls, mode: str | None = None) -> "Confinement":
+    def detect(cls, mode: str | None = None) -> Confinement:
         """The strongest mode this machine allows (or `mode`, if it is allowed here)."""
         root = os.geteuid() == 0
         allowed = [m for m in MODES if m == "none" or (

@@ -8,6 +8,7 @@ confined (bubblewrap, a uid per worker, or neither) is the batch's Confinement.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -95,7 +96,8 @@ class ForkServer:
         self.control.settimeout(FORK_TIMEOUT)
         self.replies = self.control.makefile("rb")
 
-    def _fork(self) -> int:
+    def _fork(self) -> tuple[int, socket.socket]:
+        """A new worker from the fork server: its pid, and our end of its socket."""
         ours, theirs = socket.socketpair()
         try:
             socket.send_fds(self.control, [b"F"], [theirs.fileno()])
@@ -140,10 +142,8 @@ class ForkServer:
             except OSError:
                 pass
             if not self.confinement.mode.startswith("bwrap"):  # outside a pid namespace the grader can reach it
-                try:
+                with contextlib.suppress(OSError):
                     os.killpg(worker.pid, 9)
-                except OSError:
-                    pass
             self.close()
             self._start()
 

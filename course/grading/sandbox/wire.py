@@ -73,7 +73,7 @@ class Wire:
         """(the SDK's base_url, the tool endpoint's path) of one call."""
         return f"{self.server.base_url}{PREFIX}{token}", f"{PREFIX}{token}/tool"
 
-    def __enter__(self) -> "Wire":
+    def __enter__(self) -> Wire:
         self.server.start()
         return self
 

@@ -25,7 +25,7 @@ class Gone(Exception):
 class Worker:
     """One forked worker: JSON lines over its socket, killed with its whole process group, its folder removed."""
 
-    def __init__(self, pid: int, sock: socket.socket, uid: int | None, folder: Path, server: "ForkServer"):
+    def __init__(self, pid: int, sock: socket.socket, uid: int | None, folder: Path, server: ForkServer):
         self.pid, self.sock, self.uid, self.folder, self.server = pid, sock, uid, folder, server
         self.reader = sock.makefile("rb")
         self.ended = False

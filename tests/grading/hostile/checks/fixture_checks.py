@@ -14,7 +14,7 @@ def expect(ok: bool, reason: str, hint: str = "") -> None:
 
 def asks_once(ctx) -> None:
     out = ctx.call(CLIENT, PROMPT, scenario="one_shot")
-    for status, reply in zip(out.statuses, out.replies):
+    for status, reply in zip(out.statuses, out.replies, strict=True):
         if status != 200:
             raise CheckFailed(f"the API answered {status}: {reply['error']['message']}", "send a valid conversation")
     expect(len(out.requests) == 1, f"{len(out.requests)} requests reached the API; expected 1")
