@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
+from .i18n import tr
 from .messages import as_dict, text_of, user
 from .pricing import cost_usd
 
@@ -64,7 +65,8 @@ class Workflow:
         name: str | None = order[0] if order else None
         while name is not None:
             if name in run.path:
-                raise NotAWorkflow(f"node {name!r} visited twice: {' -> '.join(run.path + [name])}")
+                raise NotAWorkflow(tr("node {name!r} visited twice: {path}").format(
+                    name=name, path=" -> ".join(run.path + [name])))
             node = by_name[name]
             run.path.append(name)
             if node.code is not None:

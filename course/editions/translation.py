@@ -22,7 +22,7 @@ that is only fenced code. Each generated notebook starts with one extra cell tha
 Japanese (course.i18n).
 An English cell that changed after its translation (stale), a cell without a translation (missing) and a
 section whose cell is gone (orphan) are reported by `problems()`, for prose and code alike (code only in the
-notebooks not listed in CODE_PENDING); the build refuses to run while any exist.
+catalogues not listed in CODE_PENDING); the build refuses to run while any exist.
 """
 from __future__ import annotations
 
@@ -46,8 +46,9 @@ CODE_BLOCK = "<!-- code cells: the Japanese code of the code cells with words in
 ANY_HEAD = re.compile(rf"{SECTION.pattern}|{CODE_SECTION.pattern}|^{re.escape(CODE_BLOCK)}$", re.M)
 PYTHON_FENCE = re.compile(r"\A(`{3,})python\n(.*?)^\1[ \t]*\Z", re.M | re.S)
 WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")  # two English words: a phrase to translate
-# the notebooks whose code cells are not translated yet (their code is copied in English)
-CODE_PENDING = frozenset({"11_workflows_versus_agents", "12_three_loops", "13_the_real_api", "14_the_agent_sdk"})
+# the catalogues whose code cells are not translated yet (their code is copied in English), as
+# "<catalogue folder>/<stem>" (CATALOGUE_OF: an entry "exercises/NN_x" holds exercises/NN_x and solutions/NN_x)
+CODE_PENDING = frozenset({"exercises/14_the_agent_sdk"})
 LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
 MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
@@ -157,6 +158,11 @@ def catalogue_path(english: Path, root: Path = ROOT) -> Path:
     return root / "translations" / "ja" / CATALOGUE_OF[english.parent.name] / f"{english.stem}.md"
 
 
+def code_pending(english: Path) -> bool:
+    """The notebook's code cells wait for their Japanese: its catalogue is listed in CODE_PENDING."""
+    return f"{CATALOGUE_OF[english.parent.name]}/{english.stem}" in CODE_PENDING
+
+
 def sources(root: Path = ROOT) -> list[Path]:
     """Every English notebook that has a Japanese edition."""
     return [p for folder in FOLDERS for p in sorted((root / folder).glob("*.ipynb"))]
@@ -205,7 +211,7 @@ def code_problems(english: Path, root: Path = ROOT) -> list[str]:
             stale.add(cell.id)
             found.append(f"{where}: code cell {cell.id} changed in {name} since it was translated "
                          f"(stale: en:{', en:'.join(others)}, now en:{english_hash(cell.source)})")
-        elif section is None and has_words(cell) and english.stem not in CODE_PENDING:
+        elif section is None and has_words(cell) and not code_pending(english):
             found.append(f"{where}: code cell {cell.id} of {name} has no translation (missing)")
         elif section is not None and not JAPANESE.search(section.text):
             found.append(f"{where}: code cell {cell.id} of {name} has no Japanese in its section (missing)")
@@ -264,7 +270,7 @@ def code_skeleton(english: Path, root: Path = ROOT) -> int:
     added = 0
     for cell in nbformat.read(english, as_version=4).cells:
         key = (cell.id, english_hash(cell.source))
-        if has_words(cell) and english.stem not in CODE_PENDING and key not in code:
+        if has_words(cell) and not code_pending(english) and key not in code:
             code[key] = Section(*key, cell.source)
             added += 1
     write_catalogue(path, list(read_catalogue(path).values()), list(code.values()))

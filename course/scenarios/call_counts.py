@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 from ..api import Conversation, Turn
+from ..i18n import tr
 from ..tools import Tool, Toolbox, Workspace
 from ..workflows import Node, Workflow
 from .coding import BUG
@@ -20,7 +21,7 @@ def calls_exactly(k: int, tool: str = "search") -> Callable[[Conversation], Turn
         if c.calls_so_far < k - 1:
             return Turn([{"type": "tool_use", "id": "", "name": tool,
                           "input": {"query": f"step {c.calls_so_far + 1}"}}])
-        return Turn([{"type": "text", "text": f"done after {k} calls"}])
+        return Turn([{"type": "text", "text": tr("done after {k} calls").format(k=k)}])
 
     return policy
 
@@ -45,11 +46,12 @@ def cart_workflow(ws: Workspace) -> Workflow:
 
     return Workflow([
         Node("test", code=run_tests),
-        Node("fix", lambda o: f"The tests fail:\n{o['test']}\n\ncart.py:\n"
-                              f"{FENCE}python\n{ws.read('cart.py')}{FENCE}\n\n"
-                              f"Return the corrected cart.py in one python code block."),
+        Node("fix", lambda o: tr("The tests fail:\n{tests}\n\ncart.py:\n{code}\n\n"
+                                 "Return the corrected cart.py in one python code block.").format(
+            tests=o["test"], code=f"{FENCE}python\n{ws.read('cart.py')}{FENCE}")),
         Node("retest", code=apply_fix),
-        Node("report", lambda o: f"Test output after the fix:\n{o['retest']}\n\nWrite a one-line report."),
+        Node("report", lambda o: tr("Test output after the fix:\n{tests}\n\nWrite a one-line report.").format(
+            tests=o["retest"])),
     ])
 
 
@@ -59,17 +61,17 @@ def workflow_model(c: Conversation) -> Turn:
     code = re.search(FENCE + r"python\n(.*?)" + FENCE, prompt, re.S)
     if code and BUG.search(code.group(1)):
         fixed = BUG.sub(lambda line: line.group(0).rstrip() + " * qty", code.group(1))
-        return Turn([{"type": "text", "text": "total() forgot qty.\n" + FENCE + "python\n" + fixed + FENCE}])
+        return Turn([{"type": "text", "text": tr("total() forgot qty.") + "\n" + FENCE + "python\n" + fixed + FENCE}])
     failing = re.findall(r"FAIL (\w+)", prompt)
-    report = (f"Still failing: {', '.join(failing)}." if failing
-              else "Fixed cart.py: total() now multiplies by qty; all tests pass.")
+    report = (tr("Still failing: {names}.").format(names=", ".join(failing)) if failing
+              else tr("Fixed cart.py: total() now multiplies by qty; all tests pass."))
     return Turn([{"type": "text", "text": report}])
 
 
 # --- 12 x 12 with a multiply tool: giving a tool turns a one-shot question into a loop ---------------------
 
 def multiply_tools() -> Toolbox:
-    return Toolbox([Tool("multiply", "Multiply two integers. Read-only.",
+    return Toolbox([Tool("multiply", tr("Multiply two integers. Read-only."),
                          {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
                           "required": ["a", "b"]}, lambda a, b: str(a * b), read_only=True)])
 

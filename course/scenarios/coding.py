@@ -144,40 +144,43 @@ def one_fix_policy(c: Conversation) -> Turn:
     run check.py again, then report and stop, as asked."""
     done = since_request(c)
     if not done:
-        return say("I'll run the checker first.", call("run_python", path="check.py"))
+        return say(tr("I'll run the checker first."), call("run_python", path="check.py"))
     if refused(c):
-        return say(f"I was not allowed to go on ({refused(c)}).")
+        return say(tr("I was not allowed to go on ({reason}).").format(reason=refused(c)))
     use, result = done[-1]
     output = c.result_text(result)
     checks = [c.result_text(r) for u, r in done if u["name"] == "run_python"]
     if use["name"] == "run_python":
         if "ALL OK" in output:
-            return say("check.py prints ALL OK: every function works.")
+            return say(tr("check.py prints ALL OK: every function works."))
         if any(u["name"] == "edit_file" and not r.get("is_error") for u, r in done):
-            return say(f"I fixed one function as asked; check.py now prints {output.splitlines()[-1]}. Stopping here.")
-        return say(f"{not_ok(output)[0]} is broken. I'll read funcs.py.", call("read_file", path="funcs.py"))
+            return say(tr("I fixed one function as asked; check.py now prints {line}. Stopping here.").format(
+                line=output.splitlines()[-1]))
+        return say(tr("{name} is broken. I'll read funcs.py.").format(name=not_ok(output)[0]),
+                   call("read_file", path="funcs.py"))
     if use["name"] == "edit_file" and result.get("is_error"):
-        return say("The edit did not apply; I'll read funcs.py again.", call("read_file", path="funcs.py"))
+        return say(tr("The edit did not apply; I'll read funcs.py again."), call("read_file", path="funcs.py"))
     broken = [f for f in not_ok(checks[-1]) if f in FUNC_FIXES] if checks else []
     if use["name"] == "read_file" and broken and FUNC_FIXES[broken[0]][0] in output:
         old, new = FUNC_FIXES[broken[0]]
-        return say(f"{broken[0]} is wrong: {old.strip()} should be {new.strip()}.",
+        return say(tr("{name} is wrong: {old} should be {new}.").format(name=broken[0], old=old.strip(),
+                                                                       new=new.strip()),
                    call("edit_file", path="funcs.py", old=old, new=new))
-    return say("Running the checker.", call("run_python", path="check.py"))
+    return say(tr("Running the checker."), call("run_python", path="check.py"))
 
 
 def checker_verdict(messages: list) -> Verdict:
     """The goal evaluator: like /goal's, it reads only the conversation (the last check.py output in it)."""
     outputs = tool_outputs(messages, "run_python")
     if not outputs:
-        return Verdict(NOT_YET, "check.py has not been run; run it to show the state.")
+        return Verdict(NOT_YET, tr("check.py has not been run; run it to show the state."))
     if "Permission denied" in outputs[-1]:
-        return Verdict(IMPOSSIBLE, "the checker cannot be run: " + outputs[-1])
+        return Verdict(IMPOSSIBLE, tr("the checker cannot be run: {output}").format(output=outputs[-1]))
     if "ALL OK" in outputs[-1]:
-        return Verdict(ACHIEVED, "check.py prints ALL OK")
+        return Verdict(ACHIEVED, tr("check.py prints ALL OK"))
     left = not_ok(outputs[-1])
-    return Verdict(NOT_YET, f"the goal is check.py printing ALL OK, but it prints NG: {','.join(left)}; "
-                            f"{', '.join(left)} still need fixing.")
+    return Verdict(NOT_YET, tr("the goal is check.py printing ALL OK, but it prints NG: {ng}; {names} still need "
+                               "fixing.").format(ng=",".join(left), names=", ".join(left)))
 
 
 def tool_outputs(messages: list, name: str) -> list[str]:
@@ -193,8 +196,9 @@ def all_ok(ws: Workspace) -> bool:
 
 BROKEN_FUNCTIONS = Scenario(
     "broken_functions", deferred("Four broken functions, one fix per session"),
-    "Make check.py print ALL OK. The functions to fix are in funcs.py; fix only one function per turn, "
-    "then report and stop.", one_fix_policy, files={"funcs.py": FUNCS, "check.py": CHECK},
+    # the Blog's request, worded so the model may stop early; the Japanese is the Blog's own (「1ターンに」)
+    deferred("Make check.py print ALL OK. The functions to fix are in funcs.py; fix only one function per turn, "
+             "then report and stop."), one_fix_policy, files={"funcs.py": FUNCS, "check.py": CHECK},
     evaluator=checker_verdict, is_done=all_ok,
     notes="a plain run fixes f1 and stops (NG: f2,f3,f4); the goal loop and the outer loop reach ALL OK")
 

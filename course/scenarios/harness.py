@@ -12,7 +12,7 @@ import re
 
 from ..api import Conversation, Turn
 from ..api.toolset import harness_text
-from ..i18n import deferred
+from ..i18n import deferred, tr
 from .base import Scenario, call, last_turn, say
 from .coding import BUG, CART, TEST_CART
 
@@ -74,7 +74,7 @@ def output(c: Conversation, result: dict) -> str:
 
 
 def unable(step: str) -> Turn:
-    return say(f"I cannot {step} with the tools I was given.")
+    return say(tr("I cannot {step} with the tools I was given.").format(step=tr(step)))
 
 
 # --- count_python_files: the Model's 9.3 prompt -----------------------------------------------------------------
@@ -88,17 +88,17 @@ def count_policy(c: Conversation) -> Turn:
     done = last_turn(c)
     if not done:
         step = Hands(c).list_python()
-        return say("I'll list the Python files.", step) if step else unable("list the files")
+        return say(tr("I'll list the Python files."), step) if step else unable(deferred("list the files"))
     _, result = done[-1]
     if result.get("is_error"):
-        return say(f"I could not list the files ({output(c, result)[:120]}).")
+        return say(tr("I could not list the files ({error}).").format(error=output(c, result)[:120]))
     names = sorted({m.rsplit("/", 1)[-1] for m in re.findall(r"[\w./-]+\.py\b", output(c, result))})
-    return say(f"There are {len(names)} Python files: {', '.join(names)}.")
+    return say(tr("There are {n} Python files: {names}.").format(n=len(names), names=", ".join(names)))
 
 
 COUNT_PYTHON_FILES = Scenario(
     "count_python_files", deferred("The Model's 9.3: count the Python files"),
-    "Count the Python files in this directory.", count_policy, files=FILES,
+    deferred("Count the Python files in this directory."), count_policy, files=FILES,
     notes="2 calls: list the files (Glob, list_files or Bash's ls), then the answer: 3 Python files")
 
 # --- fix_cart_in_three_turns: Example 4.3 -------------------------------------------------------------------------
@@ -110,32 +110,34 @@ def three_turns_policy(c: Conversation) -> Turn:
     hands, done = Hands(c), last_turn(c)
     if not done:
         step = hands.run("test_cart.py")
-        return say("I'll run the tests first.", step) if step else unable("run the tests")
+        return say(tr("I'll run the tests first."), step) if step else unable(deferred("run the tests"))
     uses = [u["name"] for u, _ in done]
     texts = [output(c, r) for _, r in done]
     if any(r.get("is_error") and ("ermission" in output(c, r) or "approval" in output(c, r)) for _, r in done):
-        return say(f"I was not allowed to go on ({texts[0][:120]}).")
+        return say(tr("I was not allowed to go on ({reason}).").format(reason=texts[0][:120]))
     if SUBMIT in texts[-1]:
-        return say("Submitted: cart.py multiplies price by qty and the tests pass.")
+        return say(tr("Submitted: cart.py multiplies price by qty and the tests pass."))
     ran = texts[-1] if uses[-1] in ("Bash", "run_python", "bash") else ""  # the output of the last command
     if ran and "FAIL" not in ran and "PASS" in ran:
         if hands.can("bash") and not hands.can("Bash") and not hands.can("run_python"):
             return Turn([call("bash", command=f"echo {SUBMIT}")])
-        return say("The cause was total() adding the unit price and forgetting qty; it now adds price * qty, "
-                   "and all 3 tests pass.")
+        return say(tr("The cause was total() adding the unit price and forgetting qty; it now adds price * qty, "
+                      "and all 3 tests pass."))
     bug = next((BUG.search(t) for t in texts if BUG.search(t)), None)
     if bug:
         edit, rerun = hands.edit("cart.py", bug.group(0), bug.group(0).rstrip() + " * qty"), hands.run("test_cart.py")
-        return say("total() adds price but never multiplies it by qty.", edit, rerun)
+        return say(tr("total() adds price but never multiplies it by qty."), edit, rerun)
     if ran:
         reads = [hands.read("cart.py"), hands.read("test_cart.py")]
-        return say("Two tests fail. I'll read the code and the tests.", *reads) if all(reads) else unable("read")
-    return say(f"I could not fix cart.py ({texts[-1][:120]}).")
+        if not all(reads):
+            return unable(deferred("read the files"))
+        return say(tr("Two tests fail. I'll read the code and the tests."), *reads)
+    return say(tr("I could not fix cart.py ({error}).").format(error=texts[-1][:120]))
 
 
 FIX_CART_IN_THREE_TURNS = Scenario(
     "fix_cart_in_three_turns", deferred("Example 4.3: the cart.py fix in three tool turns"),
-    "The tests in test_cart.py fail (run them with python3 test_cart.py). Fix cart.py.", three_turns_policy,
+    deferred("The tests in test_cart.py fail (run them with python3 test_cart.py). Fix cart.py."), three_turns_policy,
     files={"cart.py": CART, "test_cart.py": TEST_CART},
     notes="4 calls: run the tests; read both files; edit and re-run in one turn; report (Claude Code: Bash, Read, "
           "Edit; mini-swe-agent: bash, then it submits)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 
 from ..api import Conversation, Turn
-from ..i18n import deferred
+from ..i18n import deferred, tr
 from ..outer_loop import run_saving
 from ..tools.outbox import Crash, Outbox
 from .base import Scenario, call, last_turn, say
@@ -17,21 +17,21 @@ def mailing_policy(c: Conversation) -> Turn:
     when the tool takes an idempotency_key."""
     failed = [c.result_text(r) for _, r in last_turn(c) if r.get("is_error")]
     if failed:
-        return say(f"Sending failed ({failed[0]}); I stopped.")
+        return say(tr("Sending failed ({error}); I stopped.").format(error=failed[0]))
     done = {u["input"].get("to") for u, r in c.all_results()}
     todo = [r for r in RECIPIENTS if r not in done]
     if not todo:
-        return say(f"All {len(RECIPIENTS)} e-mails are sent.")
+        return say(tr("All {n} e-mails are sent.").format(n=len(RECIPIENTS)))
     name = c.tool("send_email")  # `send_email`, or `mcp__course__send_email` when a harness hosts it
     schema = next((t["input_schema"] for t in c.body.get("tools") or [] if t.get("name") == name), {})
     key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema.get("properties", {}) else {}
-    return say(f"Sending to {todo[0]}.", call("send_email", to=todo[0], subject="Launch notice",
-                                               body="We launch on Monday.", **key))
+    return say(tr("Sending to {to}.").format(to=todo[0]), call("send_email", to=todo[0], subject=tr("Launch notice"),
+                                                               body=tr("We launch on Monday."), **key))
 
 
 OUTBOX = Scenario(
     "outbox", deferred("E-mails, a crash and a resume"),
-    "Send the launch notice to alice, bob and carol.", mailing_policy, lambda: Outbox().tools(),
+    deferred("Send the launch notice to alice, bob and carol."), mailing_policy, lambda: Outbox().tools(),
     notes="a crash after the 3rd send, then a resume: carol gets two e-mails, unless sends carry idempotency keys")
 
 

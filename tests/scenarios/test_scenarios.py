@@ -3,8 +3,9 @@ import pytest
 
 from course.events import CONTEXT_WINDOW, DURING_EXECUTION, MAX_TOKENS, REFUSAL, SUCCESS, ToolEnd
 from course.gate import Gate
+from course.i18n import speaking
 from course.loop import Hooks, Limits
-from course.messages import tool_uses, violations
+from course.messages import text_of, tool_uses, violations
 from course.scenarios import SCENARIOS, get
 from course.scenarios.outbox import RECIPIENTS, crash_and_resume
 from course.scenarios.reads import PROMPT_TOO_LONG, WINDOW_FILLS_UP
@@ -66,6 +67,21 @@ def test_broken_functions_plain_run_fixes_one_function():
     assert ws.run_python("check.py") == (1, "NG: f1,f2,f3,f4")
     r = s.agent(workspace=ws).run(s.prompt)
     assert r.subtype == SUCCESS and "NG: f2,f3,f4" in r.text
+    assert ws.run_python("check.py") == (1, "NG: f2,f3,f4")
+
+
+# the Blog's request (§04), worded so the model may stop early: 「1ターンに」, where 「1回に」 once fixed everything
+BLOG_REQUEST = ("./check.sh が ALL OK を出すようにしたい。直すのは funcs.py の関数で、"
+                "1ターンに直すのは1関数だけにして、直したら報告して手を止めてよい。")
+
+
+def test_in_japanese_broken_functions_sends_the_blog_s_own_request_and_still_stops_after_one_fix():
+    with speaking("ja"):
+        s = get("broken_functions")
+        ws, api = s.workspace(), s.api()
+        r = s.agent(workspace=ws, api=api).run(s.prompt)
+    assert text_of(api.requests[0].body["messages"][0]) == BLOG_REQUEST.replace("./check.sh", "check.py")
+    assert r.subtype == SUCCESS and "NG: f2,f3,f4" in r.text and "手を止めます" in r.text
     assert ws.run_python("check.py") == (1, "NG: f2,f3,f4")
 
 
