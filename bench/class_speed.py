@@ -33,11 +33,13 @@ def baseline_tree(rev: str) -> Path | None:
     return tree if done.returncode == 0 else None
 
 
-def class_folder(base: Path, students: int) -> tuple[Path, int]:
-    """submitted/<student>/course/<notebook>.ipynb for every student; (the folder, notebooks in all)."""
+def class_folder(base: Path, students: int, baseline: Path) -> tuple[Path, int]:
+    """submitted/<student>/course/<notebook>.ipynb for every student, of the exercises both graders know (a newer
+    exercise would cost the baseline nothing); (the folder, notebooks in all)."""
     submitted = base / "submitted"
     shutil.rmtree(base, ignore_errors=True)
-    names = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+    names = sorted({p.name for p in (ROOT / "solutions").glob("*.ipynb")}
+                   & {p.name for p in (baseline / "solutions").glob("*.ipynb")})
     for i in range(students):
         folder = submitted / f"s{i:02d}" / "course"
         folder.mkdir(parents=True)
@@ -63,7 +65,7 @@ def bench_class_speed(students: int = STUDENTS, repeats: int = REPEATS, rev: str
     tree = baseline_tree(rev)
     if tree is None:
         return {"skipped": f"the baseline commit {rev} is not in this clone"}
-    submitted, notebooks = class_folder(WORK, students)
+    submitted, notebooks = class_folder(WORK, students, tree)
     times: dict[str, list[float]] = {"ours": [], "baseline": []}
     for r in range(repeats):
         order = [("ours", ROOT), ("baseline", tree)]

@@ -48,7 +48,7 @@ PYTHON_FENCE = re.compile(r"\A(`{3,})python\n(.*?)^\1[ \t]*\Z", re.M | re.S)
 WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")  # two English words: a phrase to translate
 # the catalogues whose code cells are not translated yet (their code is copied in English), as
 # "<catalogue folder>/<stem>" (CATALOGUE_OF: an entry "exercises/NN_x" holds exercises/NN_x and solutions/NN_x)
-CODE_PENDING = frozenset({"exercises/14_the_agent_sdk"})
+CODE_PENDING: frozenset[str] = frozenset()  # none today: every catalogue has its code sections
 LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
 MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)

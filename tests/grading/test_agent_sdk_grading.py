@@ -70,7 +70,7 @@ def graded(tmp_path_factory):
     out = root / "out"
     with listener:
         done = subprocess.run([sys.executable, "-m", "course", "grade", str(root / "class"), "--out", str(out),
-                               "--jobs", "2"], cwd=ROOT, capture_output=True, text=True,
+                               "--jobs", "4"], cwd=ROOT, capture_output=True, text=True,
                               timeout=900, env={**os.environ, "PYTHONPATH": str(ROOT)})
         seen = 0
         try:
