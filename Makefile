@@ -55,16 +55,18 @@ $(HUB): | $(STAMP) $(NBGRADER)  # after nbgrader's: both install this checkout, 
 system:
 	PYTHONPATH=. $(PY) tests/system_packages.py
 
-# the venvs are installed side by side (each mostly waits for the package index), then the test suite and the
-# notebooks run side by side on the two cores: each prints its report, with its slowest tests, when it ends
+# the venvs are installed side by side (each mostly waits for the package index), then the test suite (on two
+# workers) and the notebooks run side by side on the two cores: each prints its report, with its slowest tests,
+# when it ends
 test: system
 	$(MAKE) --no-print-directory -j4 $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
 
+# two workers, each taking a whole test file at a time (its module fixtures run once)
 test-suite:
-	$(BIN)/python -m pytest -q --durations=10 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 tests
 
 test-notebooks:
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en $(BIN)/python -m pytest -q --durations=5 $(NBVAL) $(wildcard notebooks solutions exercises)

@@ -35,6 +35,14 @@ def pytest_report_header(config) -> list[str]:
     return [f"skipping the tests marked {marker}: {reason}" for marker, reason in unmet().items()]
 
 
+def pytest_terminal_summary(terminalreporter) -> None:
+    """What a test records as its "summary" (the mutation score), printed after the run, from any xdist worker."""
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
+        for name, value in getattr(report, "user_properties", []):
+            if name == "summary" and report.when == "call":
+                terminalreporter.write_line(value)
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     for marker, reason in unmet().items():
         for item in items:

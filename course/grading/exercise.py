@@ -57,6 +57,7 @@ class Outcome:
     tool_calls: list[tuple[str, dict]] = field(default_factory=list)  # tools run through RUN_TOOL, in order
     stdout: str = ""
     after: dict | None = None  # {"args": [...], "kwargs": {...}}: the arguments after the call (None: not data)
+    unrun: bool = False  # the function was never called (error says why: the notebook, the time budget)
 
 
 class CheckFailed(Exception):

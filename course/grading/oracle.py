@@ -300,6 +300,8 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
 
         for index, case in enumerate(rule.all_cases()):
             mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
+            if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
+                raise CheckFailed(mine.error)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),

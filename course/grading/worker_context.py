@@ -97,14 +97,14 @@ class WorkerContext:
         self.worker = worker
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
-        call = Call(self.registry.scenario(scenario), args, kwargs, runner=self.runner)
         budget = self.budget
         if time.monotonic() >= self.deadline:
-            return call.outcome({"error": tr("the exercise's time budget ({seconds:g} s) is used up").format(
-                seconds=budget.exercise)})
+            return Outcome(error=tr("the exercise's time budget ({seconds:g} s) is used up").format(
+                seconds=budget.exercise), unrun=True)
         worker = self._ready()
         if worker is None:
-            return call.outcome({"error": self.problem})
+            return Outcome(error=self.problem, unrun=True)
+        call = Call(self.registry.scenario(scenario), args, kwargs, runner=self.runner)
         token = self.wire.router.open(call)
         base_url, tool_path = self.wire.urls(token)
         left = self.deadline - time.monotonic()

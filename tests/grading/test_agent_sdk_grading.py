@@ -1,7 +1,8 @@
 """Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's gate and limits
 inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
 the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
-that hangs, one that raises, and one that points the CLI at a port open on the machine's loopback."""
+that hangs on one case (each hanging case costs the exercise's 45 s call limit), one that raises, and one that
+points the CLI at a port open on the machine's loopback."""
 from __future__ import annotations
 
 import csv
@@ -32,8 +33,10 @@ GATED = '''async def gated_run(prompt, options, deny):
 '''
 ELSEWHERE = '''async def gated_run(prompt, options, deny):
     env = {{**options.env, "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}}  # a port open on the machine
-    async for message in query(prompt=prompt, options=dataclasses.replace(options, env=env, max_turns=1)):
-        pass
+    with contextlib.suppress(TimeoutError):  # 15 s of the CLI trying to reach it (it retries for minutes)
+        async with asyncio.timeout(15):
+            async for message in query(prompt=prompt, options=dataclasses.replace(options, env=env, max_turns=1)):
+                pass
 '''
 
 
@@ -58,14 +61,15 @@ def graded(tmp_path_factory):
     port = listener.getsockname()[1]
     submission(root / "class" / "solved")
     submission(root / "class" / "blank", source="blank")
-    submission(root / "class" / "hangs", "gated_run", GATED.format(body="        await asyncio.sleep(1000)"))
+    hang = "        if deny == ['mcp__course__search']:  # the last rule's case\n            await asyncio.sleep(1000)"
+    submission(root / "class" / "hangs", "gated_run", GATED.format(body=hang))
     submission(root / "class" / "raises", "gated_run",
                GATED.format(body="        raise RuntimeError('the gate broke')"))
     submission(root / "class" / "elsewhere", "gated_run", ELSEWHERE.format(port=port))
-    for name in ("hangs", "raises"):  # the cell needs asyncio
+    for name in ("hangs", "raises", "elsewhere"):  # the cell needs asyncio and contextlib
         path = root / "class" / name / NOTEBOOK
         nb = nbformat.read(path, as_version=4)
-        nb.cells[1].source = "import asyncio\n" + nb.cells[1].source
+        nb.cells[1].source = "import asyncio, contextlib\n" + nb.cells[1].source
         nbformat.write(nb, path)
     out = root / "out"
     with listener:
@@ -103,8 +107,9 @@ def test_the_blank_exercise_gets_0_and_says_what_is_missing(graded):
 
 def test_a_can_use_tool_that_hangs_gets_a_grade_and_a_reason(graded):
     rows, reports, _, _ = graded
-    assert (rows["hangs"]["decide"], rows["hangs"]["limited_run"], rows["hangs"]["gated_run"]) == ("2", "3", "0")
-    assert all("timed out" in o or "time budget" in o for o in outputs(reports["hangs"], "gated_run"))
+    assert (rows["hangs"]["decide"], rows["hangs"]["limited_run"], rows["hangs"]["gated_run"]) == ("2", "3", "2")
+    passed, passed_too, hung = outputs(reports["hangs"], "gated_run")
+    assert passed == passed_too == "passed" and "timed out after 45 s" in hung, hung
 
 
 def test_a_can_use_tool_that_raises_gets_a_grade_and_a_reason(graded):

@@ -9,20 +9,11 @@ import nbformat
 import pytest
 
 from course.grading import checks, registry
-from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
-from course.grading.mark import run_exercise
 from course.i18n import tr
+from known_mistakes import PATHS as MISTAKES, grade, load, marks  # tests/
 
 ROOT = Path(__file__).resolve().parents[2]
-MISTAKES = sorted((ROOT / "course" / "grading" / "mistakes").glob("l[0-9]*.py"))
 REGISTRY = registry.shipped()
-
-
-def grade(grade_id: str, fn) -> list:
-    """One Mark per check of the exercise, with the notebook's in-process Context (as check() gives it: longer
-    calls for an exercise that starts the Claude Code CLI)."""
-    exercise = REGISTRY.exercise(grade_id)
-    return run_exercise(exercise, NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout)))
 
 
 def notebooks() -> dict[str, dict]:
@@ -51,19 +42,10 @@ def test_solution_gets_full_marks(exercise):
     assert [(r.name, r.reason) for r in results if not r.passed] == []
 
 
-def load_mistake(path: Path) -> dict:
-    """A wrong solution of course/grading/mistakes/: GRADE_ID, the function, and MISTAKE (the hint that names it,
-    or None when its behaviour is not one cause)."""
-    meta: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), meta)
-    return meta
-
-
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
 def test_mistake_loses_marks_and_no_hint_names_another(path):
-    meta = load_mistake(path)
+    meta, results = marks(path)
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
-    results = grade(exercise.grade_id, meta[exercise.function])
     assert sum(r.score for r in results) < exercise.points, f"{path.name} got full marks"
     hints = {r.hint for r in results if not r.passed and r.hint}
     assert hints <= {tr(meta["MISTAKE"])} - {None}, f"{path.name}: a hint names another mistake: {hints}"
@@ -74,11 +56,10 @@ def test_most_known_mistakes_are_named_by_their_own_hint():
     gets none; most must still be named."""
     named = 0
     for path in MISTAKES:
-        meta = load_mistake(path)
-        exercise = REGISTRY.exercise(meta["GRADE_ID"])
-        hints = {r.hint for r in grade(exercise.grade_id, meta[exercise.function]) if not r.passed}
+        meta, results = marks(path)
+        hints = {r.hint for r in results if not r.passed}
         named += meta["MISTAKE"] is not None and tr(meta["MISTAKE"]) in hints
-    hinted = sum(load_mistake(p)["MISTAKE"] is not None for p in MISTAKES)
+    hinted = sum(load(p)["MISTAKE"] is not None for p in MISTAKES)
     assert named >= 0.8 * hinted, f"only {named} of {hinted} mistakes with a hint were named by it"
 
 
@@ -135,7 +116,7 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
     nbformat.write(wrong, tmp_path / "wrong.ipynb")
     right, bad = grade_batch([solution, tmp_path / "wrong.ipynb"], tmp_path / "out", log=lambda line: None)
     assert right["score"] == registry.shipped().exercise("agent_loop").points
-    meta = load_mistake(mistake)
+    meta = load(mistake)
     failed = [t["output"] for t in bad["tests"] if t["status"] == "failed"]
     assert failed and any(tr(meta["MISTAKE"]) in output for output in failed)
 
@@ -143,7 +124,7 @@ def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_pat
 def test_every_graded_function_has_at_least_two_wrong_versions():
     counts = {e.grade_id: 0 for e in checks.EXERCISES}
     for path in MISTAKES:
-        counts[load_mistake(path)["GRADE_ID"]] += 1
+        counts[load(path)["GRADE_ID"]] += 1
     assert {g: n for g, n in counts.items() if n < 2} == {}
 
 

@@ -81,6 +81,21 @@ def test_usage_errors_exit_2_and_graded_submissions_exit_0(tmp_path):
     assert ("warning" in done.stderr) == bool(strongest.warning)
 
 
+def test_a_notebook_that_cannot_be_read_fails_every_check_with_why_and_runs_no_reference(tmp_path, monkeypatch):
+    from course.grading import mistakes, oracle
+
+    ran = []
+    monkeypatch.setattr(oracle, "reference_outcome", lambda *args: ran.append(args))
+    monkeypatch.setattr(mistakes, "outcome", lambda *args: ran.append(args))
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{")
+    [report] = grade_batch([broken], tmp_path / "out", log=lambda line: None)
+    assert report["score"] == 0 and len(report["tests"]) > 100  # every exercise: none is named in the file
+    assert {t["output"] for t in report["tests"]} == {
+        "the notebook is not valid JSON (line 1, column 2); was it edited outside Jupyter?"}
+    assert ran == []
+
+
 def test_a_batch_without_a_sandbox_warns_in_its_summary_that_isolation_is_partial(tmp_path):
     done = course("grade", write(tmp_path / "solved.ipynb"), "--out", tmp_path / "out", "--tests", CHECKS,
                   "--isolation", "none")

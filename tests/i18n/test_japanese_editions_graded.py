@@ -4,6 +4,7 @@ and what the reports say is Japanese."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,15 +21,19 @@ STEMS = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict:
-    """{(lang, folder): {stem: Gradescope report}}, from `python -m course grade` over each folder's notebooks."""
-    found = {}
+    """{(lang, folder): {stem: Gradescope report}}, from one `python -m course grade` of a class whose students are
+    the four folders, each submitting its notebooks."""
+    root = tmp_path_factory.mktemp("editions")
     for (lang, folder), path in EDITIONS.items():
-        out = tmp_path_factory.mktemp(f"{lang}-{folder}")
-        done = subprocess.run([sys.executable, "-m", "course", "grade", *sorted(path.glob("*.ipynb")), "--out", out],
-                              cwd=ROOT, capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, done.stderr
-        found[lang, folder] = {stem: json.loads((out / f"{stem}.json").read_text()) for stem in STEMS}
-    return found
+        (root / "class" / f"{lang}-{folder}").mkdir(parents=True)
+        for notebook in path.glob("*.ipynb"):
+            shutil.copy(notebook, root / "class" / f"{lang}-{folder}" / notebook.name)
+    out = root / "out"
+    done = subprocess.run([sys.executable, "-m", "course", "grade", root / "class", "--out", out],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return {(lang, folder): {stem: json.loads((out / f"{lang}-{folder}" / f"{stem}.json").read_text())
+                             for stem in STEMS} for lang, folder in EDITIONS}
 
 
 def marks(report: dict) -> list[tuple]:
