@@ -64,9 +64,9 @@ test: system
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
 
-# two workers, each taking a whole test file at a time (its module fixtures run once; tests/conftest.py groups them)
+# two workers, each taking a whole test file at a time (its module fixtures run once)
 test-suite:
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=10 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 tests
 
 test-notebooks:
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en $(BIN)/python -m pytest -q --durations=5 $(NBVAL) $(wildcard notebooks solutions exercises)

@@ -43,18 +43,11 @@ def pytest_terminal_summary(terminalreporter) -> None:
                 terminalreporter.write_line(value)
 
 
-# test files that read the same known mistakes' Marks (tests/known_mistakes.py grades each once per process)
-SHARED = {"tests/grading/test_exercises.py": "known_mistakes", "tests/i18n/test_check_reports_ja.py": "known_mistakes"}
-
-
 def pytest_collection_modifyitems(config, items) -> None:
     for marker, reason in unmet().items():
         for item in items:
             if item.get_closest_marker(marker):
                 item.add_marker(pytest.mark.skip(reason=reason))
-    for item in items:  # under `pytest -n N --dist loadgroup` (make test) a group runs on one worker: a test file,
-        path = item.nodeid.split("::")[0]  # so its module fixtures run once, or the files of SHARED together
-        item.add_marker(pytest.mark.xdist_group(SHARED.get(path, path)))
 
 
 class NetworkBlocked(OSError):

@@ -1,19 +1,49 @@
 """The graded exercises: every solution gets full marks; every wrong implementation in course/grading/mistakes/ (the
-known mistakes) loses marks, and no hint it is shown names another mistake than its own."""
+known mistakes) loses marks, no hint it is shown names another mistake than its own, and its reports speak
+Japanese with the same marks (tests/i18n/test_late_lesson_reports_ja.py holds whole sentences in both languages).
+Each known mistake is graded once per language, for every test here that reads its Marks: those of exercise 14
+start the Claude Code CLI."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from course.editions.translation import JAPANESE  # a kana or kanji
 from course.grading import checks, registry
-from course.i18n import tr
-from known_mistakes import PATHS as MISTAKES, grade, load, marks  # tests/
+from course.grading.mark import Mark, run_exercise
+from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
+from course.i18n import speaking, tr
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()
+MISTAKES = sorted((ROOT / "course" / "grading" / "mistakes").glob("l[0-9]*.py"))
+
+
+def load(path: Path) -> dict:
+    """A mistake's file run: GRADE_ID, the function, and MISTAKE (the hint that names it, or None when its
+    behaviour is not one cause)."""
+    meta: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), meta)
+    return meta
+
+
+def grade(grade_id: str, fn) -> list[Mark]:
+    """One Mark per check of the exercise, with the notebook's in-process Context (as check() gives it: longer
+    calls for an exercise that starts the Claude Code CLI)."""
+    exercise = REGISTRY.exercise(grade_id)
+    return run_exercise(exercise, NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout)))
+
+
+@functools.cache
+def marks(path: Path, lang: str = "en") -> tuple[dict, list[Mark]]:
+    """(the mistake's file run, its Marks in `lang`)."""
+    meta = load(path)
+    with speaking(lang):
+        return meta, grade(meta["GRADE_ID"], meta[REGISTRY.exercise(meta["GRADE_ID"]).function])
 
 
 def notebooks() -> dict[str, dict]:
@@ -61,6 +91,15 @@ def test_most_known_mistakes_are_named_by_their_own_hint():
         named += meta["MISTAKE"] is not None and tr(meta["MISTAKE"]) in hints
     hinted = sum(load(p)["MISTAKE"] is not None for p in MISTAKES)
     assert named >= 0.8 * hinted, f"only {named} of {hinted} mistakes with a hint were named by it"
+
+@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+def test_every_why_and_hint_of_every_known_mistake_is_japanese_with_the_same_marks(path):
+    english, japanese = ([m for m in marks(path, lang)[1] if not m.passed] for lang in ("en", "ja"))
+    assert [(m.name.split(": ")[0], m.score) for m in japanese] == [(m.name.split(": ")[0], m.score) for m in english]
+    for en, ja in zip(english, japanese, strict=True):
+        assert JAPANESE.search(ja.reason), f"{en.name}: the why is not Japanese: {ja.reason}"
+        assert bool(ja.hint) == bool(en.hint) and (not ja.hint or JAPANESE.search(ja.hint)), \
+            f"{en.name}: the hint {en.hint!r} is {ja.hint!r} in Japanese"
 
 
 def test_every_exercise_has_a_notebook_cell_and_unique_id():
