@@ -156,8 +156,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
         with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             registry = load(tests_dir, registry)
             plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
-            graded = list({e.grade_id: e for s, exercises in plan.values() if not s.problem  # the unreadable need
-                           for e in exercises}.values())  # no reference
+            readable = [exercises for sub, exercises in plan.values() if not sub.problem]  # the rest need no reference
+            graded = list({e.grade_id: e for exercises in readable for e in exercises}.values())
             threading.Thread(target=oracle.warm, args=(graded, sorted({language(s) for s, _ in plan.values()})),
                              daemon=True, name="reference-outcomes").start()
             results, seconds, futures = {}, {}, {}  # results[n][i]: the i-th exercise's Marks

@@ -68,8 +68,7 @@ def test_every_mutant_of_the_references_loses_marks_but_the_listed_equivalent_on
                                f"{len(listed & survivors)} listed as equivalent")  # printed at the end (conftest.py)
     unlisted = sorted(survivors - listed)
     assert killed / counted >= SCORE, f"mutants that keep full marks: {unlisted}"
-    # an equivalent mutant of an exercise that runs the Claude Code CLI can still lose marks to a slow run, under load
-    killed_listed = sorted(k for k in listed - survivors if not REGISTRY.exercise(k[0]).call_timeout)
+    killed_listed = sorted(listed - survivors)  # a CLI run that differs once is run again (oracle.judge)
     assert killed_listed == [], "listed as equivalent but killed: drop them from equivalent_mutants.py"
 
 
