@@ -1,0 +1,34 @@
+"""What the genuine Claude Code CLI reports can depend on timing, and the grader must not mark that down: after a
+budget stop, whether the CLI had already run the response's ToolSearch when it checked the cost decides its
+ResultMessage's num_turns and stop_reason. A stream with 10 ms between events (a loaded machine) flips them; the
+exercise's rules still judge the reference right."""
+from __future__ import annotations
+
+import pytest
+
+from course.grading import reference, registry
+from course.grading.checks import l14_the_agent_sdk as l14
+from course.grading.oracle import trusted_call, verdict
+from course.scenarios.base import Scenario
+
+pytestmark = pytest.mark.slow
+
+
+def runs(monkeypatch, rule, pace: float) -> list:
+    """The reference's outcome on each of `rule`'s cases, its API streaming with `pace` seconds between events."""
+    made = Scenario.api
+    monkeypatch.setattr(Scenario, "api", lambda self, **options: made(self, pace=pace, **options))
+    fn = reference.function(l14.NOTEBOOK, "limited_run")
+    try:
+        return [trusted_call(fn, case, l14.CLI_SECONDS) for case in rule.all_cases()]
+    finally:
+        monkeypatch.setattr(Scenario, "api", made)
+
+
+def test_a_budget_stop_on_a_slow_stream_is_judged_like_one_on_a_fast_one(monkeypatch):
+    rule = registry.shipped().exercise("limited_run").rules[1]  # max_budget_usd stops the run
+    fast, slow = runs(monkeypatch, rule, 0.0), runs(monkeypatch, rule, 0.01)
+    assert [o.value["num_turns"] for o in fast] != [o.value["num_turns"] for o in slow]  # the race is reached
+    for case, mine, theirs in zip(rule.all_cases(), slow, fast, strict=True):
+        assert mine.value["subtype"] == "error_max_budget_usd"
+        assert verdict(rule, mine, theirs, case) == "", verdict(rule, mine, theirs, case)
