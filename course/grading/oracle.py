@@ -303,8 +303,9 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
             if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
                 raise CheckFailed(mine.error)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
-            if why and exercise.call_timeout and not is_stub(mine.error):  # a harness's run can differ once on a
-                mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)  # loaded machine: a 2nd chance
+            again = why and exercise.call_timeout and not (is_stub(mine.error) or mine.timed_out)
+            if again:  # a harness's run can differ once on a loaded machine (one that reached its limit hung)
+                mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
                 why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),

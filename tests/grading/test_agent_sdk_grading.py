@@ -1,8 +1,8 @@
 """Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's gate and limits
 inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
 the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
-that hangs on one case (each hanging case costs the exercise's 45 s call limit), one that raises, and one that
-points the CLI at a port open on the machine's loopback."""
+that hangs on one case (a hanging case costs the exercise's 45 s call limit, and gets no second run), one that
+raises, and one that points the CLI at a port open on the machine's loopback on one case."""
 from __future__ import annotations
 
 import csv
@@ -31,7 +31,11 @@ GATED = '''async def gated_run(prompt, options, deny):
             result = message
     return result
 '''
-ELSEWHERE = '''async def gated_run(prompt, options, deny):
+ELSEWHERE = GATED.format(body="        pass").replace("gated_run", "gated") + '''
+
+async def gated_run(prompt, options, deny):
+    if deny != ['mcp__course__search']:  # all but the last rule's case run as they should
+        return await gated(prompt, options, deny)
     env = {{**options.env, "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}}  # a port open on the machine
     with contextlib.suppress(TimeoutError):  # 15 s of the CLI trying to reach it (it retries for minutes)
         async with asyncio.timeout(15):
@@ -121,4 +125,4 @@ def test_a_can_use_tool_that_raises_gets_a_grade_and_a_reason(graded):
 def test_no_request_of_the_cli_leaves_the_sandbox_for_the_machines_loopback(graded):
     rows, reports, seen, _ = graded
     assert seen == 0  # the machine's port heard nothing: the sandbox's loopback is its own
-    assert rows["elsewhere"]["gated_run"] == "0"
+    assert rows["elsewhere"]["gated_run"] == "2"  # the last rule's half point lost: that run reached no API

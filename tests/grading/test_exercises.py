@@ -226,7 +226,8 @@ def test_an_extra_message_at_every_none_exit_fails_exactly_the_rules_with_such_a
 
 def test_a_harness_run_that_differs_once_gets_a_second_chance_and_a_wrong_one_does_not(monkeypatch):
     """Exercise 14's CLI is the one engine the grader does not own: a case it runs differently once (a loaded
-    machine) is run again; a function that differs twice fails, and a pure exercise gets no second run."""
+    machine) is run again; a function that differs twice fails, and neither a run that reached its time limit (it
+    hung: the limit is many times a run) nor a pure exercise gets a second run."""
     from course.grading import oracle
     from course.grading.exercise import Outcome
     from course.grading.mark import run_exercise
@@ -236,13 +237,15 @@ def test_a_harness_run_that_differs_once_gets_a_second_chance_and_a_wrong_one_do
     harness = oracle.exercise("flaky", "flaky", "a harness", "none.ipynb", [rule], call_timeout=5.0)
     pure = oracle.exercise("flaky", "flaky", "a function", "none.ipynb", [rule])
 
-    class Returns:  # a Context whose calls return these values in turn
+    class Returns:  # a Context whose calls return these values in turn (None: the call timed out)
         def __init__(self, *values):
             self.values = iter(values)
 
         def call(self, *args, **kwargs):
-            return Outcome(value=next(self.values))
+            value = next(self.values)
+            return Outcome(value=value, error=None if value else "timed out", timed_out=value is None)
 
     assert [m.passed for m in run_exercise(harness, Returns(2, 1))] == [True]
     assert [m.passed for m in run_exercise(harness, Returns(2, 2))] == [False]
+    assert [m.passed for m in run_exercise(harness, Returns(None, 1))] == [False]
     assert [m.passed for m in run_exercise(pure, Returns(2, 1))] == [False]

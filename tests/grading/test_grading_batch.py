@@ -141,20 +141,3 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     assert sorted(p.name for p in out.iterdir()) == [".seals.json", "spy.feedback.html", "spy.json", "summary.csv"]
 
 
-def test_on_the_wire_every_solution_gets_full_marks_and_every_exercise_none_with_reasons(tmp_path):
-    solutions = sorted((ROOT / "solutions").glob("*.ipynb"))
-    exercises = []
-    for p in sorted((ROOT / "exercises").glob("*.ipynb")):
-        exercises.append(tmp_path / f"exercise_{p.name}")
-        exercises[-1].write_bytes(p.read_bytes())
-    assert solutions and len(exercises) == len(solutions)
-    graded = grade_batch(solutions + exercises, tmp_path / "out", jobs=2, log=lambda line: None)
-    for path, report in zip(solutions + exercises, graded, strict=True):
-        total = sum(t["max_score"] for t in report["tests"])
-        assert total > 0, path.name
-        if path in solutions:
-            failed = [(t["name"], t["output"]) for t in report["tests"] if t["status"] == "failed"]
-            assert report["score"] == total, failed
-        else:
-            assert report["score"] == 0, path.name
-            assert all("not implemented yet" in t["output"] for t in report["tests"]), path.name

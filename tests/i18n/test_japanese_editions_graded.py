@@ -1,6 +1,6 @@
-"""The shipped Japanese notebooks are graded exactly like the English ones: every solution in solutions/ja gets the
-marks of its English original grade_id by grade_id (full marks), every stub in exercises/ja the stub's (none),
-and what the reports say is Japanese."""
+"""The shipped notebooks of both editions, graded on the wire in one class: every solution gets full marks, every
+stub none with the stub's reason on every check, each Japanese notebook the marks of its English original grade_id
+by grade_id, and what the reports say is Japanese."""
 from __future__ import annotations
 
 import json
@@ -48,7 +48,10 @@ def test_a_japanese_notebook_gets_the_marks_of_its_english_original(reports, fol
     pairs = zip(en["tests"], ja["tests"], strict=False)  # a failing report may hold fewer tests
     differing = [(e["output"], j["output"]) for e, j in pairs if e["score"] != j["score"]]
     assert marks(ja) == marks(en) and ja["score"] == en["score"], differing
-    assert en["score"] == (sum(t["max_score"] for t in en["tests"]) if folder == "solutions" else 0)
+    assert en["score"] == (sum(t["max_score"] for t in en["tests"]) if folder == "solutions" else 0), differing
+    if folder == "exercises":  # each stub's every check says why
+        assert all("not implemented yet" in t["output"] for t in en["tests"]), en["tests"]
+        assert all("まだ実装されていません" in t["output"] for t in ja["tests"]), ja["tests"]
 
 
 @pytest.mark.slow
