@@ -47,7 +47,7 @@ $(NBGRADER): | $(STAMP)
 
 # a real JupyterHub (PyPI) and its proxy (npm), for tests/workshop/test_jupyterhub_config.py (and make bench)
 HUB := build/workshop/node_modules/.bin/configurable-http-proxy
-$(HUB): | $(STAMP) $(NBGRADER)  # after nbgrader's: both install this checkout, which writes course.egg-info
+$(HUB): | $(STAMP)
 	$(BIN)/python -c "from bench.workshop import install; print(install())"
 
 # the Debian packages some tests need (bubblewrap, chromium, a Japanese font): installed as root with apt-get,

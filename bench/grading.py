@@ -32,6 +32,8 @@ from course.grading import registry as registry_module
 from course.grading.notebook_context import NotebookContext
 from course.grading.mark import run_exercise
 
+from .envs import install_with_course
+
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "bench-grading"
 ENVS = ROOT / "build" / "bench-envs"
@@ -132,8 +134,7 @@ def tool_env(name: str) -> Path:
     if not ready.exists() or ready.read_text() != TOOLS[name]:
         venv.create(home, with_pip=True, clear=True)
         with open(ENVS / f"{name}.log", "w") as log:
-            subprocess.run([home / "bin" / "python", "-m", "pip", "install", TOOLS[name], "-e", ROOT], check=True,
-                           stdout=log, stderr=subprocess.STDOUT)
+            install_with_course(home / "bin" / "python", TOOLS[name], stdout=log, stderr=subprocess.STDOUT)
         ready.write_text(TOOLS[name])
     return home / "bin"
 

@@ -36,6 +36,8 @@ import httpx2
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
+from .envs import install_with_course
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "workshop"
 VENV = BUILD / "venv"
@@ -53,8 +55,7 @@ def install() -> str:
     BUILD.mkdir(parents=True, exist_ok=True)
     if not (VENV / ".installed").exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "--quiet", "jupyterhub>=6.1,<7", "-e", str(ROOT)],
-                       check=True)
+        install_with_course(VENV / "bin" / "python", "jupyterhub>=6.1,<7")
         (VENV / ".installed").write_text("")
     if not PROXY.exists():
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", "configurable-http-proxy@5.3"],

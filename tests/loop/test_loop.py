@@ -294,7 +294,18 @@ def test_exercise_10_1_T_0_is_a_single_call_without_tools():
     assert (r.subtype, r.calls, len(r.messages)) == (SUCCESS, 1, 2)
 
 
-def test_an_interrupt_during_concurrent_reads_does_not_wait_for_a_hanging_one():
+@pytest.fixture
+def ctrl_c():
+    """SIGINT as a terminal's Ctrl-C finds it: Python's own handler, not blocked in this thread (the threads the
+    loop starts inherit the mask), whatever an earlier test in this process left; put back after."""
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    yield f"SIGINT's handler was {handler!r}, blocked: {signal.SIGINT in blocked}"
+    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    signal.signal(signal.SIGINT, handler)
+
+
+def test_an_interrupt_during_concurrent_reads_does_not_wait_for_a_hanging_one(ctrl_c):
     started, release, finished = threading.Event(), threading.Event(), threading.Event()
 
     def read(q=""):
@@ -312,7 +323,7 @@ def test_an_interrupt_during_concurrent_reads_does_not_wait_for_a_hanging_one():
     except KeyboardInterrupt:
         pytest.fail("the interrupt escaped the loop without a Result")
     else:
-        assert not finished.is_set()  # the run ended while the other read still hung
+        assert not finished.is_set(), ctrl_c  # the run ended while the other read still hung
     finally:
         release.set()
     assert r.subtype == DURING_EXECUTION and len(r.messages) == 1 and valid(r)
