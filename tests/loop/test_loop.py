@@ -297,8 +297,9 @@ def test_exercise_10_1_T_0_is_a_single_call_without_tools():
 @pytest.fixture
 def ctrl_c():
     """SIGINT as a terminal's Ctrl-C finds it: Python's own handler, not blocked in this thread (the threads the
-    loop starts inherit the mask), whatever an earlier test in this process left (nbclient leaves asyncio's no-op
-    handler behind when a kernel fails to start: then the run waited for the hanging read); put back after."""
+    loop starts inherit the mask), whatever an earlier test in this process left; put back after. (nbclient, for
+    one, leaves asyncio's no-op handler behind when a kernel fails to start, and the run then waits for the
+    hanging read, as it once did in CI.)"""
     handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     yield f"SIGINT's handler was {handler!r}, blocked: {signal.SIGINT in blocked}"
