@@ -58,7 +58,6 @@ class Outcome:
     stdout: str = ""
     after: dict | None = None  # {"args": [...], "kwargs": {...}}: the arguments after the call (None: not data)
     unrun: bool = False  # the function was never called (error says why: the notebook, the time budget)
-    timed_out: bool = False  # the call reached its time limit and was stopped (error says which)
 
 
 class CheckFailed(Exception):

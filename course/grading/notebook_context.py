@@ -37,7 +37,7 @@ def run_with_limit(fn, timeout: float) -> dict:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))
         sys.stdout, sys.stderr = streams  # the abandoned call captured them; the report must reach the notebook
         return {"value": None, "error": tr("timed out after {seconds:g} s (an endless loop? no turn cap?)").format(
-            seconds=timeout), "timed_out": True}
+            seconds=timeout)}
     return box
 
 

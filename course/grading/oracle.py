@@ -303,10 +303,6 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
             if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
                 raise CheckFailed(mine.error)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
-            again = why and exercise.call_timeout and not (is_stub(mine.error) or mine.timed_out)
-            if again:  # a harness's run can differ once on a loaded machine (one that reached its limit hung)
-                mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
-                why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),
                                   "" if is_stub(mine.error) else hint(exercise, rule, index, mine))

@@ -122,7 +122,7 @@ class WorkerContext:
             else:
                 error = tr("timed out after {seconds:g} s (an endless loop? no turn cap? waiting for input?)").format(
                     seconds=budget.call)
-            result = {"error": error, "timed_out": e.timed_out}
+            result = {"error": error}
         finally:
             self.wire.router.close(token)
         return call.outcome(result)

@@ -1,8 +1,8 @@
 """Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's gate and limits
 inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
 the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
-that hangs on one case (a hanging case costs the exercise's 45 s call limit, and gets no second run), one that
-raises, and one that points the CLI at a port open on the machine's loopback on one case."""
+that hangs on one case (a hanging case costs the exercise's 45 s call limit), one that raises, and one that points
+the CLI at a port open on the machine's loopback on one case."""
 from __future__ import annotations
 
 import csv

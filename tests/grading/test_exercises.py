@@ -92,6 +92,7 @@ def test_most_known_mistakes_are_named_by_their_own_hint():
     hinted = sum(load(p)["MISTAKE"] is not None for p in MISTAKES)
     assert named >= 0.8 * hinted, f"only {named} of {hinted} mistakes with a hint were named by it"
 
+
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
 def test_every_why_and_hint_of_every_known_mistake_is_japanese_with_the_same_marks(path):
     english, japanese = ([m for m in marks(path, lang)[1] if not m.passed] for lang in ("en", "ja"))
@@ -222,30 +223,3 @@ def test_an_extra_message_at_every_none_exit_fails_exactly_the_rules_with_such_a
         l03.looks_final_cases, l03.cut_cases, l03.other_stop_cases, l03.cap_cases, l03.none_exit_cases)}
     assert set(failed) == none_exits
     assert all("the return value at [1]" in r.reason and r.hint == "" for r in failed.values())
-
-
-def test_a_harness_run_that_differs_once_gets_a_second_chance_and_a_wrong_one_does_not(monkeypatch):
-    """Exercise 14's CLI is the one engine the grader does not own: a case it runs differently once (a loaded
-    machine) is run again; a function that differs twice fails, and neither a run that reached its time limit (it
-    hung: the limit is many times a run) nor a pure exercise gets a second run."""
-    from course.grading import oracle
-    from course.grading.exercise import Outcome
-    from course.grading.mark import run_exercise
-
-    monkeypatch.setattr(oracle, "reference_outcome", lambda *args: Outcome(value=1))
-    rule = oracle.Rule("returns 1", lambda: [oracle.Case("one case")], ("value",))
-    harness = oracle.exercise("flaky", "flaky", "a harness", "none.ipynb", [rule], call_timeout=5.0)
-    pure = oracle.exercise("flaky", "flaky", "a function", "none.ipynb", [rule])
-
-    class Returns:  # a Context whose calls return these values in turn (None: the call timed out)
-        def __init__(self, *values):
-            self.values = iter(values)
-
-        def call(self, *args, **kwargs):
-            value = next(self.values)
-            return Outcome(value=value, error=None if value else "timed out", timed_out=value is None)
-
-    assert [m.passed for m in run_exercise(harness, Returns(2, 1))] == [True]
-    assert [m.passed for m in run_exercise(harness, Returns(2, 2))] == [False]
-    assert [m.passed for m in run_exercise(harness, Returns(None, 1))] == [False]
-    assert [m.passed for m in run_exercise(pure, Returns(2, 1))] == [False]

@@ -1,7 +1,7 @@
-"""What the genuine Claude Code CLI reports can depend on timing, and the grader must not mark that down: after a
+"""What the genuine Claude Code CLI reports can depend on timing, and the grader must not mark that down. After a
 budget stop, whether the CLI had already run the response's ToolSearch when it checked the cost decides its
-ResultMessage's num_turns and stop_reason. A stream with 10 ms between events (a loaded machine) flips them; the
-exercise's rules still judge the reference right."""
+ResultMessage's num_turns and stop_reason; a stream with 10 ms between events (a loaded machine) flips them. On a
+slowed stream every rule of exercise 14's two runs still judges the reference right, so a CLI run is graded once."""
 from __future__ import annotations
 
 import pytest
@@ -14,11 +14,11 @@ from course.scenarios.base import Scenario
 pytestmark = pytest.mark.slow
 
 
-def runs(monkeypatch, rule, pace: float) -> list:
+def runs(monkeypatch, function: str, rule, pace: float) -> list:
     """The reference's outcome on each of `rule`'s cases, its API streaming with `pace` seconds between events."""
     made = Scenario.api
     monkeypatch.setattr(Scenario, "api", lambda self, **options: made(self, pace=pace, **options))
-    fn = reference.function(l14.NOTEBOOK, "limited_run")
+    fn = reference.function(l14.NOTEBOOK, function)
     try:
         return [trusted_call(fn, case, l14.CLI_SECONDS) for case in rule.all_cases()]
     finally:
@@ -27,8 +27,17 @@ def runs(monkeypatch, rule, pace: float) -> list:
 
 def test_a_budget_stop_on_a_slow_stream_is_judged_like_one_on_a_fast_one(monkeypatch):
     rule = registry.shipped().exercise("limited_run").rules[1]  # max_budget_usd stops the run
-    fast, slow = runs(monkeypatch, rule, 0.0), runs(monkeypatch, rule, 0.01)
+    fast, slow = runs(monkeypatch, "limited_run", rule, 0.0), runs(monkeypatch, "limited_run", rule, 0.01)
     assert [o.value["num_turns"] for o in fast] != [o.value["num_turns"] for o in slow]  # the race is reached
     for case, mine, theirs in zip(rule.all_cases(), slow, fast, strict=True):
         assert mine.value["subtype"] == "error_max_budget_usd"
         assert verdict(rule, mine, theirs, case) == "", verdict(rule, mine, theirs, case)
+
+
+@pytest.mark.parametrize("grade_id", ["gated_run", "limited_run"])
+def test_every_rule_of_a_cli_run_judges_the_reference_right_on_a_slow_stream(monkeypatch, grade_id):
+    exercise = registry.shipped().exercise(grade_id)
+    for rule in exercise.rules:
+        fast, slow = runs(monkeypatch, grade_id, rule, 0.0), runs(monkeypatch, grade_id, rule, 0.03)
+        for case, mine, theirs in zip(rule.all_cases(), slow, fast, strict=True):
+            assert verdict(rule, mine, theirs, case) == "", (rule.name, verdict(rule, mine, theirs, case))

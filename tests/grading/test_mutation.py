@@ -68,7 +68,7 @@ def test_every_mutant_of_the_references_loses_marks_but_the_listed_equivalent_on
                                f"{len(listed & survivors)} listed as equivalent")  # printed at the end (conftest.py)
     unlisted = sorted(survivors - listed)
     assert killed / counted >= SCORE, f"mutants that keep full marks: {unlisted}"
-    killed_listed = sorted(listed - survivors)  # a CLI run that differs once is run again (oracle.judge)
+    killed_listed = sorted(listed - survivors)
     assert killed_listed == [], "listed as equivalent but killed: drop them from equivalent_mutants.py"
 
 
