@@ -9,14 +9,18 @@ pointed at `python -m course serve` it talks to the course's toy model, with no 
         done = claude(api, home, "In which year ...?")     # or the CLI itself: claude -p ... --output-format json
         api.requests()                                     # what the harness sent, as the server recorded it
 
-`home` is a scratch folder: the CLI's HOME and config (sessions are JSONL under home/.claude/projects/).
+`home` is a scratch folder (`scratch_home()`): the CLI's HOME and config (sessions are JSONL under
+home/.claude/projects/). The CLI gets an environment the course sets whole (`environment`), nothing inherited.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,15 +40,46 @@ def cli_path() -> Path:
 
 
 def environment(base_url: str, home: str | Path) -> dict[str, str]:
-    """What keeps the CLI on the local API: its base URL and a token, no side traffic, a scratch home.
+    """The CLI's whole environment: the local API's base URL and a token, no side traffic, a scratch home, and a
+    fixed shell, PATH and locale. Nothing of the caller's environment is in it: Claude Code writes its shell into
+    every request's system prompt, so an inherited SHELL would change the toy model's token counts.
 
-    ANTHROPIC_AUTH_TOKEN is sent as `Authorization: Bearer` (the gateway route); an ANTHROPIC_API_KEY from the
-    caller's environment is blanked, so a real key is never sent anywhere.
+    ANTHROPIC_AUTH_TOKEN is sent as `Authorization: Bearer` (the gateway route); ANTHROPIC_API_KEY is blank, so a
+    real key is never sent anywhere.
     """
     home = Path(home)
     return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_AUTH_TOKEN": LOCAL_KEY, "ANTHROPIC_API_KEY": "",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry, update checks or other side requests
-            "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_MODEL": MODEL}
+            "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_MODEL": MODEL,
+            "SHELL": "/bin/bash", "LANG": "C.UTF-8", "TMPDIR": str(home),
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"])}
+
+
+# what the Agent SDK itself sets for the CLI (claude_agent_sdk/_internal/transport/subprocess_cli.py), kept by the
+# launcher beside the course's environment; everything else the SDK passes on from os.environ is dropped
+SDK_SETS = ("CLAUDE_CODE_ENTRYPOINT", "CLAUDE_AGENT_SDK_VERSION", "CLAUDE_AGENT_SDK_CLIENT_APP",
+            "CLAUDE_CODE_SDK_READS_SESSION_STATE", "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING", "PWD")
+
+
+def launcher(env: dict[str, str], home: str | Path) -> Path:
+    """A script in `home` that starts the bundled CLI with exactly `env` and what the SDK sets: `query()` passes
+    the caller's whole os.environ to the CLI under ClaudeAgentOptions.env, and only a launcher can leave it out."""
+    kept = " ".join(f'${{{k}+"{k}=${k}"}}' for k in SDK_SETS)  # each passed on only when the SDK set it
+    given = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items()))
+    script = f'#!/bin/sh\nexec /usr/bin/env -i {given} {kept} {shlex.quote(str(cli_path()))} "$@"\n'
+    path = Path(home) / f".claude-launcher-{hashlib.sha256(script.encode()).hexdigest()[:12]}"
+    if not path.exists():  # one per environment: runs with other base URLs in the same home keep theirs
+        temporary = path.with_suffix(f".{os.getpid()}")
+        temporary.write_text(script)
+        temporary.chmod(0o755)
+        temporary.replace(path)
+    return path
+
+
+def scratch_home() -> Path:
+    """A new scratch folder for the CLI: /tmp/course-sdk-XXXXXXXX, the same length on every machine (the CLI names
+    its working directory in every request, so a longer TMPDIR would change the token counts)."""
+    return Path(tempfile.mkdtemp(prefix="course-sdk-", dir="/tmp"))
 
 
 @dataclass
@@ -82,7 +117,8 @@ def agent_options(api: Served | str, home: str | Path, **options):
 
     base_url = api.base_url if isinstance(api, Served) else api
     env = {**environment(base_url, home), **options.pop("env", {})}
-    return ClaudeAgentOptions(env=env, cwd=options.pop("cwd", str(home)), cli_path=str(cli_path()), **options)
+    return ClaudeAgentOptions(env=env, cwd=options.pop("cwd", str(home)), cli_path=str(launcher(env, home)),
+                              **options)
 
 
 def claude(api: Served | str, home: str | Path, prompt: str, *args: str, cwd: str | Path | None = None,
@@ -91,7 +127,7 @@ def claude(api: Served | str, home: str | Path, prompt: str, *args: str, cwd: st
     command put in front, e.g. strace)."""
     base_url = api.base_url if isinstance(api, Served) else api
     done = subprocess.run([*wrapper, str(cli_path()), "-p", prompt, "--output-format", "json", *args],
-                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **environment(base_url, home)},
+                          env=environment(base_url, home),
                           cwd=cwd or home, capture_output=True, text=True, timeout=timeout)
     if not done.stdout.strip():
         raise RuntimeError(f"claude printed no result (exit {done.returncode}): {done.stderr[-2000:]}")

@@ -7,11 +7,12 @@ import asyncio
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from claude_agent_sdk import AssistantMessage, ResultError, ToolUseBlock
 
-from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, serve
+from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, scratch_home, serve
 from course.api import LocalAPI, Scripted, Server
 from course.client import MODEL
 from course.scenarios import get
@@ -43,6 +44,40 @@ def test_the_environment_keeps_the_cli_on_the_local_api_with_a_scratch_home(home
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:1" and env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
     assert env["ANTHROPIC_API_KEY"] == "" and env["HOME"] == str(home)  # a real key is never sent to the local API
     assert agent_options("http://127.0.0.1:1", home, max_turns=2).env == env
+
+
+def sent_from(environ: dict, monkeypatch) -> list[dict]:
+    """The request bodies Aurora Run's query() sends when the caller's environment holds `environ`, with the
+    scratch home (a new name each run) written HOME and without metadata (random device and session ids)."""
+    home = scratch_home()
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    try:
+        with serve("aurora_run", home / "wire.jsonl") as api:
+            asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=5)))
+            sent = api.requests()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    bodies = [json.loads(json.dumps(r["body"]).replace(str(home), "HOME")) for r in sent]
+    return [{k: v for k, v in body.items() if k != "metadata"} for body in bodies]
+
+
+def test_the_cli_sends_the_same_requests_whatever_the_environment_of_its_caller(monkeypatch):
+    # query() passes the caller's os.environ on to the CLI: its shell, which Claude Code writes into every request,
+    # and the settings of a Claude Code user's own shell profile
+    bash = sent_from({"SHELL": "/bin/bash", "TMPDIR": "/tmp"}, monkeypatch)
+    other = sent_from({"SHELL": "/usr/bin/zsh", "TMPDIR": "/var/tmp/a-longer-folder", "IS_SANDBOX": "1",
+                       "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4096", "DISABLE_PROMPT_CACHING": "1"}, monkeypatch)
+    assert len(bash) == 4 and bash == other
+    assert "Shell: bash" in json.dumps(bash[0]["messages"][-1])  # the launcher's fixed shell
+
+
+def test_the_scratch_home_has_the_same_length_wherever_tmpdir_points(monkeypatch, tmp_path):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    homes = [scratch_home(), scratch_home()]
+    assert len({len(str(h)) for h in homes}) == 1 and all(h.parent == Path("/tmp") for h in homes)
+    for h in homes:
+        h.rmdir()
 
 
 def test_aurora_run_through_an_in_process_mcp_tool_answers_1974(home):
