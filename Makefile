@@ -4,15 +4,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab lab-ja system test test-suite test-notebooks bench notebooks exercises ja clean
+.PHONY: lab lab-ja system check test test-suite test-notebooks bench notebooks exercises ja clean
 
-$(BIN)/python:
+# the venv starts with uv (from PyPI), which installs everything else from one shared cache (~/.cache/uv), the side
+# venvs under build/ included
+$(BIN)/uv:
 	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
 
 # reinstall only when the project's requirements change
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(STAMP): pyproject.toml | $(BIN)/uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told to (containers, CI machines)
@@ -38,7 +40,7 @@ NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=60 --nbval-sanitize-wi
 # the agent frameworks' own venv, for tests/api/test_frameworks.py (pydantic-ai, langchain-anthropic, langgraph)
 FRAMEWORKS := build/frameworks/.installed
 $(FRAMEWORKS): tests/api/test_frameworks.py | $(STAMP)
-	$(BIN)/python tests/api/test_frameworks.py
+	PYTHONPATH=. $(BIN)/python tests/api/test_frameworks.py
 
 # the real nbgrader's venv, for tests/grading/test_nbgrader_scoring.py (also the grading benchmark's)
 NBGRADER := build/bench-envs/nbgrader/.installed
@@ -64,12 +66,20 @@ test: system
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
 
+# the inner loop: lint and the tests not marked slow, browser or bwrap (no Claude Code CLI, no JupyterLab)
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not bwrap" tests
+
 # two workers, each taking a whole test file at a time (its module fixtures run once)
 test-suite:
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=10 tests
 
+# in an environment unlike the one that executed them (another shell, home and temporary folder): no committed
+# output may depend on the machine
 test-notebooks:
-	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en $(BIN)/python -m pytest -q --durations=5 $(NBVAL) $(wildcard notebooks solutions exercises)
+	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en SHELL=/bin/sh HOME=$$(mktemp -d) \
+	  TMPDIR=$$(mktemp -d /tmp/another-temporary-folder-XXXXXXXX) $(BIN)/python -m pytest -q --durations=5 $(NBVAL) $(wildcard notebooks solutions exercises)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

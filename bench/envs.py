@@ -1,25 +1,38 @@
-"""The venvs beside the course's own (nbgrader's, JupyterHub's): a tool and this checkout, as `pip install TOOL -e .`
-installs them, in two steps so that `make test` can build several at once. The long one (the tool and the course's
-dependencies) runs side by side; the short one (the checkout itself) takes a lock, because installing it writes
-course.egg-info into the checkout and two at once would write it over each other."""
+"""The venvs beside the course's own (nbgrader's, JupyterHub's, the agent frameworks'), made by uv from its one
+shared cache: a tool, and where its kernels import the course, this checkout and the course's dependencies less
+the Agent SDK (no test in those venvs runs the Claude Code CLI, and it is 385 MB). The checkout itself is installed
+under a lock, because installing it writes course.egg-info into the checkout and two at once would write it over
+each other; everything else runs side by side."""
 from __future__ import annotations
 
 import fcntl
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "build" / "egg-info.lock"
+UV = Path(sys.executable).with_name("uv")  # in the course's venv: `make` starts it with uv (pyproject.toml's test extras)
+LEFT_OUT = ("claude-agent-sdk",)  # of the course's dependencies, what a side venv never needs
 
 
-def install_with_course(python: Path, *requirements: str, **run) -> None:
-    """`requirements` and the course's dependencies into the venv of `python`, then this checkout (editable);
-    `run` goes to subprocess.run (where pip's output goes)."""
+def course_dependencies() -> list[str]:
+    """The course's dependencies (pyproject.toml), less what a side venv never needs."""
     dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    pip = [str(python), "-m", "pip", "install", "--quiet"]
-    subprocess.run([*pip, *requirements, *dependencies], check=True, **run)
-    LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with LOCK.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True, **run)
+    return [d for d in dependencies if not d.startswith(LEFT_OUT)]
+
+
+def make_venv(home: Path, *requirements: str, with_course: bool = True, **run) -> Path:
+    """A new venv at `home` holding `requirements` (and the course, editable, when `with_course`); its python.
+    `run` goes to subprocess.run (where uv's output goes)."""
+    subprocess.run([str(UV), "venv", "--quiet", "--clear", "--python", sys.executable, str(home)], check=True, **run)
+    python = home / "bin" / "python"
+    install = [str(UV), "pip", "install", "--quiet", "--python", str(python)]
+    subprocess.run([*install, *requirements, *(course_dependencies() if with_course else [])], check=True, **run)
+    if with_course:
+        LOCK.parent.mkdir(parents=True, exist_ok=True)
+        with LOCK.open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            subprocess.run([*install, "--no-deps", "-e", str(ROOT)], check=True, **run)
+    return python

@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import time
-import venv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from course.grading import registry as registry_module
 from course.grading.notebook_context import NotebookContext
 from course.grading.mark import run_exercise
 
-from .envs import install_with_course
+from .envs import make_venv
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "bench-grading"
@@ -132,9 +131,9 @@ def tool_env(name: str) -> Path:
     home = ENVS / name
     ready = home / ".installed"
     if not ready.exists() or ready.read_text() != TOOLS[name]:
-        venv.create(home, with_pip=True, clear=True)
+        ENVS.mkdir(parents=True, exist_ok=True)
         with open(ENVS / f"{name}.log", "w") as log:
-            install_with_course(home / "bin" / "python", TOOLS[name], stdout=log, stderr=subprocess.STDOUT)
+            make_venv(home, TOOLS[name], stdout=log, stderr=subprocess.STDOUT)
         ready.write_text(TOOLS[name])
     return home / "bin"
 

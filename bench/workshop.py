@@ -36,7 +36,7 @@ import httpx2
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from .envs import install_with_course
+from .envs import make_venv
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "workshop"
@@ -54,8 +54,7 @@ def install() -> str:
     """JupyterHub and configurable-http-proxy in build/workshop/, installed once; their versions."""
     BUILD.mkdir(parents=True, exist_ok=True)
     if not (VENV / ".installed").exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        install_with_course(VENV / "bin" / "python", "jupyterhub>=6.1,<7")
+        make_venv(VENV, "jupyterhub>=6.1,<7")
         (VENV / ".installed").write_text("")
     if not PROXY.exists():
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", "configurable-http-proxy@5.3"],

@@ -17,6 +17,8 @@ from course.api import LocalAPI, Scripted, Server
 from course.client import MODEL
 from course.scenarios import get
 
+pytestmark = pytest.mark.slow  # each test runs the Claude Code CLI (make check leaves them out)
+
 AURORA = get("aurora_run")
 CART = get("fix_cart_in_three_turns")
 

@@ -11,11 +11,11 @@ import json
 import re
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
+from bench.envs import make_venv
 from course.client import MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,9 +34,7 @@ def snippets() -> dict[str, str]:
 def install() -> Path:
     """The frameworks' venv, installed once from PyPI (the course's own venv stays lean); its python."""
     if not STAMP.exists() or STAMP.read_text() != "\n".join(REQUIREMENTS):
-        venv.create(ENV, with_pip=True, clear=True)
-        subprocess.run([ENV / "bin" / "python", "-m", "pip", "install", "--quiet", *REQUIREMENTS], check=True,
-                       stdout=subprocess.DEVNULL)
+        make_venv(ENV, *REQUIREMENTS, with_course=False, stdout=subprocess.DEVNULL)
         STAMP.write_text("\n".join(REQUIREMENTS))
     return ENV / "bin" / "python"
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from bench.grading import tool_env
 from course.grading.assign import exercise_notebook, generate, stub
 
 ROOT = Path(__file__).resolve().parents[2]
-NBGRADER_VENV = ROOT / "build" / "nbgrader-venv"  # nbgrader's pins stay out of the course's environment
 
 
 def test_a_solution_block_becomes_a_stub_naming_its_task_at_its_indentation():
@@ -77,15 +76,9 @@ def test_every_check_cell_gives_its_exercise_s_points_which_live_in_one_place():
 
 @pytest.fixture(scope="module")
 def nbgrader() -> Path:
-    """nbgrader in its own venv under build/, installed once from PyPI and reused."""
-    exe = NBGRADER_VENV / "bin" / "nbgrader"
-    if not exe.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(NBGRADER_VENV)], check=True)
-        pip = subprocess.run([str(NBGRADER_VENV / "bin" / "pip"), "install", "-q", "nbgrader"], capture_output=True,
-                             text=True)
-        if pip.returncode:
-            pytest.skip(f"PyPI unreachable, nbgrader could not be installed: {pip.stderr.strip()[-300:]}")
-    return exe
+    """nbgrader's venv, the one the grading benchmark and tests/grading/test_nbgrader_scoring.py use (made by
+    `make test`, or here on first use); nbgrader's pins stay out of the course's environment."""
+    return tool_env("nbgrader") / "nbgrader"
 
 
 @pytest.mark.slow

@@ -18,6 +18,8 @@ from course.api.toolset import role
 from course.lessons import final_loop, loop_setup
 from course.scenarios import HARNESS, SCENARIOS
 
+pytestmark = pytest.mark.slow  # each case runs the Claude Code CLI (make check leaves them out)
+
 T = 6  # the turn cap both get
 EVERY = {**SCENARIOS, **HARNESS}
 
