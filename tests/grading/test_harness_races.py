@@ -1,8 +1,12 @@
 """What the genuine Claude Code CLI reports can depend on timing, and the grader must not mark that down. After a
 budget stop, whether the CLI had already run the response's ToolSearch when it checked the cost decides its
-ResultMessage's num_turns and stop_reason; a stream with 10 ms between events (a loaded machine) flips them. On a
-slowed stream every rule of exercise 14's two runs still judges the reference right, so a CLI run is graded once."""
+ResultMessage's num_turns and stop_reason (1 and None, or 2 and "tool_use"); a stream with 10 ms between events (a
+loaded machine) flips them. Either way the budget rule judges the reference right, and on a slowed stream every rule
+of exercise 14's two runs does too, so a CLI run is graded once. Neither test needs the race to be reached: a loaded
+machine reaches it on the fast stream as well."""
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
@@ -25,13 +29,13 @@ def runs(monkeypatch, function: str, rule, pace: float) -> list:
         monkeypatch.setattr(Scenario, "api", made)
 
 
-def test_a_budget_stop_on_a_slow_stream_is_judged_like_one_on_a_fast_one(monkeypatch):
+def test_a_budget_stop_is_judged_alike_whichever_way_the_race_went(monkeypatch):
     rule = registry.shipped().exercise("limited_run").rules[1]  # max_budget_usd stops the run
-    fast, slow = runs(monkeypatch, "limited_run", rule, 0.0), runs(monkeypatch, "limited_run", rule, 0.01)
-    assert [o.value["num_turns"] for o in fast] != [o.value["num_turns"] for o in slow]  # the race is reached
-    for case, mine, theirs in zip(rule.all_cases(), slow, fast, strict=True):
-        assert mine.value["subtype"] == "error_max_budget_usd"
-        assert verdict(rule, mine, theirs, case) == "", verdict(rule, mine, theirs, case)
+    for case, theirs in zip(rule.all_cases(), runs(monkeypatch, "limited_run", rule, 0.0), strict=True):
+        assert theirs.value["subtype"] == "error_max_budget_usd"
+        for turns, stop_reason in ((1, None), (2, "tool_use")):  # the two ends of the race
+            mine = dataclasses.replace(theirs, value={**theirs.value, "num_turns": turns, "stop_reason": stop_reason})
+            assert verdict(rule, mine, theirs, case) == "", verdict(rule, mine, theirs, case)
 
 
 @pytest.mark.parametrize("grade_id", ["gated_run", "limited_run"])
