@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "build" / "egg-info.lock"
-UV = Path(sys.executable).with_name("uv")  # in the course's venv: `make` starts it with uv (pyproject.toml's test extras)
+UV = Path(sys.executable).with_name("uv")  # in the course's venv (pyproject.toml's test extras; `make` starts with it)
 LEFT_OUT = ("claude-agent-sdk",)  # of the course's dependencies, what a side venv never needs
 
 
