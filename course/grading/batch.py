@@ -129,6 +129,13 @@ def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir
     return list(dict.fromkeys([*files, *{p.parent for p in files}, *trusted]))
 
 
+def progress_log(stream=None):
+    """A log writing to `stream` (the stderr of now): a reference outcome computed meanwhile in another thread
+    captures sys.stderr while it runs, and must not take the progress lines for what it printed."""
+    stream = stream or sys.stderr
+    return lambda line: print(line, file=stream, flush=True)
+
+
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budget: Budget | None = None,
                 registry: Registry | None = None, log=None, isolation: str | None = None) -> list[dict]:
     """Grade the notebooks (or class folders) at `paths` into out_dir; returns the reports (results.json dicts).
@@ -137,7 +144,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     (tests_dir's hidden checks are merged into it); `isolation` asks for a Confinement mode (default: the
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
-    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    log = log or progress_log()
     entries = collect([Path(p) for p in paths])  # report name -> submission, read
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

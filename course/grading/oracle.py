@@ -248,6 +248,7 @@ REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
 _outcomes: dict[tuple, Outcome] = {}  # (language, grade_id, rule, case index) -> the reference's outcome, once per
 # process and language (a tool's error speaks the submission's language), whichever submission asks first
 _lock = threading.Lock()
+_one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
 
 
 def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT) -> Outcome:
@@ -255,7 +256,8 @@ def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT) -> Outcome:
     from .notebook_context import NotebookContext
     from .registry import shipped
 
-    return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
+    with _one_call:
+        return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
 
 
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome:

@@ -1,0 +1,58 @@
+"""The grader's own process calls references and known mistakes in threads while it prints its progress: what a
+call printed is what that call printed, nothing of the other threads."""
+from __future__ import annotations
+
+import io
+import sys
+import threading
+
+from course.grading.batch import progress_log
+from course.grading.oracle import Case, trusted_call
+
+WAIT = 10.0  # seconds; only a broken test waits this long
+
+
+def printing(text: str, go: threading.Event, started: threading.Event | None = None):
+    """A function that prints `text`, then waits for `go` before it returns."""
+    def fn():
+        print(text)
+        if started:
+            started.set()
+        go.wait(WAIT)
+        return text
+    return fn
+
+
+def in_thread(fn, case: Case) -> tuple[threading.Thread, dict]:
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.update(outcome=trusted_call(fn, case)))
+    thread.start()
+    return thread, box
+
+
+def test_the_batch_progress_lines_never_land_in_a_reference_outcome():
+    terminal = io.StringIO()
+    log = progress_log(terminal)  # made as grade_batch makes it, before the references are warmed
+    go, started = threading.Event(), threading.Event()
+    thread, box = in_thread(printing("mine", go, started), Case("a call"))
+    assert started.wait(WAIT)
+    log("[1/2] alice: 3/4 points")  # while the call has sys.stdout and sys.stderr captured
+    go.set()
+    thread.join(WAIT)
+    assert box["outcome"].stdout == "mine\n"
+    assert terminal.getvalue() == "[1/2] alice: 3/4 points\n"
+
+
+def test_two_trusted_calls_from_two_threads_keep_their_output_apart_and_leave_the_streams_as_they_were():
+    streams = sys.stdout, sys.stderr
+    go_a, go_b, started_a = threading.Event(), threading.Event(), threading.Event()
+    first, a = in_thread(printing("a", go_a, started_a), Case("first"))
+    assert started_a.wait(WAIT)
+    second, b = in_thread(printing("b", go_b), Case("second"))  # asks while the first call runs
+    second.join(0.2)
+    go_a.set()  # the first ends before the second: the order that left sys.stdout captured for good
+    first.join(WAIT)
+    go_b.set()
+    second.join(WAIT)
+    assert (a["outcome"].stdout, b["outcome"].stdout) == ("a\n", "b\n")
+    assert (sys.stdout, sys.stderr) == streams
