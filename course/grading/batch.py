@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..i18n import speaking, tr
 from ..tools.workspace import RUNNER
-from . import oracle, reference
+from . import oracle, reference, saved_outcomes
 from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
@@ -120,10 +120,10 @@ def report_path(out: Path, name: str) -> Path:
 
 def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir) -> list[Path]:
     """What workers must not see: every submission and its folder, the folders given, hidden tests, the output,
-    and the reference solutions the checks compare with. A student's link is no path to hide (bubblewrap would
+    and the reference solutions the checks compare with, and their saved outcomes. A student's link is no path to hide (bubblewrap would
     hide what it points at)."""
     trusted = [p.resolve() for p in [*given, out, *([Path(tests_dir)] if tests_dir else [])]]
-    trusted += [reference.SOLUTIONS.resolve()] if reference.SOLUTIONS.is_dir() else []
+    trusted += [p.resolve() for p in (reference.SOLUTIONS, saved_outcomes.folder()) if p and p.is_dir()]
     files = [Path(os.path.abspath(p)) for p in notebooks if not p.is_symlink()]
     files += [p for p in trusted if p.is_file()]  # a notebook given by path: the instructor's, links followed
     return list(dict.fromkeys([*files, *{p.parent for p in files}, *trusted]))

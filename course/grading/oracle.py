@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from ..i18n import deferred, language, speaking, tr, tr_plural
 from ..messages import content_blocks
-from . import reference
+from . import reference, saved_outcomes
 from .exercise import Check, CheckFailed, Exercise, Outcome
 from .mark import is_stub
 
@@ -251,13 +251,17 @@ _lock = threading.Lock()
 _one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
 
 
-def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT) -> Outcome:
-    """`fn` (the reference, or a known mistake) called on `case` in this process, as check() calls a function."""
+def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT, saved_as: tuple | None = None) -> Outcome:
+    """`fn` (the reference, or a known mistake) called on `case` in this process, as check() calls a function;
+    a harness call's outcome is kept on disk under `saved_as` (saved_outcomes), if given."""
     from .notebook_context import NotebookContext
     from .registry import shipped
 
-    with _one_call:
-        return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
+    def call() -> Outcome:
+        with _one_call:
+            return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
+
+    return saved_outcomes.saved(saved_as, call) if saved_as else call()
 
 
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome:
@@ -265,7 +269,8 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome:
     with _lock:
         if key not in _outcomes:
             fn = reference.function(exercise.notebook, exercise.function)
-            _outcomes[key] = trusted_call(fn, rule.all_cases()[index], max(REFERENCE_TIMEOUT, exercise.call_timeout))
+            _outcomes[key] = trusted_call(fn, rule.all_cases()[index], max(REFERENCE_TIMEOUT, exercise.call_timeout),
+                                          saved_as=("reference", *key) if exercise.call_timeout else None)
         return _outcomes[key]
 
 

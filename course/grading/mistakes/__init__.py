@@ -45,14 +45,16 @@ _lock = threading.Lock()
 
 
 def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT):
-    """What a known mistake does on one case of a rule, once per process."""
+    """What a known mistake does on one case of a rule, once per process (a harness run once per machine)."""
     from ...i18n import language
     from ..oracle import trusted_call
 
     key = (language(), mistake.name, rule.name, index)  # in the submission's language, as the reference's
     with _lock:
         if key not in _outcomes:
-            _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], timeout)
+            harness = timeout > MISTAKE_TIMEOUT  # the exercise's calls start a harness (the CLI)
+            _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], timeout,
+                                          saved_as=("mistake", *key) if harness else None)
         return _outcomes[key]
 
 
