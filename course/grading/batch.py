@@ -120,8 +120,8 @@ def report_path(out: Path, name: str) -> Path:
 
 def private_paths(notebooks: list[Path], given: list[Path], out: Path, tests_dir) -> list[Path]:
     """What workers must not see: every submission and its folder, the folders given, hidden tests, the output,
-    and the reference solutions the checks compare with, and their saved outcomes. A student's link is no path to hide (bubblewrap would
-    hide what it points at)."""
+    the reference solutions the checks compare with and their saved outcomes. A student's link is no path to hide
+    (bubblewrap would hide what it points at)."""
     trusted = [p.resolve() for p in [*given, out, *([Path(tests_dir)] if tests_dir else [])]]
     trusted += [p.resolve() for p in (reference.SOLUTIONS, saved_outcomes.folder()) if p and p.is_dir()]
     files = [Path(os.path.abspath(p)) for p in notebooks if not p.is_symlink()]

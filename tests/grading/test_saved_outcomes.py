@@ -31,7 +31,8 @@ def test_an_outcome_is_computed_once_and_read_back_whole(folder):
     assert saved_outcomes.saved(("reference", "en", "limited_run", "rule", 0), counting(calls, made)) == made
     again = saved_outcomes.saved(("reference", "en", "limited_run", "rule", 0), counting(calls, Outcome(value=2)))
     assert again == made and len(calls) == 1
-    assert saved_outcomes.saved(("reference", "ja", "limited_run", "rule", 0), counting(calls, Outcome(value=3))).value == 3
+    in_japanese = saved_outcomes.saved(("reference", "ja", "limited_run", "rule", 0), counting(calls, Outcome(value=3)))
+    assert in_japanese.value == 3
 
 
 def test_an_outcome_with_an_error_is_never_kept(folder):
