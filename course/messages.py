@@ -23,7 +23,7 @@ def tool_use(id: str, name: str, input: dict) -> dict:
 
 def tool_result(tool_use_id: str, content: str, is_error: bool = False) -> dict:
     """A tool_result block answering the tool_use with the same id."""
-    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    block: dict[str, object] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
     return block
@@ -55,7 +55,7 @@ def content_blocks(content: str | list | None) -> list | None:
 
 def blocks(message: Any) -> list[dict]:
     """The content of a message as a list of block dicts."""
-    return list(content_blocks(as_dict(message).get("content", [])))
+    return list(content_blocks(as_dict(message).get("content", [])) or [])
 
 
 def tool_uses(message: Any) -> list[dict]:
