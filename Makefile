@@ -12,9 +12,10 @@ $(BIN)/uv:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv
 
-# reinstall only when the project's requirements change
+# reinstall only when the project's requirements change; compiled to bytecode once here, since no process may write
+# it later (PYTHONDONTWRITEBYTECODE) and every kernel and grader process would compile its imports again (~2 s each)
 $(STAMP): pyproject.toml | $(BIN)/uv
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[test]'
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told to (containers, CI machines)
@@ -63,6 +64,7 @@ system:
 test: system
 	$(MAKE) --no-print-directory -j4 $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
+	$(BIN)/python -m compileall -q -j 0 course  # the course's bytecode, read by every process that imports it
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
 

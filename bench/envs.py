@@ -28,7 +28,7 @@ def make_venv(home: Path, *requirements: str, with_course: bool = True, **run) -
     `run` goes to subprocess.run (where uv's output goes)."""
     subprocess.run([str(UV), "venv", "--quiet", "--clear", "--python", sys.executable, str(home)], check=True, **run)
     python = home / "bin" / "python"
-    install = [str(UV), "pip", "install", "--quiet", "--python", str(python)]
+    install = [str(UV), "pip", "install", "--quiet", "--compile-bytecode", "--python", str(python)]
     subprocess.run([*install, *requirements, *(course_dependencies() if with_course else [])], check=True, **run)
     if with_course:
         LOCK.parent.mkdir(parents=True, exist_ok=True)
