@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 
 import anthropic
 
@@ -112,17 +112,15 @@ class _Run:
         self.spent, self.tokens = 0.0, 0  # USD and tokens (input, cached input included, and output) so far
         self.started = agent.clock()
         self.last_call, self.repeats = "", 0  # the last call, and how many times in a row it came
-        self.final: dict | None = None  # the final message
-        self.stop_reason: str | None = None  # the last response's stop_reason, and its details
-        self.stop_details: dict | None = None
+        self.final = self.stop_reason = self.stop_details = None  # the final message; the last stop_reason, details
 
     def elapsed(self) -> float:  # seconds since the run started
         return self.agent.clock() - self.started
 
-    def step(self) -> Generator[object, None, None]:
+    def step(self) -> Iterator:
         a = yield from self.call_model()
         calls, reason = tool_uses(a), self.stop_reason
-        if reason is not None and reason in STOP_SUBTYPES:  # cut or declined: the history stays as it was
+        if reason in STOP_SUBTYPES:  # cut or declined: the history stays as it was
             raise Stop(STOP_SUBTYPES[reason], tr("stop_reason {reason} {details}: no answer").format(
                 reason=reason, details=json.dumps(self.stop_details or {})))
         if not calls and reason in FINISHED:
@@ -141,7 +139,7 @@ class _Run:
             streak = tr("{most} tool errors in a row").format(most=most)
             self.messages[-1]["content"].append(text(self.hand_over(ESCALATED, streak)))
 
-    def call_model(self) -> Generator[object, None, dict]:
+    def call_model(self) -> Iterator:
         """The wall clock, one call, and its cost and tokens added up; the response as an assistant message."""
         ag, lim = self.agent, self.limits
         if lim.timeout_s is not None and self.elapsed() >= lim.timeout_s:
@@ -152,7 +150,7 @@ class _Run:
         options = {"tools": ag.tools.definitions(), "system": ag.system, "stop_sequences": ag.stop_sequences}
         request.update({k: v for k, v in options.items() if v})
         try:
-            response = ag.client.messages.create(**request)  # type: ignore[call-overload]  # built as a dict
+            response = ag.client.messages.create(**request)
         except anthropic.APIError as e:
             raise Stop(DURING_EXECUTION, tr("the API call failed: {kind}: {error}").format(
                 kind=type(e).__name__, error=e)) from None
@@ -180,12 +178,11 @@ class _Run:
             raise Stop(MAX_TURNS, tr("after turn {turns} the model still asks for tools; max_turns={cap}").format(
                 turns=self.turns, cap=lim.max_turns))
         guidance = []
-        most = lim.max_repeats or 0  # 0 or None: no repeat check
-        for u in calls if most else []:
+        for u in calls if lim.max_repeats else []:
             this_call = f"{u['name']}:{json.dumps(u['input'], sort_keys=True)}"
             self.repeats = self.repeats + 1 if this_call == self.last_call else 1
             self.last_call = this_call
-            if self.repeats >= most:  # the same call again and again is a loop, not progress
+            if self.repeats >= lim.max_repeats:  # the same call again and again is a loop, not progress
                 guidance.append(self.hand_over(REPEATED, tr("{name} called {count} times in a row").format(
                     name=u["name"], count=self.repeats)))
                 self.last_call, self.repeats = "", 0
@@ -198,7 +195,7 @@ class _Run:
             raise Stop(subtype, reason)
         return guidance
 
-    def run_calls(self, calls: list[dict]) -> Generator[object, None, list[dict]]:
+    def run_calls(self, calls: list[dict]) -> Iterator:
         """One tool_result per tool_use, in request order; consecutive read-only calls run concurrently."""
         results: list[dict] = []
         for group in batches(calls, self.agent.tools.is_read_only):

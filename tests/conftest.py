@@ -9,6 +9,7 @@ import os
 import socket
 
 import pytest
+from hypothesis import HealthCheck, settings
 from system_packages import PACKAGES
 
 from course.api import LocalAPI, Server
@@ -18,6 +19,10 @@ from course.grading.sandbox.confinement import Confinement
 
 # a Japanese locale would make the library speak Japanese; the language tests choose theirs (tests/i18n)
 os.environ["COURSE_LANG"] = "en"
+
+# property tests judge what is generated, never how fast: a loaded machine must not fail them (time goes to benchmarks)
+settings.register_profile("course", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("course")
 
 
 @functools.cache
