@@ -242,7 +242,8 @@ def rejected(out: Outcome, k: int) -> str:
     if k < 0 or k >= len(out.statuses) or out.statuses[k] == 200:
         return ""
     message = ((out.replies[k] or {}).get("error") or {}).get("message", "") if k < len(out.replies) else ""
-    return tr("; the API answered {status}: {message}").format(status=out.statuses[k], message=message)
+    return tr("; the API answered {status}: {message}").format(  # its last period would end the report's sentence
+        status=out.statuses[k], message=message.removesuffix("."))
 
 
 def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:

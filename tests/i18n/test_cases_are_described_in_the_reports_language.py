@@ -37,3 +37,9 @@ def test_a_failing_report_names_its_case_in_japanese(grade_id, stem, japanese, s
     speak("ja")
     reasons = [why for why, _ in marks(grade_id, mistake(stem, grade_id))]
     assert any(japanese in why for why in reasons), reasons
+
+
+def test_the_apis_message_in_a_report_does_not_end_the_reports_sentence(lang):
+    reasons = [why for why, _ in marks("agent_loop", mistake("l03_no_assistant", "agent_loop"))]
+    rejected = [why for why in reasons if "400" in why]
+    assert rejected and not [why for why in rejected if ".。" in why or ".;" in why], rejected
