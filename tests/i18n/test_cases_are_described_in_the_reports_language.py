@@ -31,7 +31,8 @@ def test_every_case_is_described_in_japanese_and_keeps_its_english_inputs(grade_
     ("first_violation", "l01_no_p3", "first_violation([user 'q'（文字列）, assistant [text, tool_use t1], "
                                      "user [result t1, text, result t1]]) のとき"),
     ("count_run", "l04_tool_calls_as_turns", "count_run（例 4.3） のとき"),
-    ("clear_old_results", "l10_clears_the_notes", "メモ、エラー、thinking、ブロックの content を含む履歴、keep=1 のとき"),
+    ("clear_old_results", "l10_clears_the_notes",
+     "メモ、エラー、thinking、ブロックの content を含む履歴、keep=1 のとき"),
 ])
 def test_a_failing_report_names_its_case_in_japanese(grade_id, stem, japanese, speak):
     speak("ja")

@@ -90,7 +90,7 @@ def test_the_japanese_reports_are_in_japanese(graded):
     for name in ("solution", "wrong", "stub"):
         en, ja = reports["english", name], reports["japanese", name]
         numbers = dict(notebook=f"{name}.ipynb", score=en["score"], total=sum(t["max_score"] for t in en["tests"]))
-        assert en["output"].splitlines()[0] == score.format(**numbers, group="Messages and blocks")  # the lesson's title
+        assert en["output"].splitlines()[0] == score.format(**numbers, group="Messages and blocks")  # its title
         assert ja["output"].splitlines()[0] == "{notebook}: {score:g}/{total:g} 点（{group}）".format(
             **numbers, group="メッセージとブロック")
         for e, j in zip(en["tests"], ja["tests"], strict=True):
