@@ -233,7 +233,8 @@ def write_all(out: Path, entries: dict[str, Submission], reports: dict[str, dict
             students.setdefault(student, {})[stem] = reports[name]
         else:  # a notebook on its own: its page beside its report
             with speaking(language(sub)):
-                write_atomic(out / f"{file_name(name)}.feedback.html", feedback_html(name, {name: reports[name]}))
+                write_atomic(out / f"{file_name(name)}.feedback.html",
+                             feedback_html(name, {name: reports[name]}, person=False))
     if students:
         write_atomic(out / "gradebook.csv", gradebook_csv(students))
         for student, theirs in students.items():
