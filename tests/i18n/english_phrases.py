@@ -6,7 +6,7 @@ import io
 import re
 import tokenize
 
-NUMBER = re.compile(r"(?<![\w.])\d+(?:[./]\d+)*(?![\w])")  # "5/10", "2.5": not words, and no break in a phrase
+NUMBER = re.compile(r"(?<![\w.])(?:\d+(?:[./]\d+)*|True|False|None)(?![\w])")  # "5/10", "2.5", True: no words
 WORD = r"[A-Za-z][A-Za-z'’-]*"
 PHRASE = re.compile(rf"(?<![\w./<{{-]){WORD}(?:[ ,;:()]+{WORD}){{3,}}")  # a name, a path or an identifier is not
 

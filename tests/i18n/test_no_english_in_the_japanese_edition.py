@@ -59,12 +59,11 @@ OWED = {  # phrase -> the item of issue 29 that takes it away
     # item 5: print labels and tables of lessons 04 and 09
     "success after  calls,  turns; step": "5 (the explorer's text form, course/viz/explorer.py)",
     "after  calls,  turns; step": "5 (the explorer's text form, course/viz/explorer.py)",
-    "call response tool call response tool call response": "5", "outbox             True   True   True": "5",
-    "truncated          True   True   True": "5", "refusal            True   True   True": "5",
+    "call response tool call response tool call response": "5 (lesson 09 prints the event kinds of course/events.py)",
     # item 5: lesson 12 prints the source of course/goal_loop.py, English docstring and comments
     "loop: Loop, client, prompt: str, evaluate: Callable": "5", "send each reason back in the same conversation": "5",
     "rounds in a row without a tool call, as": "5", "when the inner loop returns no answer (its cap, max": "5",
-    "rounds in a row without tool use": "5", "Session(client, list(out": "5", "if answer is None": "5",
+    "rounds in a row without tool use": "5", "Session(client, list(out": "5",
     "the conversation as plain JSON, as it crossed the wire": "5",
 }
 
