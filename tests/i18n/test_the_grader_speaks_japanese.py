@@ -13,6 +13,7 @@ from course.grading.cli import add_commands
 from course.grading.exercise import Exercise
 from course.grading.mark import Mark
 from course.grading.registry import Registry
+from course.grading.sandbox.confinement import MODES, Confinement
 from course.lessons import LESSONS
 
 
@@ -44,6 +45,8 @@ def test_an_empty_folder_for_gradescope_still_gets_its_results_and_exits_0(speak
 @pytest.mark.parametrize("argv", [["grade", "missing.ipynb", "--out", "out"],
                                   ["grade", ".", "--out", "out", "--tests", "missing"],
                                   ["grade", ".", "--out", "out", "--jobs", "0"],
+                                  ["grade", ".", "--out", "out", "--limit", "speed=9"],
+                                  ["grade", ".", "--out", "out", "--limit", "memory=0"],
                                   ["assign", "--solutions", "missing"]])
 def test_the_usage_errors_are_japanese(speak, capsys, argv):
     speak("ja")
@@ -67,3 +70,22 @@ def test_the_progress_line_names_the_lessons_exercises_by_the_lessons_title(lang
     title = dict(LESSONS)["03_the_first_loop"]
     assert line == (f"2/3 points ({title}, fixture)" if lang == "en" else f"2/3 点（{title}、fixture）")
     assert "03_the_first_loop" not in line and (lang == "en" or title != "The first loop")
+
+
+def test_an_isolation_this_machine_lacks_is_refused_in_japanese(speak, capsys):
+    impossible = [m for m in MODES if m != "none" and not _possible(m)]
+    if not impossible:
+        pytest.skip("every isolation mode works on this machine")
+    speak("ja")
+    args = command("grade", ".", "--out", "out", "--isolation", impossible[0])
+    assert args.func(args) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"エラー：隔離 {impossible[0]!r} はここでは使えません") and english_phrases(said) == []
+
+
+def _possible(mode: str) -> bool:
+    try:
+        Confinement.detect(mode)
+    except ValueError:
+        return False
+    return True

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import course
 
-from ...i18n import deferred
+from ...i18n import deferred, tr
 
 FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
 CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # all the fork server keeps of root: to drop to uids,
@@ -90,7 +90,8 @@ class Confinement:
         if mode is None:
             return cls(allowed[0])
         if mode not in allowed:
-            raise ValueError(f"isolation {mode!r} is not possible here (possible: {', '.join(allowed)})")
+            raise ValueError(tr("isolation {mode!r} is not possible here (possible: {allowed})").format(
+                mode=mode, allowed=tr(", ").join(allowed)))
         return cls(mode)
 
     @property
