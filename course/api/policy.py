@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 from collections.abc import Callable
 
+from ..i18n import tr
 from ..messages import content_blocks
 from .errors import APIError
 from .toolset import REMINDER, for_role, loaded, role
@@ -162,22 +163,28 @@ class Replay:
         k = conversation.calls_so_far
         if k >= len(self.steps):
             raise APIError(400, "invalid_request_error",
-                           f"replay diverged: the recording has {len(self.steps)} calls; this is call {k + 1}")
+                           tr("replay diverged: the recording has {recorded} calls; this is call {call}").format(
+                               recorded=len(self.steps), call=k + 1))
         recorded = self.steps[k]["request"]["messages"]
         sent = conversation.messages
         for i, (want, got) in enumerate(zip(recorded, sent, strict=False)):
             want = Conversation({"messages": [want]}).messages[0]
             if _comparable(want) != _comparable(got):
+                why = tr("replay diverged at call {call}, messages.{i}: recorded {recorded}, sent {sent}")
                 raise APIError(400, "invalid_request_error",
-                               f"replay diverged at call {k + 1}, messages.{i}: "
-                               f"recorded {json.dumps(_comparable(want))[:300]}, "
-                               f"sent {json.dumps(_comparable(got))[:300]}")
+                               why.format(call=k + 1, i=i, recorded=_shown(want), sent=_shown(got)))
         if len(recorded) != len(sent):
             raise APIError(400, "invalid_request_error",
-                           f"replay diverged at call {k + 1}: recorded {len(recorded)} messages, sent {len(sent)}")
+                           tr("replay diverged at call {call}: recorded {recorded} messages, sent {sent}").format(
+                               call=k + 1, recorded=len(recorded), sent=len(sent)))
         response = self.steps[k]["response"]
         stop = response.get("stop_reason")  # max_tokens etc. come back by themselves from the same request
         return Turn(response["content"], stop if stop in CHOSEN_STOP_REASONS else None, response.get("stop_details"))
+
+
+def _shown(message: dict) -> str:
+    """A message as the divergence report shows it: JSON, with its characters as they are, cut at 300."""
+    return json.dumps(_comparable(message), ensure_ascii=False)[:300]
 
 
 def _comparable(message: dict) -> dict:

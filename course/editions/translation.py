@@ -37,6 +37,8 @@ from pathlib import Path
 
 import nbformat
 
+from ..lessons import DIFF_TAG, LOOP_LESSONS, LOOP_TAG, loop_diff
+
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("notebooks", "exercises", "solutions")  # the English sources; each gets a <folder>/ja/
 CATALOGUE_OF = {"notebooks": "notebooks", "exercises": "exercises", "solutions": "exercises"}  # same cell ids
@@ -234,11 +236,23 @@ def japanese(english: Path, root: Path = ROOT) -> nbformat.NotebookNode:
             cell.source = sections[cell.id].text
         elif (cell.id, english_hash(cell.source)) in code:
             cell.source = code[cell.id, english_hash(cell.source)].text
+        if DIFF_TAG in cell.metadata.get("tags", []) and english.stem in LOOP_LESSONS[1:]:
+            before = LOOP_LESSONS[LOOP_LESSONS.index(english.stem) - 1]
+            cell.source = loop_diff(japanese_loop(before, root), japanese_loop(english.stem, root),
+                                    f"レッスン {before[:2]}", f"レッスン {english.stem[:2]}")
     lang = nbformat.v4.new_code_cell(LANG_CELL, id=LANG_CELL_ID)
     first_code = next((i for i, c in enumerate(ja.cells) if c.cell_type == "code"), len(ja.cells))
     ja.cells.insert(first_code, lang)
     ja.metadata.setdefault("course", {})["lang"] = "ja"  # the grader reads it (and keeps "assignment")
     return ja
+
+
+def japanese_loop(stem: str, root: Path = ROOT) -> str:
+    """The Japanese code of a loop lesson's loop cell (what its Japanese loop-diff cell compares)."""
+    english = root / "notebooks" / f"{stem}.ipynb"
+    cell = next(c for c in nbformat.read(english, as_version=4).cells if LOOP_TAG in c.metadata.get("tags", []))
+    section = read_code(catalogue_path(english, root)).get((cell.id, english_hash(cell.source)))
+    return section.text if section else cell.source
 
 
 def edition_path(english: Path) -> Path:

@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
-from ..i18n import speaking, tr
+from ..i18n import speaking, tr, tr_plural
+from ..lessons import LESSONS
 from ..tools.workspace import RUNNER
 from . import oracle, reference, saved_outcomes
 from .budget import Budget
@@ -84,11 +85,17 @@ class Batch:
                 ctx.close()
 
 
-def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
+def score_line(exercises: list[Exercise], results: list[Mark]) -> str:
+    """The points, and what they were for: a lesson's exercises by the lesson's title, others by their notebook."""
     score, total = sum(r.score for r in results), sum(r.max_score for r in results)
-    groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
-    line = f"{sub.path.name}: " + tr("{score:g}/{total:g} points ({exercises})").format(  # the log reads past ": "
-        score=score, total=total, exercises=", ".join(groups) or tr("no exercises"))
+    titles = dict(LESSONS)
+    groups = [titles.get(stem, stem) for stem in sorted({Path(e.notebook).stem or e.grade_id for e in exercises})]
+    return tr("{score:g}/{total:g} points ({exercises})").format(
+        score=score, total=total, exercises=tr(", ").join(groups) or tr("no exercises"))
+
+
+def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
+    line = f"{sub.path.name}: " + score_line(exercises, results)
     notes = dict.fromkeys(f"{r.name.split(':')[0]}: {r.note}" for r in results if r.note)  # once per exercise
     return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
@@ -152,11 +159,13 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     seals = ReportSeals(out)
     reports = {n: r for n, sub in entries.items() if (r := seals.trusted(n, sub, report_path(out, n)))}
     todo = [n for n in entries if n not in reports]
-    log(f"{len(entries)} submission{'' if len(entries) == 1 else 's'}: {len(reports)} already graded, "
-        f"{len(todo)} to grade (isolation: {confinement.mode})")
+    log(tr_plural("{count} submission: {graded} already graded, {todo} to grade (isolation: {mode})",
+                  "{count} submissions: {graded} already graded, {todo} to grade (isolation: {mode})", len(entries))
+        .format(count=len(entries), graded=len(reports), todo=len(todo), mode=confinement.mode))
     if not entries:
-        log(f"no notebook found in {', '.join(str(p) for p in paths)}: give notebooks, a folder of them, or a class "
-            "folder of <student>/<notebook>.ipynb (or <student>/<assignment>/<notebook>.ipynb)")
+        log(tr("no notebook found in {paths}: give notebooks, a folder of them, or a class folder of "
+               "<student>/<notebook>.ipynb (or <student>/<assignment>/<notebook>.ipynb)").format(
+            paths=", ".join(str(p) for p in paths)))
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
         jobs = jobs or JOBS_PER_CPU * (os.cpu_count() or 1)
@@ -181,7 +190,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 write_json(report_path(out, n), reports[n])
                 seals.record(n, entries[n], report_path(out, n))
                 seals.save()  # a batch killed after this keeps the report
-                log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
+                log(f"[{len(reports)}/{len(entries)}] {n}: {score_line(exercises, flat)}")  # the grader's language
 
             for n in todo:
                 sub = entries[n]
@@ -198,7 +207,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                     write(n)
     write_all(out, entries, reports, seals, confinement)
     if confinement.warning:
-        log(f"warning: {confinement.warning}")
+        log(tr("warning: {warning}").format(warning=tr(confinement.warning)))
     return [reports[n] for n in entries]
 
 
@@ -224,7 +233,8 @@ def write_all(out: Path, entries: dict[str, Submission], reports: dict[str, dict
             students.setdefault(student, {})[stem] = reports[name]
         else:  # a notebook on its own: its page beside its report
             with speaking(language(sub)):
-                write_atomic(out / f"{file_name(name)}.feedback.html", feedback_html(name, {name: reports[name]}))
+                write_atomic(out / f"{file_name(name)}.feedback.html",
+                             feedback_html(name, {name: reports[name]}, person=False))
     if students:
         write_atomic(out / "gradebook.csv", gradebook_csv(students))
         for student, theirs in students.items():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ..i18n import tr
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -32,10 +34,11 @@ class Budget:
         for setting in settings:
             name, _, value = setting.partition("=")
             if name not in types or not value:
-                raise ValueError(f"--limit {setting}: expected NAME=VALUE with NAME one of {', '.join(types)}")
+                raise ValueError(tr("--limit {setting}: expected NAME=VALUE with NAME one of {names}").format(
+                    setting=setting, names=tr(", ").join(types)))
             scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(value[-1].upper(), 1)
             number = float(value[:-1] if scale > 1 else value) * scale
             if number <= 0:
-                raise ValueError(f"--limit {setting}: must be more than 0")
+                raise ValueError(tr("--limit {setting}: must be more than 0").format(setting=setting))
             values[name] = int(number) if types[name] in ("int", int) else number
         return cls(**values)

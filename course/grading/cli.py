@@ -10,7 +10,7 @@ from .sandbox.confinement import MODES
 
 
 def usage_error(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(tr("error: {message}").format(message=message), file=sys.stderr)
     return 2
 
 
@@ -21,29 +21,31 @@ def grade(args) -> int:
 
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
-        return usage_error(f"no such notebook or folder: {', '.join(missing)}")
+        return usage_error(tr("no such notebook or folder: {paths}").format(paths=", ".join(missing)))
     if args.tests and not os.path.isdir(args.tests):
-        return usage_error(f"--tests {args.tests}: not a folder")
+        return usage_error(tr("{path}: not a folder").format(path=f"--tests {args.tests}"))
     if args.jobs is not None and args.jobs < 1:
-        return usage_error("--jobs must be at least 1")
+        return usage_error(tr("--jobs must be at least 1"))
     try:
         budget = Budget.parse([f"call={args.timeout}", *args.limit])
         reports = grade_batch(args.paths, args.out, args.tests, args.jobs, budget=budget, isolation=args.isolation)
     except ValueError as e:
         return usage_error(str(e))
-    if args.results:
+    if args.results:  # Gradescope: an empty submission gets results that say why (the batch said it too)
         nothing = "" if reports else tr("No .ipynb notebook was found in the submission.")
         write_json(Path(args.results), merge(reports, nothing))
-    return 0
+        return 0
+    return 0 if reports else 1  # nothing was graded: the batch's log said why
 
 
 def assign(args) -> int:
     from .assign import assign as generate
 
     if not os.path.isdir(args.solutions):
-        return usage_error(f"{args.solutions}: not a folder")
+        return usage_error(tr("{path}: not a folder").format(path=args.solutions))
     for path, error in generate(Path(args.solutions), Path(args.exercises), execute=not args.no_execute):
-        print(f"{path}: {error}" if error else f"wrote {path}", file=sys.stderr if error else sys.stdout)
+        said = f"{path}: {error}" if error else tr("wrote {path}").format(path=path)
+        print(said, file=sys.stderr if error else sys.stdout)
     return 0
 
 
@@ -51,7 +53,7 @@ def gradescope(args) -> int:
     from .gradescope import build
 
     if args.tests and not os.path.isdir(args.tests):
-        return usage_error(f"--tests {args.tests}: not a folder")
+        return usage_error(tr("{path}: not a folder").format(path=f"--tests {args.tests}"))
     print(build(Path(args.out), Path(args.tests) if args.tests else None))
     return 0
 

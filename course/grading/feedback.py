@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from ..i18n import language, tr
 
 STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse;width:100%}"
          "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top;text-align:left}.passed{color:#064}"
-         ".failed{color:#a00}pre{white-space:pre-wrap;margin:0}")
+         ".failed{color:#a00}pre{white-space:pre-wrap;margin:0}"
+         "td.passed,td.failed,td.points{white-space:nowrap}")  # a result never breaks: 不合格 not on three lines
 
 
 def exercise_titles() -> dict[str, str]:
@@ -17,19 +19,39 @@ def exercise_titles() -> dict[str, str]:
     return {gid: e.title for gid, e in shipped().exercises.items()}
 
 
-def feedback_html(student: str, reports: dict[str, dict]) -> str:
+def lesson_title(report: dict) -> str | None:
+    """The title of the lesson whose exercises the report grades (None for exercises of no lesson)."""
+    from ..lessons import LESSONS
+    from .registry import shipped
+
+    exercises = shipped().exercises
+    stems = {Path(exercises[gid].notebook).stem for t in report["tests"]
+             if (gid := t["name"].split(": ", 1)[0]) in exercises}
+    return dict(LESSONS).get(stems.pop()) if len(stems) == 1 else None
+
+
+def feedback_html(student: str, reports: dict[str, dict], *, person: bool = True) -> str:
     """The page for `student` from their reports (Gradescope results.json dicts, by notebook stem), in the language
-    the course speaks now (an English page has no lang attribute, as before the Japanese edition)."""
+    the course speaks now (an English page has no lang attribute, as before the Japanese edition); `person=False`:
+    the page of a notebook graded on its own, `student` its name."""
     lang = "" if language() == "en" else f' lang="{language()}"'
     title = tr("Feedback: {student}").format(student=student)
-    heading = tr("Feedback for {student}").format(student=student)
+    heading = (tr("Feedback for {student}") if person else tr("Feedback on {notebook}")).format(
+        student=student, notebook=student)
+    overall = tr("Total: {score:g}/{total:g} points").format(
+        score=sum(r["score"] for r in reports.values()), total=sum(t["max_score"] for r in reports.values()
+                                                                   for t in r["tests"]))
     columns = "".join(f"<th>{escape(c)}</th>" for c in (tr("check"), tr("result"), tr("points"), tr("why, and a hint")))
     parts = [f"<!doctype html><html{lang}><head><meta charset='utf-8'><title>{escape(title)}</title>"
-             f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>"]
+             f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>",
+             f"<p>{escape(overall)}</p>"]
     titles = exercise_titles()
     for stem, report in reports.items():
         total = sum(t["max_score"] for t in report["tests"])
-        score = tr("{stem}: {score:g}/{total:g} points").format(stem=stem, score=report["score"], total=total)
+        lesson = lesson_title(report)
+        score = (tr("{stem} ({lesson}): {score:g}/{total:g} points") if lesson else
+                 tr("{stem}: {score:g}/{total:g} points")).format(stem=stem, lesson=lesson, score=report["score"],
+                                                                  total=total)
         parts.append(f"<h2>{escape(score)}</h2>")
         notes = report.get("output", "").split("\n", 1)  # its first line repeats the heading
         if len(notes) > 1:
@@ -39,13 +61,15 @@ def feedback_html(student: str, reports: dict[str, dict]) -> str:
         for t in report["tests"]:
             if (gid := t["name"].split(": ", 1)[0]) != exercise:  # each exercise under its title
                 exercise = gid
-                title = tr(titles[gid]) + f" ({gid})" if gid in titles else gid
+                title = tr("{title} ({grade_id})").format(title=tr(titles[gid]), grade_id=gid) if gid in titles \
+                    else gid
                 parts.append(f"<tr><th colspan='4'>{escape(title)}</th></tr>")
             status = "passed" if t["status"] == "passed" else "failed"
             shown = tr("passed") if status == "passed" else tr("failed")
             detail = "" if status == "passed" else t.get("output", "")
             parts.append(f"<tr><td>{escape(t['name'])}</td><td class='{status}'>{escape(shown)}</td>"
-                         f"<td>{t['score']:g}/{t['max_score']:g}</td><td><pre>{escape(detail)}</pre></td></tr>")
+                         f"<td class='points'>{t['score']:g}/{t['max_score']:g}</td><td><pre>{escape(detail)}</pre>"
+                         "</td></tr>")
         parts.append("</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -63,6 +63,7 @@ class Rule:
     points: float = 1.0
     hidden: bool = False
     _cases: list[Case] | None = None
+    _labels: dict[str, list[str]] = field(default_factory=dict)  # language -> each case's description
 
     def all_cases(self) -> list[Case]:
         """The cases, made once per process and always in English (a prompt or a tool's description in another
@@ -71,6 +72,23 @@ class Rule:
             with speaking("en"):
                 self._cases = list(self.cases())
         return self._cases
+
+    def label(self, index: int) -> str:
+        """Case `index` described in the language spoken now: as the cases made in that language describe it
+        where they have the English case's inputs (else the English case's own label, which may be English)."""
+        lang = language()
+        if lang not in self._labels:
+            spoken = self.all_cases() if lang == "en" else list(self.cases())
+            if len(spoken) != len(self.all_cases()):
+                spoken = self.all_cases()
+            self._labels[lang] = [label(there if inputs(here) == inputs(there) else here)
+                                  for here, there in zip(self.all_cases(), spoken, strict=True)]
+        return self._labels[lang][index]
+
+
+def inputs(case: Case) -> str:
+    """What a case gives the function, written out (a scenario by its name): two cases with one are the same."""
+    return repr((case.args, case.kwargs, getattr(case.scenario, "name", case.scenario)))
 
 
 # --- what is compared ---------------------------------------------------------------------------------
@@ -224,7 +242,8 @@ def rejected(out: Outcome, k: int) -> str:
     if k < 0 or k >= len(out.statuses) or out.statuses[k] == 200:
         return ""
     message = ((out.replies[k] or {}).get("error") or {}).get("message", "") if k < len(out.replies) else ""
-    return tr("; the API answered {status}: {message}").format(status=out.statuses[k], message=message)
+    return tr("; the API answered {status}: {message}").format(  # its last period would end the report's sentence
+        status=out.statuses[k], message=message.removesuffix("."))
 
 
 def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
@@ -311,7 +330,7 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
                 raise CheckFailed(mine.error)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
-                raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),
+                raise CheckFailed(tr("with {case}: {why}").format(case=rule.label(index), why=why),
                                   "" if is_stub(mine.error) else hint(exercise, rule, index, mine))
 
     return check

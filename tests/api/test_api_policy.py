@@ -129,7 +129,7 @@ def test_the_editions_wires_differ_and_each_replays_only_in_its_own_language():
             assert get("aurora_run").run(api=LocalAPI(Replay(steps))).text == "1974"
     with speaking("ja"):  # the Japanese edition against the English recording: it leaves it at once
         wrong = get("aurora_run").run(api=LocalAPI(Replay(en)))
-    assert wrong.subtype == "error_during_execution" and "replay diverged at call 1, messages.0" in wrong.detail
+    assert wrong.subtype == "error_during_execution" and "1 回目の呼び出しの messages.0" in wrong.detail
 
 
 def test_a_policy_must_return_a_turn():

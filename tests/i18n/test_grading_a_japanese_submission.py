@@ -89,10 +89,10 @@ def test_the_japanese_reports_are_in_japanese(graded):
     score = "{notebook}: {score:g}/{total:g} points ({group})"
     for name in ("solution", "wrong", "stub"):
         en, ja = reports["english", name], reports["japanese", name]
-        numbers = dict(notebook=f"{name}.ipynb", score=en["score"], total=sum(t["max_score"] for t in en["tests"]),
-                       group=NOTEBOOK)
-        assert en["output"].splitlines()[0] == score.format(**numbers)
-        assert ja["output"].splitlines()[0] == "{notebook}: {score:g}/{total:g} 点（{group}）".format(**numbers)
+        numbers = dict(notebook=f"{name}.ipynb", score=en["score"], total=sum(t["max_score"] for t in en["tests"]))
+        assert en["output"].splitlines()[0] == score.format(**numbers, group="Messages and blocks")  # its title
+        assert ja["output"].splitlines()[0] == "{notebook}: {score:g}/{total:g} 点（{group}）".format(
+            **numbers, group="メッセージとブロック")
         for e, j in zip(en["tests"], ja["tests"], strict=True):
             if e["status"] == "passed":
                 assert (e["output"].split("\n")[0], j["output"].split("\n")[0]) == ("passed", "合格")
@@ -113,12 +113,13 @@ def test_the_japanese_feedback_page_is_in_japanese(graded):
     assert en.startswith("<!doctype html><html><head>") and "<h1>Feedback for english</h1>" in en
     assert "<tr><th>check</th><th>result</th><th>points</th><th>why, and a hint</th></tr>" in en
     full = f"{shipped().exercise('first_violation').points:g}"
-    assert f"<h2>solution: {full}/{full} points</h2>" in en and "<td class='passed'>passed</td>" in en
+    assert f"<h2>solution (Messages and blocks): {full}/{full} points</h2>" in en
+    assert "<td class='passed'>passed</td>" in en
     assert "<th colspan='4'>Checking the pairing invariant (first_violation)</th>" in en  # each exercise's title
     assert "<pre>solution.ipynb:" not in en  # the notebook's name once, in the heading
     assert ja.startswith('<!doctype html><html lang="ja"><head>') and "<h1>japanese さんへのフィードバック</h1>" in ja
     assert "<tr><th>チェック</th><th>結果</th><th>点数</th><th>理由とヒント</th></tr>" in ja
-    assert f"<h2>solution：{full}/{full} 点</h2>" in ja and "<td class='passed'>合格</td>" in ja
+    assert f"<h2>solution（メッセージとブロック）：{full}/{full} 点</h2>" in ja and "<td class='passed'>合格</td>" in ja
     assert "<td class='failed'>不合格</td>" in ja
 
 

@@ -23,6 +23,7 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 CODE_SPAN = re.compile(r"`[^`\n]+`")
 LINK = re.compile(r"\]\(([^)\s]+)\)|href=\"([^\"]+)\"")
 CODE_HTML = re.compile(r"<(code|pre)>.*?</\1>", re.S)
+SAID = re.compile(r'"[^"`]*[A-Za-z]+ [A-Za-z]+[^"`]*"')  # a code span quoting words (a prompt): said in Japanese
 render = mistune.create_markdown(plugins=["table", "strikethrough"])
 
 
@@ -64,7 +65,7 @@ def test_every_number_and_code_span_of_the_english_survives_translation(english)
     for en, ja in pairs(english):
         prose = FENCED.sub("", en.source)
         for kept in set(NUMBER.findall(prose)) | set(CODE_SPAN.findall(prose)):
-            if kept not in ja.source:
+            if kept not in ja.source and not SAID.search(kept):
                 lost.append(f"cell {en.id}: {kept}")
     assert lost == []
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 
-from ...i18n import deferred
+from ...i18n import deferred, tr
 from ...messages import assistant, text, tool_result, tool_use, user, violations
 from .. import reference
 from ..cases import pick
@@ -35,9 +35,9 @@ STRING_CONTENT = deferred("reading every content as a list of blocks: a content 
 
 R1, R2 = tool_result("t1", "page 1"), tool_result("t2", "page 2")
 SHAPES = {  # the messages lists are drawn from, by a short name for the feedback
-    "user 'q' (a string)": {"role": "user", "content": "q"},
+    deferred("user 'q' (a string)"): {"role": "user", "content": "q"},
     "user [text]": user("Keep going."),
-    "assistant 'Hi.' (a string)": {"role": "assistant", "content": "Hi."},
+    deferred("assistant 'Hi.' (a string)"): {"role": "assistant", "content": "Hi."},
     "assistant [text, tool_use t1]": assistant("Let me look.", tool_use("t1", "search", {"query": "Aurora Run"})),
     "assistant [tool_use t1, tool_use t2]": assistant(tool_use("t1", "search", {"query": "Aurora Run"}),
                                                       tool_use("t2", "search", {"query": "Mara Voss"})),
@@ -89,8 +89,8 @@ def cases_of(which: str, n: int, seed: int):
     def made() -> list[Case]:
         known = KNOWN[which]
         found = known + [s for s, k in lists() if k == which and s not in known]
-        return [Case(f"first_violation([{', '.join(s)}])", ([SHAPES[x] for x in s],)) for s in
-                pick(found, n, keep=len(known), seed=seed)]
+        return [Case(lambda s=s: f"first_violation([{', '.join(tr(x) for x in s)}])", ([SHAPES[x] for x in s],))
+                for s in pick(found, n, keep=len(known), seed=seed)]  # each shape named in the report's language
 
     return made
 

@@ -170,10 +170,10 @@ EXERCISES = [
     exercise("max_calls", "max_calls", deferred("The window bound"), NOTEBOOK, [
         Rule(deferred("K <= (W - s)/c + 1 in whole calls, and 0 when not even the first call fits"), window_cases),
     ]),
-    exercise("worst_costs", "worst_costs", deferred("Exercise 10.4: the overshoot bound is tight"), NOTEBOOK, [
+    exercise("worst_costs", "worst_costs", deferred("Model Exercise 10.4: the overshoot bound is tight"), NOTEBOOK, [
         Rule(deferred("costs at most c_max that stop at B + c_max - delta"), worst_cases, holds=tight),
     ]),
-    exercise("user_turn", "user_turn", deferred("Exercise 10.2: results first, then text"), NOTEBOOK, [
+    exercise("user_turn", "user_turn", deferred("Model Exercise 10.2: results first, then text"), NOTEBOOK, [
         Rule(deferred("the tool_result blocks first, then one text block per note; the arguments are left unchanged"),
              turn_cases, ("value", "after")),
     ]),

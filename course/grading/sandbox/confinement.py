@@ -25,25 +25,30 @@ from pathlib import Path
 
 import course
 
+from ...i18n import deferred, tr
+
 FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
 CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # all the fork server keeps of root: to drop to uids,
 # kill them and give each its folder
 MODES = ("bwrap", "uid", "bwrap-user", "none")
 HIDDEN_TMPFS = 1 << 20  # bytes the empty tmpfs over a hidden folder may hold
 
-PARTIAL = {
-    "uid": "isolation is partial (no namespaces here): every worker has a uid of its own, but the network is the "
-           "machine's, so student code can reach any port listening on this machine (loopback included) and the "
-           "internet if the machine can, and the workers' folders are on the grader's disk (each file limited, "
-           "not their total)",
-    "bwrap-user": "isolation is partial: bubblewrap hides the grader's files and processes, but every worker runs "
-                  "as your user, so student code can signal or read another submission's worker while both run",
-    "none": "isolation is partial (bubblewrap does not work here, and student code cannot get a uid of its own): "
-            "it runs as your user, so it can read and change any file you can (other submissions, hidden tests, "
-            "the output folder), "
-            "signal the grader, read other processes' environment, and reach any port of this machine and the network; "
-            "results are rewritten from memory at the end and a later batch grades everything again, but grade "
-            "untrusted classes as root or with bubblewrap",
+PARTIAL = {  # each translated where it is shown
+    "uid": deferred(
+        "isolation is partial (no namespaces here): every worker has a uid of its own, but the network is the "
+        "machine's, so student code can reach any port listening on this machine (loopback included) and the "
+        "internet if the machine can, and the workers' folders are on the grader's disk (each file limited, "
+        "not their total)"),
+    "bwrap-user": deferred(
+        "isolation is partial: bubblewrap hides the grader's files and processes, but every worker runs "
+        "as your user, so student code can signal or read another submission's worker while both run"),
+    "none": deferred(
+        "isolation is partial (bubblewrap does not work here, and student code cannot get a uid of its own): "
+        "it runs as your user, so it can read and change any file you can (other submissions, hidden tests, "
+        "the output folder), "
+        "signal the grader, read other processes' environment, and reach any port of this machine and the network; "
+        "results are rewritten from memory at the end and a later batch grades everything again, but grade "
+        "untrusted classes as root or with bubblewrap"),
 }
 
 
@@ -85,7 +90,8 @@ class Confinement:
         if mode is None:
             return cls(allowed[0])
         if mode not in allowed:
-            raise ValueError(f"isolation {mode!r} is not possible here (possible: {', '.join(allowed)})")
+            raise ValueError(tr("isolation {mode!r} is not possible here (possible: {allowed})").format(
+                mode=mode, allowed=tr(", ").join(allowed)))
         return cls(mode)
 
     @property
