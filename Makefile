@@ -30,9 +30,14 @@ $(LAB_OVERRIDES): jupyter/overrides.json $(STAMP)
 lab: $(STAMP) $(LAB_OVERRIDES)
 	COURSE_LANG=en $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
-# the Japanese edition: the lessons in notebooks/ja, the library's messages in Japanese
-lab-ja: $(STAMP) $(LAB_OVERRIDES)
-	COURSE_LANG=ja $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/ja/00_start_here.ipynb
+# the Japanese edition: the lessons in notebooks/ja, the library's messages and JupyterLab's menus in Japanese (its
+# own settings folder, so the English edition's menus stay English)
+LAB_JA := $(VENV)/share/jupyter/lab-ja
+$(LAB_JA)/@jupyterlab/translation-extension/plugin.jupyterlab-settings: jupyter/lab-ja.jupyterlab-settings
+	install -D -m 644 $< $@
+
+lab-ja: $(STAMP) $(LAB_OVERRIDES) $(LAB_JA)/@jupyterlab/translation-extension/plugin.jupyterlab-settings
+	COURSE_LANG=ja JUPYTERLAB_SETTINGS_DIR=$(LAB_JA) $(BIN)/jupyter lab $(ROOT_FLAG) notebooks/ja/00_start_here.ipynb
 
 # notebooks are compared cell by cell with their committed outputs (strict nbval);
 # folders that do not exist yet (exercises/ before `make exercises`) are skipped;
