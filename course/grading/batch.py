@@ -28,6 +28,7 @@ from . import oracle, reference
 from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
+from .printable import name_bytes, printable
 from .report_seals import ReportSeals
 from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
@@ -84,11 +85,16 @@ class Batch:
                 ctx.close()
 
 
-def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
+def points_line(exercises: list[Exercise], results: list[Mark]) -> str:
+    """The points of a submission, and the notebooks they are out of: what its progress line says."""
     score, total = sum(r.score for r in results), sum(r.max_score for r in results)
     groups = sorted({Path(e.notebook).stem or e.grade_id for e in exercises})
-    line = f"{sub.path.name}: " + tr("{score:g}/{total:g} points ({exercises})").format(  # the log reads past ": "
+    return tr("{score:g}/{total:g} points ({exercises})").format(
         score=score, total=total, exercises=", ".join(groups) or tr("no exercises"))
+
+
+def summary_line(sub: Submission, exercises: list[Exercise], results: list[Mark]) -> str:
+    line = f"{sub.path.name}: {points_line(exercises, results)}"
     notes = dict.fromkeys(f"{r.name.split(':')[0]}: {r.note}" for r in results if r.note)  # once per exercise
     return "\n".join([line, *([sub.problem] if sub.problem else []), *notes])
 
@@ -101,14 +107,14 @@ def file_name(part: str) -> str:
     can have and no other part gets: any character but a letter, a digit or `-_., ` as %XX, and so a leading dot
     and the dot of a grader's suffix (a student named summary.csv writes to summary%2Ecsv/); a long one shortened
     with a hash after a `~`."""
-    name = "".join(c if c.isalnum() or c in "-_., " else "".join(f"%{b:02X}" for b in c.encode()) for c in part)
+    name = "".join(c if c.isalnum() or c in "-_., " else "".join(f"%{b:02X}" for b in name_bytes(c)) for c in part)
     if name.startswith("."):
         name = "%2E" + name[1:]
     if name.lower().endswith(GRADER_SUFFIXES):
         head, _, tail = name.rpartition(".")
         name = f"{head}%2E{tail}"
     if len(name.encode()) > 180:
-        name = name.encode()[:160].decode(errors="ignore") + "~" + hashlib.sha256(part.encode()).hexdigest()[:16]
+        name = name.encode()[:160].decode(errors="ignore") + "~" + hashlib.sha256(name_bytes(part)).hexdigest()[:16]
     return name
 
 
@@ -136,6 +142,12 @@ def progress_log(stream=None):
     return lambda line: print(line, file=stream, flush=True)
 
 
+def one_line(log):
+    """`log` given each line with every control character escaped: a student's name (ESC[1A ESC[2K CR ...)
+    cannot move the cursor, erase a line the grader printed, or start a line of its own."""
+    return lambda line: log(printable(line))
+
+
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budget: Budget | None = None,
                 registry: Registry | None = None, log=None, isolation: str | None = None) -> list[dict]:
     """Grade the notebooks (or class folders) at `paths` into out_dir; returns the reports (results.json dicts).
@@ -144,7 +156,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     (tests_dir's hidden checks are merged into it); `isolation` asks for a Confinement mode (default: the
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
-    log = log or progress_log()
+    log = one_line(log or progress_log())
     entries = collect([Path(p) for p in paths])  # report name -> submission, read
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -178,10 +190,11 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
                 flat = [r for i in sorted(results[n]) for r in results[n][i]]
                 with speaking(language(sub)):
                     reports[n] = results_json(flat, seconds[n], summary_line(sub, exercises, flat))
+                    points = points_line(exercises, flat)
                 write_json(report_path(out, n), reports[n])
                 seals.record(n, entries[n], report_path(out, n))
                 seals.save()  # a batch killed after this keeps the report
-                log(f"[{len(reports)}/{len(entries)}] {n}: {reports[n]['output'].split(': ', 1)[1].splitlines()[0]}")
+                log(f"[{len(reports)}/{len(entries)}] {n}: {points}")
 
             for n in todo:
                 sub = entries[n]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from html import escape
 
 from ..i18n import language, tr
+from .printable import printable
 
 STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse;width:100%}"
          "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top;text-align:left}.passed{color:#064}"
@@ -21,6 +22,7 @@ def feedback_html(student: str, reports: dict[str, dict]) -> str:
     """The page for `student` from their reports (Gradescope results.json dicts, by notebook stem), in the language
     the course speaks now (an English page has no lang attribute, as before the Japanese edition)."""
     lang = "" if language() == "en" else f' lang="{language()}"'
+    student = printable(student)  # a folder name: its control characters and undecodable bytes shown escaped
     title = tr("Feedback: {student}").format(student=student)
     heading = tr("Feedback for {student}").format(student=student)
     columns = "".join(f"<th>{escape(c)}</th>" for c in (tr("check"), tr("result"), tr("points"), tr("why, and a hint")))
@@ -29,7 +31,8 @@ def feedback_html(student: str, reports: dict[str, dict]) -> str:
     titles = exercise_titles()
     for stem, report in reports.items():
         total = sum(t["max_score"] for t in report["tests"])
-        score = tr("{stem}: {score:g}/{total:g} points").format(stem=stem, score=report["score"], total=total)
+        score = tr("{stem}: {score:g}/{total:g} points").format(stem=printable(stem), score=report["score"],
+                                                                total=total)
         parts.append(f"<h2>{escape(score)}</h2>")
         notes = report.get("output", "").split("\n", 1)  # its first line repeats the heading
         if len(notes) > 1:

@@ -16,6 +16,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .printable import name_bytes
 from .report import read_valid, write_atomic
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class ReportSeals:
 
     def signature(self, name: str, notebook: Submission, report: bytes) -> str:
         digest = notebook.digest + hashlib.sha256(report).hexdigest()
-        return hmac.new(self.key, f"{name}\n{digest}".encode(), hashlib.sha256).hexdigest()
+        return hmac.new(self.key, name_bytes(name) + f"\n{digest}".encode(), hashlib.sha256).hexdigest()
 
     def trusted(self, name: str, notebook: Submission, report: Path) -> dict | None:
         """The report at `report` if the grader wrote it for this notebook as it was read; else None."""

@@ -16,6 +16,10 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course.api import LocalAPI
 from course.grading.batch import Budget, file_name, grade_batch
+from course.grading.mark import Mark
+from course.grading.oracle import shown
+from course.grading.printable import printable
+from course.grading.report import results_json, write_json
 from course.grading.worker_context import RETRIES
 from course.grading.registry import Registry
 from course.grading.sandbox.confinement import Confinement
@@ -169,8 +173,32 @@ KEY_BYTES = b"\x9f" * 32  # a seal key that is not UTF-8: an error quoting a byt
 FORMULA = '=HYPERLINK("example.com","x")'  # a folder name: no slash
 
 
-def hostile_class(submitted: Path, home: Path) -> dict[str, str]:
-    """Lay out the class; student -> words their report must show (empty: graded normally, 5 points)."""
+FORGED = "\x1b[1A\x1b[2K\rFORGED alice: 12 of 12 points"  # a folder name that rewrites the terminal's last line
+NOT_UTF8 = os.fsdecode(b"mallory\xff")  # a folder name that is not UTF-8, as Python reads it (a lone surrogate)
+HUGE_INT = "9" * 5000  # more digits than Python reads from text by default
+
+
+def round_three(submitted: Path) -> dict[str, tuple[float, str]]:
+    """Round three's students who used to stop the whole class; student -> (total, words their feedback shows)."""
+    def folder(name: str) -> Path:
+        (submitted / name).mkdir()
+        return submitted / name
+
+    write(folder("raises_a_surrogate") / "fixture.ipynb",
+          ask="def ask(client, prompt):\n    raise ValueError('\\ud800')\n")
+    write(folder("returns_a_surrogate") / "fixture.ipynb", ask=ASK.replace("reply.content[0].text", "'\\udcff'"))
+    write(folder(NOT_UTF8) / "fixture.ipynb")
+    write(folder("not_utf8_notebook") / os.fsdecode(b"fixture\xff.ipynb"))
+    huge = folder("huge_int") / "fixture.ipynb"
+    write(huge).write_text(huge.read_text().rstrip().removesuffix("}") + f', "big": {HUGE_INT}}}\n')
+    write(folder(FORGED) / "fixture.ipynb")
+    return {"raises_a_surrogate": (3, "ValueError: \\ud800"), "returns_a_surrogate": (4, "\\udcff"),
+            NOT_UTF8: (5, ""), "not_utf8_notebook": (5, ""), FORGED: (5, ""),
+            "huge_int": (0, "the notebook holds a number of more than 4300 digits")}
+
+
+def hostile_class(submitted: Path, home: Path) -> dict[str, tuple[float, str]]:
+    """Lay out the class; student -> (total, words their feedback page must show)."""
     def solved(folder: Path, name: str = "fixture.ipynb") -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         return write(folder / name)
@@ -194,14 +222,15 @@ def hostile_class(submitted: Path, home: Path) -> dict[str, str]:
     solved(submitted / "twice" / "a2")
     for name in ("summary.csv", "gradebook.csv", ".seals.json"[1:], "new\nline", FORMULA, "-1+1", "@SUM(A1)"):
         solved(submitted / name)
-    return {"alice": "", "links_to_alice": "fixture.ipynb is a symbolic link, which the grader does not follow",
-            "links_to_the_solution": "03_the_first_loop.ipynb is a symbolic link",
-            "folder_link": "folder_link is a symbolic link", "links_to_the_key": "fixture.ipynb is a symbolic link",
-            "fifo": "fixture.ipynb is not a regular file",
-            "folder_named_like_a_notebook": "fixture.ipynb is not a regular file",
-            "twice": "2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb)",
-            "summary.csv": "", "gradebook.csv": "", "seals.json": "", "new\nline": "", FORMULA: "", "-1+1": "",
-            "@SUM(A1)": ""}
+    refused = {"links_to_alice": "fixture.ipynb is a symbolic link, which the grader does not follow",
+               "links_to_the_solution": "03_the_first_loop.ipynb is a symbolic link",
+               "folder_link": "folder_link is a symbolic link", "links_to_the_key": "fixture.ipynb is a symbolic link",
+               "fifo": "fixture.ipynb is not a regular file",
+               "folder_named_like_a_notebook": "fixture.ipynb is not a regular file",
+               "twice": "2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb)"}
+    solved_names = ["alice", "summary.csv", "gradebook.csv", "seals.json", "new\nline", FORMULA, "-1+1", "@SUM(A1)"]
+    return {**{name: (5, "") for name in solved_names}, **{name: (0, why) for name, why in refused.items()},
+            **round_three(submitted)}
 
 
 @pytest.fixture(scope="module")
@@ -215,39 +244,61 @@ def hostile_class_graded(tmp_path_factory):
     assert done.returncode == 0, done.stderr[-3000:]
     with (out / "gradebook.csv").open(newline="") as f:
         rows = list(csv.reader(f))
-    return expected, out, rows
+    return expected, out, rows, done.stderr
 
 
 def test_every_student_of_a_hostile_class_gets_a_row_in_the_gradebook_and_a_feedback_page(hostile_class_graded):
-    expected, out, rows = hostile_class_graded
+    expected, out, rows, _ = hostile_class_graded
     totals = {row[0].removeprefix("'"): float(row[-1]) for row in rows[1:]}
-    assert totals == {student: 0.0 if words else 5.0 for student, words in expected.items()}
+    assert totals == {printable(student): total for student, (total, _) in expected.items()}
     assert all((out / file_name(student) / "feedback.html").is_file() for student in expected)
+
+
+@pytest.mark.parametrize("student", ["raises_a_surrogate", "returns_a_surrogate", "huge_int"])
+def test_a_student_who_used_to_stop_the_class_gets_a_grade_with_the_reason(hostile_class_graded, student):
+    expected, out, _, _ = hostile_class_graded
+    feedback = html.unescape((out / file_name(student) / "feedback.html").read_text())
+    assert expected[student][1] in feedback
+
+
+def test_a_name_that_is_not_utf8_is_shown_by_its_bytes(hostile_class_graded):
+    _, out, _, log = hostile_class_graded
+    assert json.loads((out / "mallory%FF" / "fixture.json").read_text())["score"] == 5
+    assert json.loads((out / "not_utf8_notebook" / "fixture%FF.json").read_text())["score"] == 5
+    assert "mallory\\udcff" in log and "mallory\\udcff" in (out / "mallory%FF" / "feedback.html").read_text()
+
+
+def test_no_line_the_grader_prints_holds_a_control_character(hostile_class_graded):
+    _, out, _, log = hostile_class_graded
+    assert not [line for line in log.splitlines() if not line.isprintable()]
+    assert not [line for line in log.splitlines() if line.startswith("FORGED")]
+    assert printable(FORGED) in log
+    assert all(c.isprintable() for path in out.glob("*.csv") for c in path.read_text() if c != "\n")
 
 
 @pytest.mark.parametrize("student", ["links_to_alice", "links_to_the_solution", "folder_link", "links_to_the_key",
                                      "fifo", "folder_named_like_a_notebook", "twice"])
 def test_a_students_unreadable_submission_is_their_zero_with_the_reason(hostile_class_graded, student):
-    expected, out, _ = hostile_class_graded
+    expected, out, _, _ = hostile_class_graded
     feedback = (out / file_name(student) / "feedback.html").read_text()
-    assert expected[student].replace("\n", " ") in html.unescape(feedback)
+    assert expected[student][1].replace("\n", " ") in html.unescape(feedback)
 
 
 def test_no_byte_of_a_file_a_link_points_at_reaches_a_report(hostile_class_graded):
-    _, out, _ = hostile_class_graded
+    _, out, _, _ = hostile_class_graded
     everything = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
     assert "0x9f" not in everything and "decode byte" not in everything
 
 
 def test_student_names_never_collide_with_the_graders_files(hostile_class_graded):
-    _, out, rows = hostile_class_graded
+    _, out, rows, _ = hostile_class_graded
     assert (out / "summary.csv").is_file() and (out / "gradebook.csv").is_file()
     assert json.loads((out / "summary%2Ecsv" / "fixture.json").read_text())["score"] == 5
     assert rows[0][0] == "student" and len(rows) == 1 + len(hostile_class_graded[0])
 
 
 def test_no_cell_of_the_gradebook_or_the_summary_starts_a_formula(hostile_class_graded):
-    _, out, rows = hostile_class_graded
+    _, out, rows, _ = hostile_class_graded
     with (out / "summary.csv").open(newline="") as f:
         cells = [c for row in [*rows, *csv.reader(f)] for c in row]
     assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
@@ -283,3 +334,13 @@ def test_no_request_a_worker_sends_reaches_a_subprocess_of_the_grader(tmp_path, 
     report, = grade_batch([path], tmp_path / "out", PROBES, jobs=1, registry=Registry({}, {}), log=lambda line: None)
     assert "VALUE \"exit code 0\\nran as " in report["tests"][0]["output"]
     assert started and all(argv[-1] == "/bin/true" or any(a.endswith("child.py") for a in argv) for argv in started)
+
+
+def test_a_returned_lone_surrogate_reaches_the_report_escaped(tmp_path):
+    """The course's checks show a returned value as JSON (oracle.shown), where a lone surrogate stays raw: the
+    report escapes it rather than fail to encode it (which stopped the class)."""
+    mark = Mark("ask: returns the answer", 0, 1, f"the return value: yours {shown(chr(0xdcff))}, the reference's 1")
+    write_json(tmp_path / "r.json", results_json([mark], 0.5, f"{chr(0xd800)}: 0/1 points"))
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["tests"][0]["output"] == 'the return value: yours "\\udcff", the reference\'s 1'
+    assert report["output"] == "\\ud800: 0/1 points"
