@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import csv
 import html
+import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -16,13 +19,15 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course.api import LocalAPI
 from course.grading.batch import Budget, file_name, grade_batch
+from course.grading.call import Call
 from course.grading.mark import Mark
 from course.grading.oracle import shown
 from course.grading.printable import printable
 from course.grading.report import results_json, write_json
-from course.grading.worker_context import RETRIES
+from course.grading.worker_context import MAX_WHY, RETRIES
 from course.grading.registry import Registry
 from course.grading.sandbox.confinement import Confinement
+from course.grading.sandbox.wire import Wire
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow
@@ -87,6 +92,19 @@ SKIPPED = {
 }
 
 
+# a cell writing its own "ready" message to the grader's channel, with a 2 MB reason for a cell it says it skipped
+FORGED_READY = """import json, os, socket, stat
+for fd in range(3, 64):
+    try:
+        if stat.S_ISSOCK(os.fstat(fd).st_mode):
+            with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as channel:
+                channel.sendall(json.dumps({"ready": True, "errors": [], "cut": [
+                    {"cell": 1, "why": "x" * 2_000_000}, *({"cell": n, "why": "y"} for n in range(2, 100_000))]}
+                    ).encode() + b"\\n")
+    except OSError:
+        pass"""
+
+
 def api_message(messages) -> str:
     """What the local API itself answers to a conversation (the expected 400 wording)."""
     body = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 9, "messages": messages}).encode()
@@ -108,6 +126,7 @@ def graded(tmp_path_factory):
     paths.append(write(folder / "exits_in_every_cell.ipynb", exits))
     (folder / "broken_json.ipynb").write_text('{"cells": [')
     paths.append(folder / "broken_json.ipynb")
+    paths.append(write(folder / "forged_ready.ipynb", before=FORGED_READY))
     out = folder / "out"
     budget = Budget(call=3, cell=2, exercise=60, memory=256 << 20)
     reports = grade_batch(paths, out, CHECKS, jobs=2, budget=budget, registry=Registry({}, {}), log=lambda line: None)
@@ -156,6 +175,13 @@ def test_cells_that_keep_ending_the_process_are_skipped_a_bounded_number_of_time
     given_up = f"cell {RETRIES + 1} ended the process at line 2 (os._exit()? a crash? the memory limit?), after " \
                f"{RETRIES} cells were skipped for the same: given up"
     assert all(given_up in t["output"] for t in report["tests"])
+
+
+def test_what_a_worker_claims_in_its_ready_message_is_capped(graded):
+    reports, out = graded
+    assert (out / "forged_ready.json").stat().st_size < 20_000
+    notes = [t["output"].split("\nNote: ", 1)[1] for t in reports["forged_ready"]["tests"] if "\nNote: " in t["output"]]
+    assert notes and all(len(n) <= MAX_WHY + 100 for n in notes), notes
 
 
 def test_summary_has_one_row_per_submission(graded):
@@ -344,3 +370,38 @@ def test_a_returned_lone_surrogate_reaches_the_report_escaped(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert report["tests"][0]["output"] == 'the return value: yours "\\udcff", the reference\'s 1'
     assert report["output"] == "\\ud800: 0/1 points"
+
+
+def test_a_request_of_millions_of_objects_is_refused_before_it_is_parsed(tmp_path):
+    """Four 6 MB bodies of 2 million empty objects each (under the 32 MB cap) cost the grader no Python objects:
+    the wire counts objects and depth on the bytes and answers 400 (parsed, they took 2.26 GB)."""
+    body = b'{"model": "claude-haiku-4-5", "max_tokens": 9, "messages": [' + b",".join([b"{}"] * 2_000_000) + b"]}"
+    deep = b'{"model": "claude-haiku-4-5", "max_tokens": 9, "messages": ' + b"[" * 900 + b"]" * 900 + b"}"
+    with Wire(tmp_path / "api.sock", 16) as wire:
+        token = wire.router.open(Call(get("one_shot"), (), {}))
+        tracemalloc.start()
+        try:
+            answers = [unix_post(tmp_path / "api.sock", f"/call/{token}/v1/messages", b) for b in [body] * 4 + [deep]]
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert [status for status, _ in answers] == [400] * 5
+    assert "more than 100000 JSON objects and arrays" in answers[0][1]
+    assert "more than 256 deep" in answers[-1][1]
+    assert peak < 100 << 20, f"{peak >> 20} MB"
+
+
+def unix_post(socket_path: Path, path: str, body: bytes) -> tuple[int, str]:
+    """POST `body` to the grader's API on its Unix socket: (status, body)."""
+    class Connection(http.client.HTTPConnection):
+        def connect(self):
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.connect(str(socket_path))
+
+    connection = Connection("grader", timeout=60)
+    try:
+        connection.request("POST", path, body, {"content-type": "application/json", "x-api-key": "k"})
+        reply = connection.getresponse()
+        return reply.status, reply.read().decode()
+    finally:
+        connection.close()

@@ -176,7 +176,8 @@ class Runner:
                 return -1, str(e)
         if answer.get("code") == -1:
             return -1, f"timed out after {timeout:g} s"
-        return int(answer.get("code", -1)), str(answer.get("output", ""))
+        code = answer.get("code")
+        return code if type(code) is int else -1, str(answer.get("output", ""))[:child.OUTPUT_CAP + 100]
 
     def close(self) -> None:
         with self._lock:
