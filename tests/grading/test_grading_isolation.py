@@ -230,10 +230,67 @@ def tools(run_tool):
 '''
 
 
+# Round three: two workers graded at once (the first two probes start together) meet by every way a shared network
+# or IPC namespace allows: a TCP port on loopback, an abstract Unix socket, a SysV shared memory segment (which
+# outlives its maker when the namespace is shared).
+MEETING = 47213  # the TCP port and SysV key the two agree on
+LISTENS = f'''import ctypes, socket, time
+
+
+def probe(client):
+    ctypes.CDLL(None).shmget({MEETING}, 1 << 20, 0o1666)  # IPC_CREAT, readable by all
+    tcp = socket.create_server(("127.0.0.1", {MEETING}))
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind("\\0course-meeting")
+    unix.listen()
+    met = []
+    for server in (tcp, unix):
+        server.settimeout(4)
+        try:
+            server.accept()[0].close()
+            met.append(server.family.name)
+        except OSError:
+            pass
+    return met
+'''
+REACHES = f'''import ctypes, socket, time
+
+
+def probe(client):
+    met = {{}}
+    deadline = time.monotonic() + 4
+    while len(met) < 3 and time.monotonic() < deadline:
+        if ctypes.CDLL(None).shmget({MEETING}, 0, 0) != -1:
+            met["shm"] = True
+        for family, address in ((socket.AF_INET, ("127.0.0.1", {MEETING})), (socket.AF_UNIX, "\\0course-meeting")):
+            try:
+                with socket.socket(family) as s:
+                    s.connect(address)
+                met[family.name] = True
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return sorted(met)
+'''
+MANY_FILES = '''def probe(client):
+    made = 0
+    try:
+        for i in range(50_000):
+            open(f"e{i}", "w").close()
+            made += 1
+    except OSError:
+        pass
+    return made
+'''
+
+
 def probes(root: Path, port: int) -> dict[str, str]:
     """name -> the notebook's graded function (tools or probe)."""
     key = str(root / "home" / ".cache" / "course" / "grader.key")
     return {
+        "neighbour_listens": LISTENS,
+        "neighbour_reaches": REACHES,
+        "many_files": MANY_FILES,
         "run_python_escapes": tools(EVIL.format(key=key, secret=SECRET, out=str(root / "out"), token=TOKEN)),
         "run_python_floods": tools("print('x' * 50_000_000)"),
         "huge_body": CONNECT + '''
@@ -372,3 +429,19 @@ def test_a_worker_cannot_fill_the_disk_past_the_scratch_quota(probed):
     if not mode.startswith("bwrap"):
         pytest.skip("a sized tmpfs needs bubblewrap; without it only the file size is limited")
     assert shown["fills_scratch"] <= Budget().disk >> 20
+
+
+def test_two_workers_graded_at_once_cannot_meet_over_a_network_or_ipc(probed):
+    """Each worker has its own network and IPC namespaces: no loopback port, abstract socket or SysV segment of
+    one is another's (they were, with one namespace per batch)."""
+    shown, mode, _, _ = probed
+    if mode != "bwrap":
+        pytest.skip("namespaces per worker need bubblewrap as root")
+    assert shown["neighbour_reaches"] == [] and shown["neighbour_listens"] == []
+
+
+def test_a_worker_cannot_make_more_files_than_its_inodes(probed):
+    shown, mode, _, _ = probed
+    if mode != "bwrap":
+        pytest.skip("a tmpfs of its own per worker needs bubblewrap as root")
+    assert shown["many_files"] < Budget().inodes, shown["many_files"]

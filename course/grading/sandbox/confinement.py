@@ -26,8 +26,9 @@ from pathlib import Path
 import course
 
 FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
-CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # all the fork server keeps of root: to drop to uids,
-# kill them and give each its folder
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_SYS_ADMIN", "CAP_NET_ADMIN")  # all the fork
+# server keeps of root: to drop to uids, kill them, give each its folder, namespaces and tmpfs, and bring its loopback
+# up (a worker loses them all when it drops to its uid)
 MODES = ("bwrap", "uid", "bwrap-user", "none")
 HIDDEN_TMPFS = 1 << 20  # bytes the empty tmpfs over a hidden folder may hold
 

@@ -124,11 +124,13 @@ class ForkServer:
         return Worker(pid, sock, uid, folder, self)
 
     def setup(self, worker: Worker) -> dict:
-        """The first message to a worker: the folder it makes and lives in, its uid and its limits."""
+        """The first message to a worker: the folder it makes and lives in, its uid and its limits; under bubblewrap
+        as root, the size and files of its own tmpfs, in network, IPC and mount namespaces of its own."""
         limits = self.budget.worker_limits()
         if worker.uid is None:  # RLIMIT_NPROC counts every process of the grader's user
             limits["processes"] += user_tasks(os.getuid())
-        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid}
+        space = {"disk": self.budget.disk, "inodes": self.budget.inodes} if self.confinement.mode == "bwrap" else None
+        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid, "space": space}
 
     def end(self, worker: Worker) -> None:
         """Ask the fork server to end `worker` and everything it started; returns when they are gone. A fork
