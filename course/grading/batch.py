@@ -29,7 +29,7 @@ from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
 from .printable import name_bytes, printable
-from .report_seals import ReportSeals
+from .report_seals import ReportSeals, made_from
 from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
 from .sandbox.confinement import Confinement
@@ -161,7 +161,8 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     confinement = Confinement.detect(isolation)
-    seals = ReportSeals(out)
+    budget = budget or Budget()
+    seals = ReportSeals(out, made_from(tests_dir, registry, budget, confinement.mode))
     reports = {n: r for n, sub in entries.items() if (r := seals.trusted(n, sub, report_path(out, n)))}
     todo = [n for n in entries if n not in reports]
     log(f"{len(entries)} submission{'' if len(entries) == 1 else 's'}: {len(reports)} already graded, "
@@ -172,7 +173,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
         jobs = jobs or JOBS_PER_CPU * (os.cpu_count() or 1)
-        with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
+        with Batch(budget, confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             registry = load(tests_dir, registry)
             plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
             readable = [exercises for sub, exercises in plan.values() if not sub.problem]  # the rest need no reference

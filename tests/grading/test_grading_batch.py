@@ -141,3 +141,37 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     assert sorted(p.name for p in out.iterdir()) == [".seals.json", "spy.feedback.html", "spy.json", "summary.csv"]
 
 
+
+
+HIDDEN_EXTRA = '''from course.grading.exercise import Check, CheckFailed, Exercise
+
+
+def never(ctx):
+    raise CheckFailed("a hidden check added later")
+
+
+EXERCISES = [Exercise("ask", "ask", "Ask the model once", [Check("a later hidden check", never)],
+                      notebook="fixture.ipynb")]
+'''
+
+
+def test_a_report_is_kept_only_when_everything_it_was_made_from_is_the_same(tmp_path):
+    """Graded again with a hidden check added (--tests), or other limits, every report is graded again; with
+    nothing changed, none is (before, the seal covered the notebook and the report only)."""
+    path, out = write(tmp_path / "student.ipynb"), tmp_path / "out"
+    more = tmp_path / "more_tests"
+    more.mkdir()
+    (more / "fixture_checks.py").write_text((CHECKS / "fixture_checks.py").read_text())
+    (more / "later.py").write_text(HIDDEN_EXTRA)
+
+    def again(tests, budget: Budget | None = None) -> tuple[str, dict]:
+        lines = []
+        report, = grade_batch([path], out, tests, jobs=2, budget=budget, registry=Registry({}, {}), log=lines.append)
+        return lines[0], report
+
+    assert again(CHECKS)[0].startswith("1 submission: 0 already graded, 1 to grade")
+    line, report = again(more)
+    assert line.startswith("1 submission: 0 already graded, 1 to grade")
+    assert len(report["tests"]) == 5 and "a hidden check added later" in json.dumps(report)
+    assert again(more)[0].startswith("1 submission: 1 already graded, 0 to grade")
+    assert again(more, Budget(call=14))[0].startswith("1 submission: 0 already graded, 1 to grade")
