@@ -1,4 +1,6 @@
-"""A student's feedback page: every check of every notebook, passed or failed, with the why and the hint."""
+"""A student's feedback page: every check of every notebook, passed or failed, with the why and the hint; a hidden
+check (an instructor's, from --tests) only counted, never shown, as Gradescope shows it only once grades are
+published."""
 from __future__ import annotations
 
 from html import escape
@@ -30,16 +32,22 @@ def feedback_html(student: str, reports: dict[str, dict]) -> str:
              f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>"]
     titles = exercise_titles()
     for stem, report in reports.items():
-        total = sum(t["max_score"] for t in report["tests"])
-        score = tr("{stem}: {score:g}/{total:g} points").format(stem=printable(stem), score=report["score"],
-                                                                total=total)
+        tests = [t for t in report["tests"] if t.get("visibility", "visible") == "visible"]
+        withheld = [t for t in report["tests"] if t.get("visibility", "visible") != "visible"]
+        score = tr("{stem}: {score:g}/{total:g} points").format(
+            stem=printable(stem), score=round(sum(t["score"] for t in tests), 4),
+            total=sum(t["max_score"] for t in tests))
         parts.append(f"<h2>{escape(score)}</h2>")
         notes = report.get("output", "").split("\n", 1)  # its first line repeats the heading
         if len(notes) > 1:
             parts.append(f"<pre>{escape(notes[1])}</pre>")
+        if withheld:  # results.json shows them once grades are published: their cases and answers are secret
+            parts.append("<p>" + escape(tr("{count} hidden checks ({points:g} points) are shown once grades are "
+                                           "published").format(count=len(withheld),
+                                                               points=sum(t["max_score"] for t in withheld))) + "</p>")
         parts.append(f"<table><tr>{columns}</tr>")
         exercise = None
-        for t in report["tests"]:
+        for t in tests:
             if (gid := t["name"].split(": ", 1)[0]) != exercise:  # each exercise under its title
                 exercise = gid
                 title = tr(titles[gid]) + f" ({gid})" if gid in titles else gid
