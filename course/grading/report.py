@@ -111,7 +111,15 @@ def results_json(results: list[Mark], execution_time: float, output: str) -> dic
 
 
 def merge(reports: list[dict], output: str = "") -> dict:
-    """Several submissions' reports as one results.json (a Gradescope submission may hold several notebooks)."""
+    """Several submissions' reports as one results.json (a Gradescope submission may hold several notebooks), each
+    assignment counted once: of the notebooks that answer the same exercises, the first (by name) counts."""
+    counted: dict[frozenset, dict] = {}
+    for r in reports:
+        counted.setdefault(frozenset(per_exercise(r)), r)
+    if len(counted) < len(reports):
+        output = "\n".join([tr("{count} more notebooks answer exercises another notebook answers: only the first of "
+                               "each is counted").format(count=len(reports) - len(counted)), *filter(None, [output])])
+    reports = list(counted.values())
     tests = [t for r in reports for t in r["tests"]]
     return {"score": round(sum(t["score"] for t in tests), 4),
             "execution_time": round(sum(r.get("execution_time", 0) for r in reports), 2),

@@ -172,8 +172,8 @@ def collect(paths: list[Path]) -> dict[str, Submission]:
         try:
             for item in listing(fd):
                 loose = item.name.endswith(".ipynb") and not item.name.startswith(".")
-                if loose and item.is_file(follow_symlinks=False):
-                    found.setdefault(Path(item.name).stem, []).append(read(root / item.name))  # as if given by path
+                if loose and not item.is_dir(follow_symlinks=False):  # a link or a special file: refused, by name
+                    found.setdefault(Path(item.name).stem, []).append(read_at(fd, item.name, root / item.name))
                     continue
                 if item.name.startswith(".") or not (item.is_dir(follow_symlinks=False) or item.is_symlink()):
                     continue
