@@ -75,7 +75,8 @@ class Batch:
             ctx = WorkerContext(self.server, self.wire, budget, registry, cells, problem, exercise.function)
             confined = RUNNER.set(ctx.runner)
             try:
-                return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
+                marks = run_exercise(exercise, ctx)
+                return [replace(r, note="; ".join([*ctx.notes, *sorted(ctx.remarks)])) for r in marks]
             except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
                 return [Mark(f"{exercise.grade_id}: {tr(c.name)}", 0.0, c.points,
                              tr("internal grader error: {error!r}").format(error=e), hidden=c.hidden)

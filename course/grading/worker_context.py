@@ -65,6 +65,7 @@ class WorkerContext:
         self.runner = Runner(server)  # where run_python runs for this exercise (its calls and its checks)
         self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
         self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
+        self.remarks: set[str] = set()  # what the checks could not grade, and why (the reference failed): shown too
 
     def _ready(self):
         """The worker with the notebook's cells run, started on first use and after a call killed it;

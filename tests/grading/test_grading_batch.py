@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, solution, write
 
-from course.grading.exercise import Check, Exercise
+from course.grading import oracle
+from course.grading.exercise import Check, Exercise, Outcome
+from course.grading.mark import run_exercise
+from course.grading.notebook_context import NotebookContext
 from course.grading.batch import Budget, grade_batch
-from course.grading.registry import Registry
+from course.grading.registry import Registry, shipped
 from course.grading.sandbox.confinement import Confinement
 
 pytestmark = pytest.mark.slow
@@ -175,3 +178,31 @@ def test_a_report_is_kept_only_when_everything_it_was_made_from_is_the_same(tmp_
     assert len(report["tests"]) == 5 and "a hidden check added later" in json.dumps(report)
     assert again(more)[0].startswith("1 submission: 1 already graded, 0 to grade")
     assert again(more, Budget(call=14))[0].startswith("1 submission: 0 already graded, 1 to grade")
+
+
+@pytest.mark.parametrize("recovers", [True, False])
+def test_a_reference_outcome_that_timed_out_is_never_the_oracle(monkeypatch, recovers):
+    """A loaded machine made the reference time out: its case is run again alone with twice the time; if that
+    times out too, the case is not graded (a wrong answer is not marked down on it) and the exercise says so.
+    Before, the timed-out outcome was the oracle, against which an honest student lost marks."""
+    exercise = shipped().exercise("first_violation")
+    real, seen = oracle.trusted_call, []
+
+    def loaded(fn, case, timeout=oracle.REFERENCE_TIMEOUT):
+        seen.append(timeout)
+        if timeout == oracle.REFERENCE_TIMEOUT or not recovers:
+            return Outcome(error=f"timed out after {timeout:g} s (an endless loop? no turn cap?)")
+        return real(fn, case, timeout)
+
+    monkeypatch.setattr(oracle, "_outcomes", {})
+    monkeypatch.setattr(oracle, "trusted_call", loaded)
+    ctx = NotebookContext(lambda messages: ["P1", 0], shipped())
+    ctx.remarks = set()
+    marks = run_exercise(exercise, ctx)
+    assert 2 * oracle.REFERENCE_TIMEOUT in seen
+    if recovers:  # graded against the outcome of the second run
+        assert not any(m.passed for m in marks) and not ctx.remarks
+    else:
+        assert all(m.passed for m in marks)
+        assert ctx.remarks == {f"the reference timed out twice on a case of '{r.name}', which was not graded"
+                               for r in exercise.rules}
