@@ -14,7 +14,7 @@ import pytest
 from hostile.notebooks import ASK, CHECKS, scores, write
 
 from course.grading.budget import Budget
-from course.grading.sandbox.confinement import FIRST_UID
+from course.grading.sandbox.confinement import FIRST_UID, checkout
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
 AS_ROOT = os.geteuid() == 0
@@ -288,6 +288,17 @@ def probes(root: Path, port: int) -> dict[str, str]:
     """name -> the notebook's graded function (tools or probe)."""
     key = str(root / "home" / ".cache" / "course" / "grader.key")
     return {
+        "reads_the_checkout": f'''def probe(client):
+    found = []
+    for path in {[str(ROOT / "translations" / "ja" / "exercises" / "03_the_first_loop.md"), str(ROOT / "README.md"),
+                  *(str(p / "HEAD") for p in checkout()[1:])]!r}:
+        try:
+            open(path, "rb").read()
+            found.append(path)
+        except OSError:
+            pass
+    return found
+''',
         "neighbour_listens": LISTENS,
         "neighbour_reaches": REACHES,
         "many_files": MANY_FILES,
@@ -445,3 +456,12 @@ def test_a_worker_cannot_make_more_files_than_its_inodes(probed):
     if mode != "bwrap":
         pytest.skip("a tmpfs of its own per worker needs bubblewrap as root")
     assert shown["many_files"] < Budget().inodes, shown["many_files"]
+
+
+def test_nothing_of_the_checkout_but_what_a_worker_needs_is_readable_wherever_it_lies(probed):
+    """The translations hold every solution, and .git every commit: from a checkout outside /tmp and the home
+    folders (this one, in CI a clone under /tmp), a worker read both."""
+    shown, mode, _, _ = probed
+    if not mode.startswith("bwrap"):
+        pytest.skip("hiding folders needs bubblewrap")
+    assert shown["reads_the_checkout"] == []

@@ -60,6 +60,20 @@ def needed() -> list[Path]:
                                         Path(course.__file__).parent, *site.getsitepackages())]
 
 
+def checkout() -> list[Path]:
+    """The source tree the course runs from, if it does (the translations and .git hold every solution), and its git
+    folder (a worktree's lies elsewhere): hidden from workers but for what they need (an allow-list)."""
+    tree = Path(course.__file__).resolve().parent.parent
+    if not (tree / "pyproject.toml").is_file():
+        return []
+    found, git = [tree], tree / ".git"
+    if git.is_file() and (text := git.read_text(errors="replace")).startswith("gitdir:"):
+        private = Path(text.removeprefix("gitdir:").strip())
+        common = private / (private / "commondir").read_text().strip() if (private / "commondir").is_file() else private
+        found.append(common.resolve())
+    return found
+
+
 def bwrap_works(as_root: bool) -> bool:
     if not shutil.which("bwrap"):
         return False
@@ -109,10 +123,11 @@ class Confinement:
         small = ["--size", str(HIDDEN_TMPFS)]  # what a hidden folder's tmpfs may hold (it is the grader's, 0755)
         mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm"]
         hidden = [Path("/tmp").resolve(), *homes]
+        hidden += [p for p in checkout() if not any(p.is_relative_to(h) for h in hidden)]
         for base in hidden:
             mounts += [*small, "--tmpfs", str(base)]
             # what workers need inside a hidden folder comes back read-only: Python under root's home (pyenv),
-            # a checkout and its venv under /tmp (a CI clone)
+            # a checkout's course package and its venv (the rest of the checkout stays hidden, wherever it lies)
             inside = [p for p in needed() if p.is_relative_to(base)]
             folders = dict.fromkeys(d for p in inside for d in reversed(p.parents)
                                     if d.is_relative_to(base) and d != base)
