@@ -32,6 +32,7 @@ from .printable import name_bytes, printable
 from .report_seals import ReportSeals, made_from
 from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
+from .sandbox import cpu_share
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .submission import Submission, assignment, collect, language, program
@@ -53,7 +54,8 @@ class Batch:
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
         # workers sharing the grader's uid share its bound on connections
         connections = self.budget.connections * (1 if self.confinement.own_uid else self.jobs)
-        self.server = ForkServer(self.root, self.confinement, self.private, self.budget)
+        self.cgroup = cpu_share.batch_group(self.jobs) if self.confinement.own_uid else None
+        self.server = ForkServer(self.root, self.confinement, self.private, self.budget, self.cgroup)
         from .sandbox.wire import Wire  # the SDK, imported here while the fork server, already started, imports it
 
         self.wire = Wire(self.root / "api.sock", connections).__enter__()
@@ -61,6 +63,7 @@ class Batch:
 
     def __exit__(self, *exc) -> None:
         self.server.close()
+        cpu_share.remove(self.cgroup)
         self.wire.__exit__()
         shutil.rmtree(self.root, ignore_errors=True)
 

@@ -272,6 +272,17 @@ def probe(client):
         time.sleep(0.05)
     return sorted(met)
 '''
+CPU_GROUP = '''import subprocess
+
+
+def probe(client):
+    def cpu(text):
+        return [line.split(":", 2)[2] for line in text.splitlines() if "cpu" in line.split(":")[1].split(",")
+                or line.startswith("0::")][0]
+
+    spawned = subprocess.run(["cat", "/proc/self/cgroup"], capture_output=True, text=True, start_new_session=True)
+    return [cpu(open("/proc/self/cgroup").read()), cpu(spawned.stdout)]
+'''
 MANY_FILES = '''def probe(client):
     made = 0
     try:
@@ -299,6 +310,7 @@ def probes(root: Path, port: int) -> dict[str, str]:
             pass
     return found
 ''',
+        **{f"cpu_group_{n}": CPU_GROUP for n in "ab"},
         "neighbour_listens": LISTENS,
         "neighbour_reaches": REACHES,
         "many_files": MANY_FILES,
@@ -465,3 +477,14 @@ def test_nothing_of_the_checkout_but_what_a_worker_needs_is_readable_wherever_it
     if not mode.startswith("bwrap"):
         pytest.skip("hiding folders needs bubblewrap")
     assert shown["reads_the_checkout"] == []
+
+
+def test_each_worker_has_a_cpu_share_of_its_own_that_its_processes_inherit(probed):
+    """A cgroup per worker (in the batch's): 60 busy processes of one student get one worker's share. Before, every
+    worker was in the machine's cgroup, and each process had a share of its own."""
+    shown, mode, _, _ = probed
+    if not AS_ROOT or mode not in ("bwrap", "uid"):
+        pytest.skip("cgroups need root")
+    a, b = shown["cpu_group_a"], shown["cpu_group_b"]
+    assert a[0] == a[1] and b[0] == b[1] and a[0] != b[0], (a, b)
+    assert all(Path(group).parent.name.startswith("course-grade-") for group in (a[0], b[0]))

@@ -372,10 +372,19 @@ def apart(folder: str, uid: int, space: dict) -> None:
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
 
 
-def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None) -> None:
+def join(group: str) -> None:
+    """Move this worker into a cgroup of its own, `group` (made here, in the batch's: an equal CPU share per worker,
+    however many processes it starts; they inherit it, and once it drops to its uid it cannot leave)."""
+    os.mkdir(group)
+    with open(os.path.join(group, "cgroup.procs"), "w") as f:
+        f.write("0")  # this process
+
+
+def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None, group: str | None = None) -> None:
     """The worker's limits (the grader's Budget): `memory` bytes more address space, `cpu` seconds of CPU per
     process (an orphan of a killed grader cannot spin forever), `file` bytes per file, no core dumps, `processes`
     processes of its user; its `folder` (mode 700), with `space` a tmpfs in namespaces of its own (see apart);
+    with `group`, a cgroup of its own (an equal CPU share);
     then, when the grader runs as root, a user of its own without rights, who owns the folder, which no later
     privilege can undo."""
     total = address_space() + limits["memory"]
@@ -384,6 +393,8 @@ def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None)
                          (resource.RLIMIT_NPROC, limits["processes"])):
         resource.setrlimit(which, (value, value))
     os.mkdir(folder, 0o700)
+    if group:
+        join(group)
     if space and uid is not None:
         apart(folder, uid, space)
     if uid is not None:
@@ -404,7 +415,7 @@ def worker(sock: socket.socket) -> None:
     earlier worker), run the cells, then answer calls until the grader hangs up."""
     channel = Channel(sock)
     setup = channel.receive()
-    limit(setup["limits"], setup.get("uid"), setup["dir"], setup.get("space"))
+    limit(setup["limits"], setup.get("uid"), setup["dir"], setup.get("space"), setup.get("cgroup"))
     os.chdir(setup["dir"])
     os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
     os.environ["COURSE_LANG"] = setup.get("lang", "en")  # the submission's language, for what the course says

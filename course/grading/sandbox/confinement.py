@@ -112,16 +112,18 @@ class Confinement:
     def warning(self) -> str:
         return PARTIAL.get(self.mode, "")
 
-    def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int) -> list[str]:
+    def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int,
+                writable: list[Path] = ()) -> list[str]:
         """The fork server's command: `argv` as it is, or under bubblewrap with no network, `scratch` read-only but
-        for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), and `private` (submissions, hidden
-        tests, output) hidden."""
+        for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), `private` (submissions, hidden
+        tests, output) hidden, and `writable` (the batch's cgroup) writable."""
         if self.mode not in ("bwrap", "bwrap-user"):
             return argv
         homes = [h for h in dict.fromkeys([Path(pwd.getpwuid(os.getuid()).pw_dir).resolve(), Path.home().resolve()])
                  if h != Path("/")]
         small = ["--size", str(HIDDEN_TMPFS)]  # what a hidden folder's tmpfs may hold (it is the grader's, 0755)
-        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm"]
+        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm",
+                  *(a for p in writable for a in ("--bind", str(p), str(p)))]
         hidden = [Path("/tmp").resolve(), *homes]
         hidden += [p for p in checkout() if not any(p.is_relative_to(h) for h in hidden)]
         for base in hidden:

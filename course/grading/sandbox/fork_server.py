@@ -74,8 +74,10 @@ class ForkServer:
     """The fork server and the scratch folder that holds its script, the package view and the workers' folders
     (under `work/`: a tmpfs of `budget.disk` bytes under bubblewrap, where each worker makes its own)."""
 
-    def __init__(self, root: Path, confinement: Confinement, private: list[Path], budget: Budget):
+    def __init__(self, root: Path, confinement: Confinement, private: list[Path], budget: Budget,
+                 cgroup: Path | None = None):
         self.root, self.confinement, self.private, self.budget = root, confinement, private, budget
+        self.cgroup = cgroup if confinement.own_uid else None  # where each worker makes its cgroup (cpu_share)
         shutil.copy(child.__file__, root / "child.py")
         self.path = site_view(root)
         self.work = root / "work"
@@ -89,7 +91,8 @@ class ForkServer:
         self.control, theirs = socket.socketpair()
         argv = [sys.executable, "-I", "-S", "-B", str(self.root / "child.py"), str(theirs.fileno()), *self.path]
         self.process = subprocess.Popen(
-            self.confinement.command(argv, self.root, self.private, self.budget.disk), pass_fds=[theirs.fileno()],
+            self.confinement.command(argv, self.root, self.private, self.budget.disk,
+                                     [self.cgroup] if self.cgroup else []), pass_fds=[theirs.fileno()],
             cwd=self.root, env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -130,7 +133,8 @@ class ForkServer:
         if worker.uid is None:  # RLIMIT_NPROC counts every process of the grader's user
             limits["processes"] += user_tasks(os.getuid())
         space = {"disk": self.budget.disk, "inodes": self.budget.inodes} if self.confinement.mode == "bwrap" else None
-        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid, "space": space}
+        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid, "space": space,
+                "cgroup": str(self.cgroup / worker.folder.name) if self.cgroup else None}
 
     def end(self, worker: Worker) -> None:
         """Ask the fork server to end `worker` and everything it started; returns when they are gone. A fork
