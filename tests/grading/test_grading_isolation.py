@@ -488,3 +488,20 @@ def test_each_worker_has_a_cpu_share_of_its_own_that_its_processes_inherit(probe
     a, b = shown["cpu_group_a"], shown["cpu_group_b"]
     assert a[0] == a[1] and b[0] == b[1] and a[0] != b[0], (a, b)
     assert all(Path(group).parent.name.startswith("course-grade-") for group in (a[0], b[0]))
+
+
+def test_a_killed_graders_cgroup_is_removed_by_the_next_batch():
+    """A grader killed (SIGKILL: no cleanup) left its empty cgroup; the next batch removes those of dead graders."""
+    from course.grading.sandbox import cpu_share
+
+    gone = subprocess.Popen(["true"])  # a grader that is no more
+    gone.wait()
+    ours = cpu_share.batch_group(1)
+    if ours is None:
+        pytest.skip("no writable cpu cgroup here")
+    stale = ours.parent / f"course-grade-{gone.pid}-0000"
+    (stale / "w1").mkdir(parents=True)
+    cpu_share.remove(ours)
+    again = cpu_share.batch_group(1)
+    cpu_share.remove(again)
+    assert not stale.exists()

@@ -23,7 +23,10 @@ def batch_group(jobs: int) -> Path | None:
         return None
     v2 = (V2 / "cgroup.controllers").is_file() and "cpu" in (V2 / "cgroup.controllers").read_text().split()
     for parent in [V1] if V1.is_dir() else [V2] if v2 else []:
-        group = parent / f"course-grade-{secrets.token_hex(4)}"
+        for stale in parent.glob("course-grade-*"):  # left by a grader that was killed (named by its pid)
+            if not Path(f"/proc/{stale.name.split('-')[2]}").exists():
+                remove(stale)
+        group = parent / f"course-grade-{os.getpid()}-{secrets.token_hex(4)}"
         try:
             group.mkdir()
             if parent == V2:  # the workers' groups get the cpu controller
