@@ -29,9 +29,11 @@ from . import oracle, reference, saved_outcomes
 from .budget import Budget
 from .exercise import Exercise
 from .feedback import feedback_html
-from .report_seals import ReportSeals
+from .printable import name_bytes, printable
+from .report_seals import ReportSeals, made_from
 from .registry import Registry, load
 from .report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
+from .sandbox import cpu_share
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .submission import Submission, assignment, collect, language, program
@@ -53,7 +55,8 @@ class Batch:
         os.chmod(self.root, 0o755)  # workers running as their own uid reach their folders and the package view
         # workers sharing the grader's uid share its bound on connections
         connections = self.budget.connections * (1 if self.confinement.own_uid else self.jobs)
-        self.server = ForkServer(self.root, self.confinement, self.private, self.budget)
+        self.cgroup = cpu_share.batch_group(self.jobs) if self.confinement.own_uid else None
+        self.server = ForkServer(self.root, self.confinement, self.private, self.budget, self.cgroup)
         from .sandbox.wire import Wire  # the SDK, imported here while the fork server, already started, imports it
 
         self.wire = Wire(self.root / "api.sock", connections).__enter__()
@@ -61,6 +64,7 @@ class Batch:
 
     def __exit__(self, *exc) -> None:
         self.server.close()
+        cpu_share.remove(self.cgroup)
         self.wire.__exit__()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -75,7 +79,8 @@ class Batch:
             ctx = WorkerContext(self.server, self.wire, budget, registry, cells, problem, exercise.function)
             confined = RUNNER.set(ctx.runner)
             try:
-                return [replace(r, note="; ".join(ctx.notes)) for r in run_exercise(exercise, ctx)]
+                marks = run_exercise(exercise, ctx)
+                return [replace(r, note="; ".join([*ctx.notes, *sorted(ctx.remarks)])) for r in marks]
             except Exception as e:  # a grader bug costs this exercise, with a reason, not the batch
                 return [Mark(f"{exercise.grade_id}: {tr(c.name)}", 0.0, c.points,
                              tr("internal grader error: {error!r}").format(error=e), hidden=c.hidden)
@@ -108,14 +113,14 @@ def file_name(part: str) -> str:
     can have and no other part gets: any character but a letter, a digit or `-_., ` as %XX, and so a leading dot
     and the dot of a grader's suffix (a student named summary.csv writes to summary%2Ecsv/); a long one shortened
     with a hash after a `~`."""
-    name = "".join(c if c.isalnum() or c in "-_., " else "".join(f"%{b:02X}" for b in c.encode()) for c in part)
+    name = "".join(c if c.isalnum() or c in "-_., " else "".join(f"%{b:02X}" for b in name_bytes(c)) for c in part)
     if name.startswith("."):
         name = "%2E" + name[1:]
     if name.lower().endswith(GRADER_SUFFIXES):
         head, _, tail = name.rpartition(".")
         name = f"{head}%2E{tail}"
     if len(name.encode()) > 180:
-        name = name.encode()[:160].decode(errors="ignore") + "~" + hashlib.sha256(part.encode()).hexdigest()[:16]
+        name = name.encode()[:160].decode(errors="ignore") + "~" + hashlib.sha256(name_bytes(part)).hexdigest()[:16]
     return name
 
 
@@ -143,6 +148,12 @@ def progress_log(stream=None):
     return lambda line: print(line, file=stream, flush=True)
 
 
+def one_line(log):
+    """`log` given each line with every control character escaped: a student's name (ESC[1A ESC[2K CR ...)
+    cannot move the cursor, erase a line the grader printed, or start a line of its own."""
+    return lambda line: log(printable(line))
+
+
 def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budget: Budget | None = None,
                 registry: Registry | None = None, log=None, isolation: str | None = None) -> list[dict]:
     """Grade the notebooks (or class folders) at `paths` into out_dir; returns the reports (results.json dicts).
@@ -151,12 +162,13 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     (tests_dir's hidden checks are merged into it); `isolation` asks for a Confinement mode (default: the
     strongest this machine allows). Progress and the summary go to `log` (stderr).
     """
-    log = log or progress_log()
+    log = one_line(log or progress_log())
     entries = collect([Path(p) for p in paths])  # report name -> submission, read
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     confinement = Confinement.detect(isolation)
-    seals = ReportSeals(out)
+    budget = budget or Budget()
+    seals = ReportSeals(out, made_from(tests_dir, registry, budget, confinement.mode))
     reports = {n: r for n, sub in entries.items() if (r := seals.trusted(n, sub, report_path(out, n)))}
     todo = [n for n in entries if n not in reports]
     log(tr_plural("{count} submission: {graded} already graded, {todo} to grade (isolation: {mode})",
@@ -169,7 +181,7 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
         jobs = jobs or JOBS_PER_CPU * (os.cpu_count() or 1)
-        with Batch(budget or Budget(), confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
+        with Batch(budget, confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
             registry = load(tests_dir, registry)
             plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
             readable = [exercises for sub, exercises in plan.values() if not sub.problem]  # the rest need no reference

@@ -18,7 +18,8 @@ class Budget:
     cpu: int = 120  # seconds of CPU each worker process may use (RLIMIT_CPU: each process it starts gets as many)
     memory: int = 1 << 30  # bytes of address space a worker may add to what the SDK needs (RLIMIT_AS)
     file: int = 16 << 20  # bytes one file a worker writes may reach (RLIMIT_FSIZE)
-    disk: int = 256 << 20  # bytes all workers' folders may hold together (a sized tmpfs, under bubblewrap)
+    disk: int = 256 << 20  # bytes a worker's folder may hold (under bubblewrap: a sized tmpfs, its own as root)
+    inodes: int = 10_000  # files and folders a worker's folder may hold (its own tmpfs, under bubblewrap as root)
     processes: int = 64  # processes and threads a worker's user may have (RLIMIT_NPROC: a fork bomb stops there)
     connections: int = 16  # connections to the grader's API a worker's user may hold open at once
 

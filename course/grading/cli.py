@@ -69,7 +69,7 @@ def add_commands(sub) -> None:
     p.add_argument("--timeout", type=float, default=15.0, help="seconds one call of a student's function may take")
     p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
                    help="one of the sandbox's limits (course/grading/budget.py: call, cell, exercise, cpu, memory, "
-                   "file, disk, processes, connections; bytes may end in K, M, G), e.g. --limit memory=512M")
+                   "file, disk, inodes, processes, connections; bytes may end in K, M, G), e.g. --limit memory=512M")
     p.add_argument("--isolation", choices=MODES, help="how student code is confined (default: the strongest "
                    "this machine allows; see docs/GRADING.md)")
     p.add_argument("--results", help="also write every report merged into this one results.json (Gradescope)")

@@ -1,10 +1,13 @@
-"""A student's feedback page: every check of every notebook, passed or failed, with the why and the hint."""
+"""A student's feedback page: every check of every notebook, passed or failed, with the why and the hint; a hidden
+check (an instructor's, from --tests) only counted, never shown, as Gradescope shows it only once grades are
+published."""
 from __future__ import annotations
 
 from html import escape
 from pathlib import Path
 
 from ..i18n import language, tr
+from .printable import printable
 
 STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse;width:100%}"
          "td,th{border:1px solid #ccc;padding:.3em;vertical-align:top;text-align:left}.passed{color:#064}"
@@ -17,6 +20,11 @@ def exercise_titles() -> dict[str, str]:
     from .registry import shipped
 
     return {gid: e.title for gid, e in shipped().exercises.items()}
+
+
+def visible(test: dict) -> bool:
+    """A check results.json shows now (the others are shown once grades are published)."""
+    return test.get("visibility", "visible") == "visible"
 
 
 def lesson_title(report: dict) -> str | None:
@@ -35,30 +43,37 @@ def feedback_html(student: str, reports: dict[str, dict], *, person: bool = True
     the course speaks now (an English page has no lang attribute, as before the Japanese edition); `person=False`:
     the page of a notebook graded on its own, `student` its name."""
     lang = "" if language() == "en" else f' lang="{language()}"'
+    student = printable(student)  # a folder name: its control characters and undecodable bytes shown escaped
     title = tr("Feedback: {student}").format(student=student)
     heading = (tr("Feedback for {student}") if person else tr("Feedback on {notebook}")).format(
         student=student, notebook=student)
-    overall = tr("Total: {score:g}/{total:g} points").format(
-        score=sum(r["score"] for r in reports.values()), total=sum(t["max_score"] for r in reports.values()
-                                                                   for t in r["tests"]))
+    shown = [t for r in reports.values() for t in r["tests"] if visible(t)]  # hidden checks: not even their points
+    overall = tr("Total: {score:g}/{total:g} points").format(score=round(sum(t["score"] for t in shown), 4),
+                                                            total=sum(t["max_score"] for t in shown))
     columns = "".join(f"<th>{escape(c)}</th>" for c in (tr("check"), tr("result"), tr("points"), tr("why, and a hint")))
     parts = [f"<!doctype html><html{lang}><head><meta charset='utf-8'><title>{escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{escape(heading)}</h1>",
              f"<p>{escape(overall)}</p>"]
     titles = exercise_titles()
     for stem, report in reports.items():
-        total = sum(t["max_score"] for t in report["tests"])
+        tests = [t for t in report["tests"] if visible(t)]
+        withheld = [t for t in report["tests"] if not visible(t)]
         lesson = lesson_title(report)
         score = (tr("{stem} ({lesson}): {score:g}/{total:g} points") if lesson else
-                 tr("{stem}: {score:g}/{total:g} points")).format(stem=stem, lesson=lesson, score=report["score"],
-                                                                  total=total)
+                 tr("{stem}: {score:g}/{total:g} points")).format(
+            stem=printable(stem), lesson=lesson, score=round(sum(t["score"] for t in tests), 4),
+            total=sum(t["max_score"] for t in tests))
         parts.append(f"<h2>{escape(score)}</h2>")
         notes = report.get("output", "").split("\n", 1)  # its first line repeats the heading
         if len(notes) > 1:
             parts.append(f"<pre>{escape(notes[1])}</pre>")
+        if withheld:  # results.json shows them once grades are published: their cases and answers are secret
+            parts.append("<p>" + escape(tr("{count} hidden checks ({points:g} points) are shown once grades are "
+                                           "published").format(count=len(withheld),
+                                                               points=sum(t["max_score"] for t in withheld))) + "</p>")
         parts.append(f"<table><tr>{columns}</tr>")
         exercise = None
-        for t in report["tests"]:
+        for t in tests:
             if (gid := t["name"].split(": ", 1)[0]) != exercise:  # each exercise under its title
                 exercise = gid
                 title = tr("{title} ({grade_id})").format(title=tr(titles[gid]), grade_id=gid) if gid in titles \

@@ -36,14 +36,14 @@ RUN_AUTOGRADER = """#!/usr/bin/env bash
 set -uo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 PYTHON="${AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}"
-shopt -s nullglob
-NOTEBOOKS=("$ROOT"/submission/*.ipynb)
 TESTS=()
 if [ -d "$ROOT/source/hidden" ]; then TESTS=(--tests "$ROOT/source/hidden"); fi
 mkdir -p "$ROOT/results"
 cd "$ROOT/results"
 export COURSE_SOLUTIONS="$ROOT/source/solutions"  # the reference solutions the checks compare with
-"$PYTHON" -m course grade "${NOTEBOOKS[@]}" "${TESTS[@]}" --out "$ROOT/results/graded" \\
+# the folder, not its files by path: nothing in it is trusted (a link is not followed, a folder named *.ipynb is a
+# folder), and --results counts one notebook per assignment
+"$PYTHON" -m course grade "$ROOT/submission" "${TESTS[@]}" --out "$ROOT/results/graded" \\
     --results "$ROOT/results/results.json"
 """
 

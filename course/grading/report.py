@@ -16,10 +16,12 @@ from pathlib import Path
 from ..i18n import tr
 from .exercise import Exercise
 from .mark import Mark
+from .printable import printable
 
 WIDTH = 110  # characters per line of a text report
 HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a CSV cell starting so is a formula to a spreadsheet (OWASP)
+TEXT = "\n\t"  # the control characters a report's text keeps: its lines and tabs
 
 
 def text_report(exercise: Exercise, results: list[Mark]) -> str:
@@ -95,19 +97,29 @@ def test_entry(r: Mark) -> dict:
     hint = "\n" + tr("Hint: {hint}").format(hint=r.hint) if r.hint else ""
     note = "\n" + tr("Note: {note}").format(note=r.note) if r.note else ""
     output = (tr("passed") if r.passed else r.reason + hint) + note
-    return {"name": r.name, "score": r.score, "max_score": r.max_score,
-            "status": "passed" if r.passed else "failed", "output": output,
+    return {"name": printable(r.name), "score": r.score, "max_score": r.max_score,
+            "status": "passed" if r.passed else "failed", "output": printable(output, keep=TEXT),
             "visibility": HIDDEN if r.hidden else "visible"}
 
 
 def results_json(results: list[Mark], execution_time: float, output: str) -> dict:
-    """Gradescope's results.json for one submission."""
+    """Gradescope's results.json for one submission; what the student's code wrote is shown, never obeyed (a
+    control character or a lone surrogate is escaped: see printable)."""
     return {"score": round(sum(r.score for r in results), 4), "execution_time": round(execution_time, 2),
-            "output": output, "visibility": "visible", "tests": [test_entry(r) for r in results]}
+            "output": printable(output, keep=TEXT), "visibility": "visible",
+            "tests": [test_entry(r) for r in results]}
 
 
 def merge(reports: list[dict], output: str = "") -> dict:
-    """Several submissions' reports as one results.json (a Gradescope submission may hold several notebooks)."""
+    """Several submissions' reports as one results.json (a Gradescope submission may hold several notebooks), each
+    assignment counted once: of the notebooks that answer the same exercises, the first (by name) counts."""
+    counted: dict[frozenset, dict] = {}
+    for r in reports:
+        counted.setdefault(frozenset(per_exercise(r)), r)
+    if len(counted) < len(reports):
+        output = "\n".join([tr("{count} more notebooks answer exercises another notebook answers: only the first of "
+                               "each is counted").format(count=len(reports) - len(counted)), *filter(None, [output])])
+    reports = list(counted.values())
     tests = [t for r in reports for t in r["tests"]]
     return {"score": round(sum(t["score"] for t in tests), 4),
             "execution_time": round(sum(r.get("execution_time", 0) for r in reports), 2),
@@ -160,7 +172,9 @@ def per_exercise(report: dict) -> dict[str, tuple[float, float]]:
 
 
 def text_cell(value: str) -> str:
-    """A CSV cell a spreadsheet reads as text: one that would start a formula gets a leading ' (OWASP)."""
+    """A CSV cell a spreadsheet reads as text: one that would start a formula gets a leading ' (OWASP); control
+    characters escaped (a name is one line, and moves no terminal's cursor)."""
+    value = printable(value)
     return "'" + value if value.startswith(FORMULA) else value
 
 

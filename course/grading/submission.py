@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,6 +94,10 @@ def parse(path: Path, data: bytes) -> Submission:
                           digest=digest)
     except RecursionError:
         return Submission(path, problem=tr("the notebook is not valid JSON (nested too deeply)"), digest=digest)
+    except ValueError:  # Python's limit on the digits of an int read from text
+        return Submission(path, problem=tr("the notebook holds a number of more than {digits} digits, which the "
+                                           "grader does not read").format(digits=sys.get_int_max_str_digits()),
+                          digest=digest)
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return Submission(path, problem=tr("the file is not a Jupyter notebook (no list of cells)"), digest=digest)
     cells = [{k: c[k] for k in ("cell_type", "source", "metadata") if k in c} for c in nb["cells"]
@@ -167,8 +172,8 @@ def collect(paths: list[Path]) -> dict[str, Submission]:
         try:
             for item in listing(fd):
                 loose = item.name.endswith(".ipynb") and not item.name.startswith(".")
-                if loose and item.is_file(follow_symlinks=False):
-                    found.setdefault(Path(item.name).stem, []).append(read(root / item.name))  # as if given by path
+                if loose and not item.is_dir(follow_symlinks=False):  # a link or a special file: refused, by name
+                    found.setdefault(Path(item.name).stem, []).append(read_at(fd, item.name, root / item.name))
                     continue
                 if item.name.startswith(".") or not (item.is_dir(follow_symlinks=False) or item.is_symlink()):
                     continue

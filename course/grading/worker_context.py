@@ -23,6 +23,26 @@ if TYPE_CHECKING:
 
 GRACE = 2.0  # seconds past its limit a cell may take to stop before the grader kills the worker
 RETRIES = 3  # fresh workers an exercise gets after cells that killed or hung one (each such cell is then skipped)
+MAX_WHY = 300  # characters of a worker's reason for a cell it cut short
+
+
+def cuts(claimed, cells: int) -> list[tuple[int, str]]:
+    """The cells a worker says it cut short, as (cell, why): each a cell of the notebook, once, its why capped (the
+    worker is the student's process: what it claims is shown with every check, so it is bounded)."""
+    found: dict[int, str] = {}
+    for c in claimed if isinstance(claimed, list) else []:
+        cell = c.get("cell") if isinstance(c, dict) else None
+        if type(cell) is int and 1 <= cell <= cells and cell not in found:
+            found[cell] = str(c.get("why"))[:MAX_WHY]
+    return list(found.items())
+
+
+def position(claimed) -> tuple[int, int, int]:
+    """Where a worker says its cells are (cell, statement, line): three integers, or the worker is not trusted."""
+    if not (isinstance(claimed, list) and len(claimed) == 3 and all(type(n) is int for n in claimed)):
+        raise Gone(tr("the process sent something that is not a result (did the code write to the grader's "
+                      "channel?)"))
+    return claimed[0], claimed[1], claimed[2]
 
 
 def checked(result: dict) -> dict:
@@ -45,6 +65,7 @@ class WorkerContext:
         self.runner = Runner(server)  # where run_python runs for this exercise (its calls and its checks)
         self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
         self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
+        self.remarks: set[str] = set()  # what the checks could not grade, and why (the reference failed): shown too
 
     def _ready(self):
         """The worker with the notebook's cells run, started on first use and after a call killed it;
@@ -63,10 +84,12 @@ class WorkerContext:
         at, until = None, self.deadline
         try:
             while "at" in (answer := worker.request(message, max(until - time.monotonic(), 0.01))):
-                if at is None or answer["at"][0] != at[0]:  # a new cell: its own time limit, capped by the budget
+                where = position(answer["at"])
+                if at is None or where[0] != at[0]:  # a new cell: its own time limit, capped by the budget
                     until = min(time.monotonic() + budget.cell + GRACE, self.deadline)
-                at, message = answer["at"], None
+                at, message = where, None
         except Gone as e:
+            worker.kill()
             if time.monotonic() >= self.deadline:
                 self.problem = tr("the exercise's time budget ({seconds:g} s) ran out running the notebook's "
                                   "cells").format(seconds=budget.exercise)
@@ -82,12 +105,13 @@ class WorkerContext:
                     self.problem = tr("cell {cell} {why}, after {retries} cells were skipped for the same: given up"
                                       ).format(cell=at[0], why=why, retries=RETRIES)
             return
-        cut = [(c["cell"], c["why"]) for c in answer.get("cut") or []]
+        cut = cuts(answer.get("cut"), len(self.cells or []))
         cut += [(c, why) for c, (_, why) in self.skips.items()]
         self.notes = [tr("cell {cell} {why}").format(cell=cell, why=why) for cell, why in sorted(cut)]
         if not answer.get("ready"):
             worker.kill()
-            errors = [str(x)[:500] for x in answer.get("errors") or []]
+            errors = answer.get("errors") if isinstance(answer.get("errors"), list) else []
+            errors = [str(x)[:500] for x in errors[:1]]
             if errors:
                 self.problem = tr("the notebook does not define {function}() ({error})").format(
                     function=self.function, error=errors[0])

@@ -3,10 +3,13 @@ then yours against the reference's; a hint names a cause only when one known mis
 from __future__ import annotations
 
 from course.grading.exercise import Outcome
+from course.grading.feedback import feedback_html
+from course.grading.mark import Mark
 from course.grading.mark import run_exercise
 from course.grading.notebook_context import NotebookContext
 from course.grading.oracle import MISSING, Rule, canonical, difference, first_difference, shown
 from course.grading.registry import shipped
+from course.grading.report import results_json
 from course.messages import assistant, tool_result, tool_use, user
 
 Q = user("When was she born?")
@@ -63,3 +66,15 @@ def test_feedback_on_a_checker_shows_yours_against_the_reference():
     results = run_exercise(exercise, NotebookContext(lambda messages: ["P1", 0], registry))
     reasons = " ".join(r.reason for r in results if not r.passed)
     assert 'yours ["P1", 0]' in reasons and "the reference's" in reasons and all(not r.hint for r in results)
+
+
+def test_the_feedback_page_never_shows_a_hidden_check_before_results_json_would():
+    """A hidden check (--tests) is after_published in results.json: the page counts it, and shows neither its name,
+    its case nor the reference's answer (it showed all three, unmarked)."""
+    secret = "with a model that 1) asks for search x3; max_turns=7: the return value: yours 1, the reference's 1974"
+    marks = [Mark("ask: sends one request", 1, 1),
+             Mark("ask: the secret rule", 0, 2, secret, "the secret hint", hidden=True)]
+    page = feedback_html("alice", {"fixture": results_json(marks, 1.0, "fixture: 1/3 points (fixture)")})
+    assert "secret rule" not in page and "1974" not in page and "secret hint" not in page
+    assert "fixture: 1/1 points" in page and "1 hidden checks (2 points) are shown once grades are published" in page
+    assert "sends one request" in page

@@ -68,3 +68,27 @@ def test_setup_installs_the_bundled_course_and_locks_the_hidden_checks(autograde
     src = autograder / "source" / "course_src"
     assert (src / "pyproject.toml").is_file() and (src / "course" / "grading" / "checks" / "__init__.py").is_file()
     assert not list(src.rglob("__pycache__"))
+
+
+def test_a_submission_that_links_to_the_reference_solution_gets_nothing_for_it(autograder):
+    (autograder / "submission" / "03_the_first_loop.ipynb").symlink_to(
+        autograder / "source" / "solutions" / "03_the_first_loop.ipynb")
+    results = run_autograder(autograder)
+    assert results["score"] == 0 and results["tests"]
+    assert "03_the_first_loop.ipynb is a symbolic link, which the grader does not follow" in results["output"]
+
+
+def test_copies_of_one_notebook_count_once_for_their_assignment(autograder):
+    for name in ("fixture.ipynb", "fixture (1).ipynb", "fixture (2).ipynb"):
+        write(autograder / "submission" / name)
+    results = run_autograder(autograder)
+    assert results["score"] == 5 and len(results["tests"]) == 4
+    assert "2 more notebooks answer exercises another notebook answers" in results["output"]
+
+
+def test_a_folder_named_like_a_notebook_is_a_folder(autograder):
+    write(autograder / "submission" / "fixture.ipynb")
+    (autograder / "submission" / "old.ipynb").mkdir()
+    write(autograder / "submission" / "old.ipynb" / "fixture.ipynb", ask="def ask(client, prompt):\n    return 1\n")
+    results = run_autograder(autograder)
+    assert results["score"] == 5 and len(results["tests"]) == 4

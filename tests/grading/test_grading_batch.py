@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, solution, write
 
-from course.grading.exercise import Check, Exercise
+from course.grading import oracle
+from course.grading.exercise import Check, Exercise, Outcome
+from course.grading.mark import run_exercise
+from course.grading.notebook_context import NotebookContext
 from course.grading.batch import Budget, grade_batch
-from course.grading.registry import Registry
+from course.grading.registry import Registry, shipped
 from course.grading.sandbox.confinement import Confinement
 
 pytestmark = pytest.mark.slow
@@ -62,8 +65,9 @@ def test_a_batch_killed_half_way_grades_only_what_is_missing_when_started_again(
     after = reports(out)
     assert set(after) == {p.stem for p in paths}
     assert {s: after[s] for s in before} == before  # kept, not graded again
-    merged = json.loads((tmp_path / "results.json").read_text())
-    assert merged["score"] == 5 * len(paths) and len(merged["tests"]) == 4 * len(paths)
+    merged = json.loads((tmp_path / "results.json").read_text())  # one Gradescope submission: each assignment once
+    assert merged["score"] == 5 and len(merged["tests"]) == 4
+    assert f"{len(paths) - 1} more notebooks answer exercises another notebook answers" in merged["output"]
     assert len((out / "summary.csv").read_text().splitlines()) == 1 + len(paths)
     assert not list(out.glob(".*.tmp"))
 
@@ -141,3 +145,65 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
     assert sorted(p.name for p in out.iterdir()) == [".seals.json", "spy.feedback.html", "spy.json", "summary.csv"]
 
 
+
+
+HIDDEN_EXTRA = '''from course.grading.exercise import Check, CheckFailed, Exercise
+
+
+def never(ctx):
+    raise CheckFailed("a hidden check added later")
+
+
+EXERCISES = [Exercise("ask", "ask", "Ask the model once", [Check("a later hidden check", never)],
+                      notebook="fixture.ipynb")]
+'''
+
+
+def test_a_report_is_kept_only_when_everything_it_was_made_from_is_the_same(tmp_path):
+    """Graded again with a hidden check added (--tests), or other limits, every report is graded again; with
+    nothing changed, none is (before, the seal covered the notebook and the report only)."""
+    path, out = write(tmp_path / "student.ipynb"), tmp_path / "out"
+    more = tmp_path / "more_tests"
+    more.mkdir()
+    (more / "fixture_checks.py").write_text((CHECKS / "fixture_checks.py").read_text())
+    (more / "later.py").write_text(HIDDEN_EXTRA)
+
+    def again(tests, budget: Budget | None = None) -> tuple[str, dict]:
+        lines = []
+        report, = grade_batch([path], out, tests, jobs=2, budget=budget, registry=Registry({}, {}), log=lines.append)
+        return lines[0], report
+
+    assert again(CHECKS)[0].startswith("1 submission: 0 already graded, 1 to grade")
+    line, report = again(more)
+    assert line.startswith("1 submission: 0 already graded, 1 to grade")
+    assert len(report["tests"]) == 5 and "a hidden check added later" in json.dumps(report)
+    assert again(more)[0].startswith("1 submission: 1 already graded, 0 to grade")
+    assert again(more, Budget(call=14))[0].startswith("1 submission: 0 already graded, 1 to grade")
+
+
+@pytest.mark.parametrize("recovers", [True, False])
+def test_a_reference_outcome_that_timed_out_is_never_the_oracle(monkeypatch, recovers):
+    """A loaded machine made the reference time out: its case is run again alone with twice the time; if that
+    times out too, the case is not graded (a wrong answer is not marked down on it) and the exercise says so.
+    Before, the timed-out outcome was the oracle, against which an honest student lost marks."""
+    exercise = shipped().exercise("first_violation")
+    real, seen = oracle.trusted_call, []
+
+    def loaded(fn, case, timeout=oracle.REFERENCE_TIMEOUT, saved_as=None):
+        seen.append(timeout)
+        if timeout == oracle.REFERENCE_TIMEOUT or not recovers:
+            return Outcome(error=f"timed out after {timeout:g} s (an endless loop? no turn cap?)")
+        return real(fn, case, timeout)
+
+    monkeypatch.setattr(oracle, "_outcomes", {})
+    monkeypatch.setattr(oracle, "trusted_call", loaded)
+    ctx = NotebookContext(lambda messages: ["P1", 0], shipped())
+    ctx.remarks = set()
+    marks = run_exercise(exercise, ctx)
+    assert 2 * oracle.REFERENCE_TIMEOUT in seen
+    if recovers:  # graded against the outcome of the second run
+        assert not any(m.passed for m in marks) and not ctx.remarks
+    else:
+        assert all(m.passed for m in marks)
+        assert ctx.remarks == {f"the reference timed out twice on a case of '{r.name}', which was not graded"
+                               for r in exercise.rules}

@@ -6,7 +6,7 @@ import csv
 import json
 
 import pytest
-from hostile.notebooks import ASK, CHECKS, write
+from hostile.notebooks import ASK, CHECKS, fixture_registry, write
 
 from course.grading.batch import Budget, grade_batch
 from course.grading.registry import Registry
@@ -26,8 +26,8 @@ def graded(tmp_path_factory):
     write(submitted / "bob" / "assignment1" / "fixture.ipynb", ask=ASK.replace("def ask(", "def ask_model("))
     write(submitted / "carol" / "fixture.ipynb", ask=SCRIPT)
     out = root / "out"
-    reports = grade_batch([submitted], out, CHECKS, jobs=2, budget=Budget(call=10), registry=Registry({}, {}),
-                          log=lambda line: None)
+    reports = grade_batch([submitted], out, jobs=2, budget=Budget(call=10), registry=fixture_registry(),
+                          log=lambda line: None)  # visible checks: the page shows them
     return out, reports
 
 

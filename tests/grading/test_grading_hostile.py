@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import csv
 import html
+import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -16,9 +19,15 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course.api import LocalAPI
 from course.grading.batch import Budget, file_name, grade_batch
-from course.grading.worker_context import RETRIES
+from course.grading.call import Call
+from course.grading.mark import Mark
+from course.grading.oracle import shown
+from course.grading.printable import printable
+from course.grading.report import results_json, write_json
+from course.grading.worker_context import MAX_WHY, RETRIES
 from course.grading.registry import Registry
 from course.grading.sandbox.confinement import Confinement
+from course.grading.sandbox.wire import Wire
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow
@@ -83,6 +92,19 @@ SKIPPED = {
 }
 
 
+# a cell writing its own "ready" message to the grader's channel, with a 2 MB reason for a cell it says it skipped
+FORGED_READY = """import json, os, socket, stat
+for fd in range(3, 64):
+    try:
+        if stat.S_ISSOCK(os.fstat(fd).st_mode):
+            with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as channel:
+                channel.sendall(json.dumps({"ready": True, "errors": [], "cut": [
+                    {"cell": 1, "why": "x" * 2_000_000}, *({"cell": n, "why": "y"} for n in range(2, 100_000))]}
+                    ).encode() + b"\\n")
+    except OSError:
+        pass"""
+
+
 def api_message(messages) -> str:
     """What the local API itself answers to a conversation (the expected 400 wording)."""
     body = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 9, "messages": messages}).encode()
@@ -104,6 +126,7 @@ def graded(tmp_path_factory):
     paths.append(write(folder / "exits_in_every_cell.ipynb", exits))
     (folder / "broken_json.ipynb").write_text('{"cells": [')
     paths.append(folder / "broken_json.ipynb")
+    paths.append(write(folder / "forged_ready.ipynb", before=FORGED_READY))
     out = folder / "out"
     budget = Budget(call=3, cell=2, exercise=60, memory=256 << 20)
     reports = grade_batch(paths, out, CHECKS, jobs=2, budget=budget, registry=Registry({}, {}), log=lambda line: None)
@@ -154,6 +177,13 @@ def test_cells_that_keep_ending_the_process_are_skipped_a_bounded_number_of_time
     assert all(given_up in t["output"] for t in report["tests"])
 
 
+def test_what_a_worker_claims_in_its_ready_message_is_capped(graded):
+    reports, out = graded
+    assert (out / "forged_ready.json").stat().st_size < 20_000
+    notes = [t["output"].split("\nNote: ", 1)[1] for t in reports["forged_ready"]["tests"] if "\nNote: " in t["output"]]
+    assert notes and all(len(n) <= MAX_WHY + 100 for n in notes), notes
+
+
 def test_summary_has_one_row_per_submission(graded):
     reports, out = graded
     rows = (out / "summary.csv").read_text().splitlines()
@@ -169,8 +199,32 @@ KEY_BYTES = b"\x9f" * 32  # a seal key that is not UTF-8: an error quoting a byt
 FORMULA = '=HYPERLINK("example.com","x")'  # a folder name: no slash
 
 
-def hostile_class(submitted: Path, home: Path) -> dict[str, str]:
-    """Lay out the class; student -> words their report must show (empty: graded normally, 5 points)."""
+FORGED = "\x1b[1A\x1b[2K\rFORGED alice: 12 of 12 points"  # a folder name that rewrites the terminal's last line
+NOT_UTF8 = os.fsdecode(b"mallory\xff")  # a folder name that is not UTF-8, as Python reads it (a lone surrogate)
+HUGE_INT = "9" * 5000  # more digits than Python reads from text by default
+
+
+def round_three(submitted: Path) -> dict[str, tuple[float, str]]:
+    """Round three's students who used to stop the whole class; student -> (total, words their feedback shows)."""
+    def folder(name: str) -> Path:
+        (submitted / name).mkdir()
+        return submitted / name
+
+    write(folder("raises_a_surrogate") / "fixture.ipynb",
+          ask="def ask(client, prompt):\n    raise ValueError('\\ud800')\n")
+    write(folder("returns_a_surrogate") / "fixture.ipynb", ask=ASK.replace("reply.content[0].text", "'\\udcff'"))
+    write(folder(NOT_UTF8) / "fixture.ipynb")
+    write(folder("not_utf8_notebook") / os.fsdecode(b"fixture\xff.ipynb"))
+    huge = folder("huge_int") / "fixture.ipynb"
+    write(huge).write_text(huge.read_text().rstrip().removesuffix("}") + f', "big": {HUGE_INT}}}\n')
+    write(folder(FORGED) / "fixture.ipynb")
+    return {"raises_a_surrogate": (3, "ValueError: \\ud800"), "returns_a_surrogate": (4, "\\udcff"),
+            NOT_UTF8: (5, ""), "not_utf8_notebook": (5, ""), FORGED: (5, ""),
+            "huge_int": (0, "the notebook holds a number of more than 4300 digits")}
+
+
+def hostile_class(submitted: Path, home: Path) -> dict[str, tuple[float, str]]:
+    """Lay out the class; student -> (total, words their feedback page must show)."""
     def solved(folder: Path, name: str = "fixture.ipynb") -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         return write(folder / name)
@@ -194,14 +248,15 @@ def hostile_class(submitted: Path, home: Path) -> dict[str, str]:
     solved(submitted / "twice" / "a2")
     for name in ("summary.csv", "gradebook.csv", ".seals.json"[1:], "new\nline", FORMULA, "-1+1", "@SUM(A1)"):
         solved(submitted / name)
-    return {"alice": "", "links_to_alice": "fixture.ipynb is a symbolic link, which the grader does not follow",
-            "links_to_the_solution": "03_the_first_loop.ipynb is a symbolic link",
-            "folder_link": "folder_link is a symbolic link", "links_to_the_key": "fixture.ipynb is a symbolic link",
-            "fifo": "fixture.ipynb is not a regular file",
-            "folder_named_like_a_notebook": "fixture.ipynb is not a regular file",
-            "twice": "2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb)",
-            "summary.csv": "", "gradebook.csv": "", "seals.json": "", "new\nline": "", FORMULA: "", "-1+1": "",
-            "@SUM(A1)": ""}
+    refused = {"links_to_alice": "fixture.ipynb is a symbolic link, which the grader does not follow",
+               "links_to_the_solution": "03_the_first_loop.ipynb is a symbolic link",
+               "folder_link": "folder_link is a symbolic link", "links_to_the_key": "fixture.ipynb is a symbolic link",
+               "fifo": "fixture.ipynb is not a regular file",
+               "folder_named_like_a_notebook": "fixture.ipynb is not a regular file",
+               "twice": "2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb)"}
+    solved_names = ["alice", "summary.csv", "gradebook.csv", "seals.json", "new\nline", FORMULA, "-1+1", "@SUM(A1)"]
+    return {**{name: (5, "") for name in solved_names}, **{name: (0, why) for name, why in refused.items()},
+            **round_three(submitted)}
 
 
 @pytest.fixture(scope="module")
@@ -215,39 +270,61 @@ def hostile_class_graded(tmp_path_factory):
     assert done.returncode == 0, done.stderr[-3000:]
     with (out / "gradebook.csv").open(newline="") as f:
         rows = list(csv.reader(f))
-    return expected, out, rows
+    return expected, out, rows, done.stderr
 
 
 def test_every_student_of_a_hostile_class_gets_a_row_in_the_gradebook_and_a_feedback_page(hostile_class_graded):
-    expected, out, rows = hostile_class_graded
+    expected, out, rows, _ = hostile_class_graded
     totals = {row[0].removeprefix("'"): float(row[-1]) for row in rows[1:]}
-    assert totals == {student: 0.0 if words else 5.0 for student, words in expected.items()}
+    assert totals == {printable(student): total for student, (total, _) in expected.items()}
     assert all((out / file_name(student) / "feedback.html").is_file() for student in expected)
+
+
+@pytest.mark.parametrize("student", ["raises_a_surrogate", "returns_a_surrogate", "huge_int"])
+def test_a_student_who_used_to_stop_the_class_gets_a_grade_with_the_reason(hostile_class_graded, student):
+    expected, out, _, _ = hostile_class_graded
+    report = json.loads((out / file_name(student) / "fixture.json").read_text(encoding="utf-8"))
+    assert any(expected[student][1] in text for text in [report["output"], *(t["output"] for t in report["tests"])])
+
+
+def test_a_name_that_is_not_utf8_is_shown_by_its_bytes(hostile_class_graded):
+    _, out, _, log = hostile_class_graded
+    assert json.loads((out / "mallory%FF" / "fixture.json").read_text())["score"] == 5
+    assert json.loads((out / "not_utf8_notebook" / "fixture%FF.json").read_text())["score"] == 5
+    assert "mallory\\udcff" in log and "mallory\\udcff" in (out / "mallory%FF" / "feedback.html").read_text()
+
+
+def test_no_line_the_grader_prints_holds_a_control_character(hostile_class_graded):
+    _, out, _, log = hostile_class_graded
+    assert not [line for line in log.splitlines() if not line.isprintable()]
+    assert not [line for line in log.splitlines() if line.startswith("FORGED")]
+    assert printable(FORGED) in log
+    assert all(c.isprintable() for path in out.glob("*.csv") for c in path.read_text() if c != "\n")
 
 
 @pytest.mark.parametrize("student", ["links_to_alice", "links_to_the_solution", "folder_link", "links_to_the_key",
                                      "fifo", "folder_named_like_a_notebook", "twice"])
 def test_a_students_unreadable_submission_is_their_zero_with_the_reason(hostile_class_graded, student):
-    expected, out, _ = hostile_class_graded
+    expected, out, _, _ = hostile_class_graded
     feedback = (out / file_name(student) / "feedback.html").read_text()
-    assert expected[student].replace("\n", " ") in html.unescape(feedback)
+    assert expected[student][1].replace("\n", " ") in html.unescape(feedback)
 
 
 def test_no_byte_of_a_file_a_link_points_at_reaches_a_report(hostile_class_graded):
-    _, out, _ = hostile_class_graded
+    _, out, _, _ = hostile_class_graded
     everything = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
     assert "0x9f" not in everything and "decode byte" not in everything
 
 
 def test_student_names_never_collide_with_the_graders_files(hostile_class_graded):
-    _, out, rows = hostile_class_graded
+    _, out, rows, _ = hostile_class_graded
     assert (out / "summary.csv").is_file() and (out / "gradebook.csv").is_file()
     assert json.loads((out / "summary%2Ecsv" / "fixture.json").read_text())["score"] == 5
     assert rows[0][0] == "student" and len(rows) == 1 + len(hostile_class_graded[0])
 
 
 def test_no_cell_of_the_gradebook_or_the_summary_starts_a_formula(hostile_class_graded):
-    _, out, rows = hostile_class_graded
+    _, out, rows, _ = hostile_class_graded
     with (out / "summary.csv").open(newline="") as f:
         cells = [c for row in [*rows, *csv.reader(f)] for c in row]
     assert not [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))]
@@ -283,3 +360,48 @@ def test_no_request_a_worker_sends_reaches_a_subprocess_of_the_grader(tmp_path, 
     report, = grade_batch([path], tmp_path / "out", PROBES, jobs=1, registry=Registry({}, {}), log=lambda line: None)
     assert "VALUE \"exit code 0\\nran as " in report["tests"][0]["output"]
     assert started and all(argv[-1] == "/bin/true" or any(a.endswith("child.py") for a in argv) for argv in started)
+
+
+def test_a_returned_lone_surrogate_reaches_the_report_escaped(tmp_path):
+    """The course's checks show a returned value as JSON (oracle.shown), where a lone surrogate stays raw: the
+    report escapes it rather than fail to encode it (which stopped the class)."""
+    mark = Mark("ask: returns the answer", 0, 1, f"the return value: yours {shown(chr(0xdcff))}, the reference's 1")
+    write_json(tmp_path / "r.json", results_json([mark], 0.5, f"{chr(0xd800)}: 0/1 points"))
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["tests"][0]["output"] == 'the return value: yours "\\udcff", the reference\'s 1'
+    assert report["output"] == "\\ud800: 0/1 points"
+
+
+def test_a_request_of_millions_of_objects_is_refused_before_it_is_parsed(tmp_path):
+    """Four 6 MB bodies of 2 million empty objects each (under the 32 MB cap) cost the grader no Python objects:
+    the wire counts objects and depth on the bytes and answers 400 (parsed, they took 2.26 GB)."""
+    body = b'{"model": "claude-haiku-4-5", "max_tokens": 9, "messages": [' + b",".join([b"{}"] * 2_000_000) + b"]}"
+    deep = b'{"model": "claude-haiku-4-5", "max_tokens": 9, "messages": ' + b"[" * 900 + b"]" * 900 + b"}"
+    with Wire(tmp_path / "api.sock", 16) as wire:
+        token = wire.router.open(Call(get("one_shot"), (), {}))
+        tracemalloc.start()
+        try:
+            answers = [unix_post(tmp_path / "api.sock", f"/call/{token}/v1/messages", b) for b in [body] * 4 + [deep]]
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert [status for status, _ in answers] == [400] * 5
+    assert "more than 100000 JSON objects and arrays" in answers[0][1]
+    assert "more than 256 deep" in answers[-1][1]
+    assert peak < 100 << 20, f"{peak >> 20} MB"
+
+
+def unix_post(socket_path: Path, path: str, body: bytes) -> tuple[int, str]:
+    """POST `body` to the grader's API on its Unix socket: (status, body)."""
+    class Connection(http.client.HTTPConnection):
+        def connect(self):
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.connect(str(socket_path))
+
+    connection = Connection("grader", timeout=60)
+    try:
+        connection.request("POST", path, body, {"content-type": "application/json", "x-api-key": "k"})
+        reply = connection.getresponse()
+        return reply.status, reply.read().decode()
+    finally:
+        connection.close()

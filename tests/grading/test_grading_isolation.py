@@ -14,7 +14,7 @@ import pytest
 from hostile.notebooks import ASK, CHECKS, scores, write
 
 from course.grading.budget import Budget
-from course.grading.sandbox.confinement import FIRST_UID
+from course.grading.sandbox.confinement import FIRST_UID, checkout
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
 AS_ROOT = os.geteuid() == 0
@@ -230,10 +230,90 @@ def tools(run_tool):
 '''
 
 
+# Round three: two workers graded at once (the first two probes start together) meet by every way a shared network
+# or IPC namespace allows: a TCP port on loopback, an abstract Unix socket, a SysV shared memory segment (which
+# outlives its maker when the namespace is shared).
+MEETING = 47213  # the TCP port and SysV key the two agree on
+LISTENS = f'''import ctypes, socket, time
+
+
+def probe(client):
+    ctypes.CDLL(None).shmget({MEETING}, 1 << 20, 0o1666)  # IPC_CREAT, readable by all
+    tcp = socket.create_server(("127.0.0.1", {MEETING}))
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind("\\0course-meeting")
+    unix.listen()
+    met = []
+    for server in (tcp, unix):
+        server.settimeout(4)
+        try:
+            server.accept()[0].close()
+            met.append(server.family.name)
+        except OSError:
+            pass
+    return met
+'''
+REACHES = f'''import ctypes, socket, time
+
+
+def probe(client):
+    met = {{}}
+    deadline = time.monotonic() + 4
+    while len(met) < 3 and time.monotonic() < deadline:
+        if ctypes.CDLL(None).shmget({MEETING}, 0, 0) != -1:
+            met["shm"] = True
+        for family, address in ((socket.AF_INET, ("127.0.0.1", {MEETING})), (socket.AF_UNIX, "\\0course-meeting")):
+            try:
+                with socket.socket(family) as s:
+                    s.connect(address)
+                met[family.name] = True
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return sorted(met)
+'''
+CPU_GROUP = '''import subprocess
+
+
+def probe(client):
+    def cpu(text):
+        return [line.split(":", 2)[2] for line in text.splitlines() if "cpu" in line.split(":")[1].split(",")
+                or line.startswith("0::")][0]
+
+    spawned = subprocess.run(["cat", "/proc/self/cgroup"], capture_output=True, text=True, start_new_session=True)
+    return [cpu(open("/proc/self/cgroup").read()), cpu(spawned.stdout)]
+'''
+MANY_FILES = '''def probe(client):
+    made = 0
+    try:
+        for i in range(50_000):
+            open(f"e{i}", "w").close()
+            made += 1
+    except OSError:
+        pass
+    return made
+'''
+
+
 def probes(root: Path, port: int) -> dict[str, str]:
     """name -> the notebook's graded function (tools or probe)."""
     key = str(root / "home" / ".cache" / "course" / "grader.key")
     return {
+        "reads_the_checkout": f'''def probe(client):
+    found = []
+    for path in {[str(ROOT / "translations" / "ja" / "exercises" / "03_the_first_loop.md"), str(ROOT / "README.md"),
+                  *(str(p / "HEAD") for p in checkout()[1:])]!r}:
+        try:
+            open(path, "rb").read()
+            found.append(path)
+        except OSError:
+            pass
+    return found
+''',
+        **{f"cpu_group_{n}": CPU_GROUP for n in "ab"},
+        "neighbour_listens": LISTENS,
+        "neighbour_reaches": REACHES,
+        "many_files": MANY_FILES,
         "run_python_escapes": tools(EVIL.format(key=key, secret=SECRET, out=str(root / "out"), token=TOKEN)),
         "run_python_floods": tools("print('x' * 50_000_000)"),
         "huge_body": CONNECT + '''
@@ -372,3 +452,56 @@ def test_a_worker_cannot_fill_the_disk_past_the_scratch_quota(probed):
     if not mode.startswith("bwrap"):
         pytest.skip("a sized tmpfs needs bubblewrap; without it only the file size is limited")
     assert shown["fills_scratch"] <= Budget().disk >> 20
+
+
+def test_two_workers_graded_at_once_cannot_meet_over_a_network_or_ipc(probed):
+    """Each worker has its own network and IPC namespaces: no loopback port, abstract socket or SysV segment of
+    one is another's (they were, with one namespace per batch)."""
+    shown, mode, _, _ = probed
+    if mode != "bwrap":
+        pytest.skip("namespaces per worker need bubblewrap as root")
+    assert shown["neighbour_reaches"] == [] and shown["neighbour_listens"] == []
+
+
+def test_a_worker_cannot_make_more_files_than_its_inodes(probed):
+    shown, mode, _, _ = probed
+    if mode != "bwrap":
+        pytest.skip("a tmpfs of its own per worker needs bubblewrap as root")
+    assert shown["many_files"] < Budget().inodes, shown["many_files"]
+
+
+def test_nothing_of_the_checkout_but_what_a_worker_needs_is_readable_wherever_it_lies(probed):
+    """The translations hold every solution, and .git every commit: from a checkout outside /tmp and the home
+    folders (this one, in CI a clone under /tmp), a worker read both."""
+    shown, mode, _, _ = probed
+    if not mode.startswith("bwrap"):
+        pytest.skip("hiding folders needs bubblewrap")
+    assert shown["reads_the_checkout"] == []
+
+
+def test_each_worker_has_a_cpu_share_of_its_own_that_its_processes_inherit(probed):
+    """A cgroup per worker (in the batch's): 60 busy processes of one student get one worker's share. Before, every
+    worker was in the machine's cgroup, and each process had a share of its own."""
+    shown, mode, _, _ = probed
+    if not AS_ROOT or mode not in ("bwrap", "uid"):
+        pytest.skip("cgroups need root")
+    a, b = shown["cpu_group_a"], shown["cpu_group_b"]
+    assert a[0] == a[1] and b[0] == b[1] and a[0] != b[0], (a, b)
+    assert all(Path(group).parent.name.startswith("course-grade-") for group in (a[0], b[0]))
+
+
+def test_a_killed_graders_cgroup_is_removed_by_the_next_batch():
+    """A grader killed (SIGKILL: no cleanup) left its empty cgroup; the next batch removes those of dead graders."""
+    from course.grading.sandbox import cpu_share
+
+    gone = subprocess.Popen(["true"])  # a grader that is no more
+    gone.wait()
+    ours = cpu_share.batch_group(1)
+    if ours is None:
+        pytest.skip("no writable cpu cgroup here")
+    stale = ours.parent / f"course-grade-{gone.pid}-0000"
+    (stale / "w1").mkdir(parents=True)
+    cpu_share.remove(ours)
+    again = cpu_share.batch_group(1)
+    cpu_share.remove(again)
+    assert not stale.exists()

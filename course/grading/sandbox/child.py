@@ -15,7 +15,9 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import ctypes
 import dataclasses
+import fcntl
 import http.client
 import inspect
 import io
@@ -27,6 +29,7 @@ import selectors
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -36,6 +39,9 @@ import urllib.parse
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36  # prctl options (linux/prctl.h)
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000  # unshare flags (linux/sched.h)
+MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 1 << 14, 1 << 18  # mount flags (linux/mount.h)
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1  # an interface's flags (linux/sockios.h, linux/if.h)
 TLS = None  # one TLS context, made once by the fork server: building one costs ~0.2 s per client
 MAGIC = re.compile(r"^(\s*)([%!].*)$", re.MULTILINE)  # IPython magics and shell escapes
 
@@ -345,17 +351,52 @@ def address_space() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def limit(limits: dict, uid: int | None, folder: str) -> None:
+def apart(folder: str, uid: int, space: dict) -> None:
+    """Namespaces of this worker's own (the fork server keeps CAP_SYS_ADMIN and CAP_NET_ADMIN for this alone):
+    a network namespace whose loopback is up and holds nothing of another worker's (TCP ports, abstract Unix
+    sockets), an IPC namespace (SysV IPC, freed with the worker), and a mount namespace where `folder` is a tmpfs
+    of `space["disk"]` bytes and `space["inodes"]` files, owned by `uid`."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            raise OSError(ctypes.get_errno(), f"{what} failed")
+
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")
+    options = f"size={space['disk']},nr_inodes={space['inodes']},mode=700,uid={uid},gid={uid}".encode()
+    check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), "mounting the folder")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # loopback up: a new namespace starts it down
+        request = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack("16sH", fcntl.ioctl(s, SIOCGIFFLAGS, request)[:18])[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
+
+
+def join(group: str) -> None:
+    """Move this worker into a cgroup of its own, `group` (made here, in the batch's: an equal CPU share per worker,
+    however many processes it starts; they inherit it, and once it drops to its uid it cannot leave)."""
+    os.mkdir(group)
+    with open(os.path.join(group, "cgroup.procs"), "w") as f:
+        f.write("0")  # this process
+
+
+def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None, group: str | None = None) -> None:
     """The worker's limits (the grader's Budget): `memory` bytes more address space, `cpu` seconds of CPU per
     process (an orphan of a killed grader cannot spin forever), `file` bytes per file, no core dumps, `processes`
-    processes of its user; its `folder` (mode 700); then, when the grader runs as root, a user of its own without
-    rights, who owns the folder, which no later privilege can undo."""
+    processes of its user; its `folder` (mode 700), with `space` a tmpfs in namespaces of its own (see apart);
+    with `group`, a cgroup of its own (an equal CPU share);
+    then, when the grader runs as root, a user of its own without rights, who owns the folder, which no later
+    privilege can undo."""
     total = address_space() + limits["memory"]
     for which, value in ((resource.RLIMIT_AS, total), (resource.RLIMIT_CPU, limits["cpu"]),
                          (resource.RLIMIT_FSIZE, limits["file"]), (resource.RLIMIT_CORE, 0),
                          (resource.RLIMIT_NPROC, limits["processes"])):
         resource.setrlimit(which, (value, value))
     os.mkdir(folder, 0o700)
+    if group:
+        join(group)
+    if space and uid is not None:
+        apart(folder, uid, space)
     if uid is not None:
         os.chown(folder, uid, uid)
         os.setgroups([])
@@ -365,8 +406,6 @@ def limit(limits: dict, uid: int | None, folder: str) -> None:
 
 
 def prctl(option: int, value: int) -> None:
-    import ctypes
-
     if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
 
@@ -376,7 +415,7 @@ def worker(sock: socket.socket) -> None:
     earlier worker), run the cells, then answer calls until the grader hangs up."""
     channel = Channel(sock)
     setup = channel.receive()
-    limit(setup["limits"], setup.get("uid"), setup["dir"])
+    limit(setup["limits"], setup.get("uid"), setup["dir"], setup.get("space"), setup.get("cgroup"))
     os.chdir(setup["dir"])
     os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
     os.environ["COURSE_LANG"] = setup.get("lang", "en")  # the submission's language, for what the course says

@@ -28,8 +28,9 @@ import course
 from ...i18n import deferred, tr
 
 FIRST_UID = 1_500_000_000  # workers run as uids from here up: users no account, file or other process has
-CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN")  # all the fork server keeps of root: to drop to uids,
-# kill them and give each its folder
+CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_SYS_ADMIN", "CAP_NET_ADMIN")  # all the fork
+# server keeps of root: to drop to uids, kill them, give each its folder, namespaces and tmpfs, and bring its loopback
+# up (a worker loses them all when it drops to its uid)
 MODES = ("bwrap", "uid", "bwrap-user", "none")
 HIDDEN_TMPFS = 1 << 20  # bytes the empty tmpfs over a hidden folder may hold
 
@@ -62,6 +63,20 @@ def needed() -> list[Path]:
     """What a worker must read: Python, its standard library, the venv and its packages, and the course."""
     return [Path(p).resolve() for p in (sys.base_prefix, os.path.realpath(sys.executable), sys.prefix,
                                         Path(course.__file__).parent, *site.getsitepackages())]
+
+
+def checkout() -> list[Path]:
+    """The source tree the course runs from, if it does (the translations and .git hold every solution), and its git
+    folder (a worktree's lies elsewhere): hidden from workers but for what they need (an allow-list)."""
+    tree = Path(course.__file__).resolve().parent.parent
+    if not (tree / "pyproject.toml").is_file():
+        return []
+    found, git = [tree], tree / ".git"
+    if git.is_file() and (text := git.read_text(errors="replace")).startswith("gitdir:"):
+        private = Path(text.removeprefix("gitdir:").strip())
+        common = private / (private / "commondir").read_text().strip() if (private / "commondir").is_file() else private
+        found.append(common.resolve())
+    return found
 
 
 def bwrap_works(as_root: bool) -> bool:
@@ -103,21 +118,24 @@ class Confinement:
     def warning(self) -> str:
         return PARTIAL.get(self.mode, "")
 
-    def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int) -> list[str]:
+    def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int,
+                writable: list[Path] = ()) -> list[str]:
         """The fork server's command: `argv` as it is, or under bubblewrap with no network, `scratch` read-only but
-        for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), and `private` (submissions, hidden
-        tests, output) hidden."""
+        for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), `private` (submissions, hidden
+        tests, output) hidden, and `writable` (the batch's cgroup) writable."""
         if self.mode not in ("bwrap", "bwrap-user"):
             return argv
         homes = [h for h in dict.fromkeys([Path(pwd.getpwuid(os.getuid()).pw_dir).resolve(), Path.home().resolve()])
                  if h != Path("/")]
         small = ["--size", str(HIDDEN_TMPFS)]  # what a hidden folder's tmpfs may hold (it is the grader's, 0755)
-        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm"]
+        mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *small, "--tmpfs", "/dev/shm",
+                  *(a for p in writable for a in ("--bind", str(p), str(p)))]
         hidden = [Path("/tmp").resolve(), *homes]
+        hidden += [p for p in checkout() if not any(p.is_relative_to(h) for h in hidden)]
         for base in hidden:
             mounts += [*small, "--tmpfs", str(base)]
             # what workers need inside a hidden folder comes back read-only: Python under root's home (pyenv),
-            # a checkout and its venv under /tmp (a CI clone)
+            # a checkout's course package and its venv (the rest of the checkout stays hidden, wherever it lies)
             inside = [p for p in needed() if p.is_relative_to(base)]
             folders = dict.fromkeys(d for p in inside for d in reversed(p.parents)
                                     if d.is_relative_to(base) and d != base)

@@ -74,8 +74,10 @@ class ForkServer:
     """The fork server and the scratch folder that holds its script, the package view and the workers' folders
     (under `work/`: a tmpfs of `budget.disk` bytes under bubblewrap, where each worker makes its own)."""
 
-    def __init__(self, root: Path, confinement: Confinement, private: list[Path], budget: Budget):
+    def __init__(self, root: Path, confinement: Confinement, private: list[Path], budget: Budget,
+                 cgroup: Path | None = None):
         self.root, self.confinement, self.private, self.budget = root, confinement, private, budget
+        self.cgroup = cgroup if confinement.own_uid else None  # where each worker makes its cgroup (cpu_share)
         shutil.copy(child.__file__, root / "child.py")
         self.path = site_view(root)
         self.work = root / "work"
@@ -89,7 +91,8 @@ class ForkServer:
         self.control, theirs = socket.socketpair()
         argv = [sys.executable, "-I", "-S", "-B", str(self.root / "child.py"), str(theirs.fileno()), *self.path]
         self.process = subprocess.Popen(
-            self.confinement.command(argv, self.root, self.private, self.budget.disk), pass_fds=[theirs.fileno()],
+            self.confinement.command(argv, self.root, self.private, self.budget.disk,
+                                     [self.cgroup] if self.cgroup else []), pass_fds=[theirs.fileno()],
             cwd=self.root, env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -124,11 +127,14 @@ class ForkServer:
         return Worker(pid, sock, uid, folder, self)
 
     def setup(self, worker: Worker) -> dict:
-        """The first message to a worker: the folder it makes and lives in, its uid and its limits."""
+        """The first message to a worker: the folder it makes and lives in, its uid and its limits; under bubblewrap
+        as root, the size and files of its own tmpfs, in network, IPC and mount namespaces of its own."""
         limits = self.budget.worker_limits()
         if worker.uid is None:  # RLIMIT_NPROC counts every process of the grader's user
             limits["processes"] += user_tasks(os.getuid())
-        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid}
+        space = {"disk": self.budget.disk, "inodes": self.budget.inodes} if self.confinement.mode == "bwrap" else None
+        return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid, "space": space,
+                "cgroup": str(self.cgroup / worker.folder.name) if self.cgroup else None}
 
     def end(self, worker: Worker) -> None:
         """Ask the fork server to end `worker` and everything it started; returns when they are gone. A fork
@@ -176,7 +182,8 @@ class Runner:
                 return -1, str(e)
         if answer.get("code") == -1:
             return -1, f"timed out after {timeout:g} s"
-        return int(answer.get("code", -1)), str(answer.get("output", ""))
+        code = answer.get("code")
+        return code if type(code) is int else -1, str(answer.get("output", ""))[:child.OUTPUT_CAP + 100]
 
     def close(self) -> None:
         with self._lock:

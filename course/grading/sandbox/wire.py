@@ -8,6 +8,7 @@ RUN_TOOL, so the grader records the requests and the tool calls itself.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 from pathlib import Path
@@ -17,10 +18,28 @@ from ...api.handler import Reply
 from ..call import Call
 
 PREFIX = "/call/"
+MAX_CONTAINERS = 100_000  # JSON objects and arrays one request may hold (Claude Code's largest holds a few thousand)
+MAX_DEPTH = 256  # how deeply they may nest
+STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)  # a JSON string, escapes included
+NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 def _json(status: int, body: dict) -> Reply:
     return Reply(status, {"content-type": "application/json"}, json.dumps(body).encode())
+
+
+def oversized(body: bytes) -> str:
+    """Why `body` is refused before it is parsed (more objects, or deeper, than a request needs), or "": counted on
+    the bytes, so 6 MB of `{}` costs the grader no 2 million Python objects."""
+    brackets = STRING.sub(b"", body).translate(None, NOT_A_BRACKET)
+    if brackets.count(b"{") + brackets.count(b"[") > MAX_CONTAINERS or len(brackets) > 2 * MAX_CONTAINERS:
+        return f"the request holds more than {MAX_CONTAINERS} JSON objects and arrays"
+    depth = 0
+    for b in brackets:
+        depth += 1 if b in b"[{" else -1
+        if depth > MAX_DEPTH:
+            return f"the request nests JSON objects and arrays more than {MAX_DEPTH} deep"
+    return ""
 
 
 class Router:
@@ -37,6 +56,8 @@ class Router:
         if call is None:
             return _json(404, {"type": "error", "error": {"type": "not_found_error",
                                                           "message": f"Not found: {path[:200]}"}})
+        if why := oversized(body):
+            return _json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": why}})
         if rest == "tool" and method == "POST":
             try:
                 request = json.loads(body)

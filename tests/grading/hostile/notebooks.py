@@ -1,6 +1,7 @@
 """Submission notebooks for the grader's tests: the fixture assignment, solved, with any cell replaced."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import nbformat
@@ -49,3 +50,13 @@ def scores(report) -> dict[str, float]:
         gid = t["name"].split(":")[0]
         out[gid] = out.get(gid, 0) + t["score"]
     return out
+
+
+def fixture_registry():
+    """The fixture assignment's exercises as visible checks (given with --tests, they are hidden ones)."""
+    from course.grading.registry import Registry
+
+    spec = importlib.util.spec_from_file_location("fixture_checks_visible", CHECKS / "fixture_checks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Registry({e.grade_id: e for e in module.EXERCISES}, {})
