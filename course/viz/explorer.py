@@ -372,8 +372,10 @@ class Explorer:
         self.render(last)  # first: the frame is what the learner waits for
         shown_line = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
         self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>'
+        # The range goes to the front end before the value, in a message of its own: a slider given both at once
+        # may take the value first, clamp it to the old range and send that back (the view would jump to it).
+        self.step.max = self.play.max = last
         with self.step.hold_sync(), self.play.hold_sync():  # one message each
-            self.step.max = self.play.max = last
             self.step.value = self.play.value = last  # already shown: the step observer does nothing
 
     def render(self, step: int | None = None) -> None:

@@ -381,3 +381,92 @@ def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
         assert page.get_by_text(WIDGET_ERROR).count() == 0, f"{WIDGET_ERROR} after reopening a saved lesson"
         shoot(page, output.first, "explorer-reopened", width)
         page.close()
+
+
+# --- explorers in a notebook of their own: no lesson to execute first ---------------------------------------------
+def explorer_notebook(path: Path, *cells: str) -> None:
+    """A notebook that imports the explorer and runs `cells`, one explorer each."""
+    sources = ["from course.viz.explorer import Explorer", *cells]
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
+                     "source": source} for i, source in enumerate(sources)]}
+    path.write_text(json.dumps(nb))
+
+
+@pytest.fixture(scope="module")
+def scratch_lab(tmp_path_factory):
+    """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test)."""
+    scratch = tmp_path_factory.mktemp("scratch-lab")
+    root = scratch / "root"
+    root.mkdir()
+    explorer_notebook(root / "steps.ipynb", 'Explorer("always_tool")', 'Explorer("fix_failing_test")')
+    with JupyterLab(root, scratch) as server:
+        yield server
+
+
+def run_explorers(page, count: int):
+    """Run every cell; the page's `count` explorers once each shows a frame."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    explorers = page.locator(".course-explorer")
+    explorers.nth(count - 1).locator(".course-frame").wait_for(state="attached")
+    return [explorers.nth(i) for i in range(count)]
+
+
+# What says which step is shown: the frame's first line, the step slider's handle and readout, the status region.
+SHOWN_STEP_JS = """(explorer) => {
+    const at = (text) => { const m = /step (\\d+) \\/ (\\d+)/.exec(text || '');
+                           return m ? `${m[1]} / ${m[2]}` : text; };
+    const step = [...explorer.querySelectorAll('.widget-slider')].find(
+        s => s.querySelector('.widget-label').textContent.trim() === 'step');
+    const handle = step.querySelector('.noUi-handle'), number = (name) => Number(handle.getAttribute(name));
+    return {frame: at(explorer.querySelector('.course-frame > div').textContent),
+            handle: `${number('aria-valuenow')} / ${number('aria-valuemax')}`,
+            readout: `${step.querySelector('.widget-readout').textContent.trim()} / ${number('aria-valuemax')}`,
+            status: at(explorer.querySelector('[role=status]').textContent)};
+}"""
+SETTLE_MS = 1500  # longer than a slider's echo takes to come back from the kernel
+
+
+def shows_last_step(page, explorer, last: int) -> None:
+    """The run's last step is shown, and the frame, the step slider, its readout and the status region agree,
+    also a while later (a slider echoing an old value would move the view back)."""
+    from playwright.sync_api import expect
+
+    expect(explorer.locator(".course-frame > div").first).to_contain_text(f"step {last} / {last}:",
+                                                                           timeout=CHANGE_S * 1000)
+    page.wait_for_timeout(SETTLE_MS)
+    expected = f"{last} / {last}"
+    shown = explorer.evaluate(SHOWN_STEP_JS)
+    assert shown == dict.fromkeys(shown, expected), shown
+
+
+def test_after_max_turns_rises_the_step_slider_shows_the_last_step(browser, scratch_lab):
+    """Issue 30 item 1: always_tool by arrow keys, fix_failing_test by typing in the readout, then by dragging."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "steps.ipynb", width=1024)
+    always, fix = run_explorers(page, 2)
+    handle = slider(always, page, "max_turns").locator(".noUi-handle")
+    handle.press("Home")
+    shows_last_step(page, always, 2)  # T = 0: one call, three frames
+    for turns in range(1, 5):
+        handle.press("ArrowRight")
+        shows_last_step(page, always, 2 * turns + 2)
+    max_turns = slider(fix, page, "max_turns")
+    readout = max_turns.locator(".widget-readout")
+    for turns, last in ((2, 6), (3, 8)):
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(str(turns))
+        page.keyboard.press("Enter")
+        shows_last_step(page, fix, last)
+    track = max_turns.locator(".noUi-base").bounding_box()
+    handle = max_turns.locator(".noUi-handle").bounding_box()
+    page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+    page.mouse.down()  # dragged from 3 to 10: fix_failing_test then ends within its cap
+    page.mouse.move(track["x"] + track["width"] * 10 / 15, track["y"] + track["height"] / 2, steps=8)
+    page.mouse.up()
+    expect(max_turns.locator(".widget-readout")).to_have_text("10", timeout=CHANGE_S * 1000)
+    shows_last_step(page, fix, 10)
+    page.close()

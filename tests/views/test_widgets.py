@@ -235,3 +235,12 @@ def test_a_screen_reader_hears_the_new_outcome_once_then_each_step():
     e.step.value = 0
     assert e.access.announce == "step 0 / 4: the prompt is sent"
     e.runs.join()
+
+
+def test_the_step_slider_gets_its_new_range_before_its_new_value(monkeypatch):
+    """A front-end slider given a value past its old range clamps it and sends that back (issue 30 item 1)."""
+    e = Explorer("always_tool", max_turns=1)
+    sent = []
+    monkeypatch.setattr(e.step, "_send", lambda msg, buffers=None: sent.append(set(msg["state"])))
+    e.max_turns.value = 4
+    assert sent == [{"max"}, {"value"}], sent
