@@ -5,6 +5,14 @@
 // ("a" would insert a cell, "d d" delete one, an arrow key move to another cell).
 const SUPPRESS = "data-lm-suppress-shortcuts";
 
+// The notebook's shortcuts that still work from a control: save (Ctrl+S, Cmd+S on a Mac) and run (Shift+Enter,
+// Ctrl+Enter, Alt+Enter). Every other key stays in the explorer.
+function passes(event) {
+  const accel = event.ctrlKey || event.metaKey;
+  if (event.key === "s" || event.key === "S") return accel && !event.altKey && !event.shiftKey;
+  return event.key === "Enter" && (event.shiftKey || accel || event.altKey);
+}
+
 function set(element, name, value) {
   if (element.getAttribute(name) !== value) element.setAttribute(name, value);  // unchanged: no new mutation
 }
@@ -23,12 +31,14 @@ function dress(root) {
 }
 
 function attach(root) {
-  root.addEventListener("focusin", (event) => event.target.setAttribute(SUPPRESS, ""));
+  // JupyterLab reads shortcuts on the document, after the explorer has seen the key: each key is marked first
   root.addEventListener("keydown", (event) => {
+    if (passes(event)) event.target.removeAttribute(SUPPRESS);
+    else event.target.setAttribute(SUPPRESS, "");
     if (event.key !== "Escape") return;
     const cell = root.closest(".jp-Cell");  // back to the notebook: its shortcuts work again
     if (cell) cell.focus();
-  });
+  }, true);
   const watch = new MutationObserver(() => dress(root));
   watch.observe(root, { subtree: true, childList: true, attributes: true,
                         attributeFilter: ["class", "aria-valuetext"] });

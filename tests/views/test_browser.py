@@ -396,11 +396,17 @@ def explorer_notebook(path: Path, *cells: str) -> None:
 
 @pytest.fixture(scope="module")
 def scratch_lab(tmp_path_factory):
-    """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test)."""
+    """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb:
+    one_shot, then a plain cell)."""
     scratch = tmp_path_factory.mktemp("scratch-lab")
     root = scratch / "root"
     root.mkdir()
     explorer_notebook(root / "steps.ipynb", 'Explorer("always_tool")', 'Explorer("fix_failing_test")')
+    explorer_notebook(root / "keys.ipynb", 'Explorer("one_shot")', '"the cell after the explorer"')
+    # no autosave: a notebook is saved only when a test saves it
+    docmanager = scratch / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+    docmanager.parent.mkdir(parents=True)
+    docmanager.write_text(json.dumps({"autosave": False}))
     with JupyterLab(root, scratch) as server:
         yield server
 
@@ -469,4 +475,36 @@ def test_after_max_turns_rises_the_step_slider_shows_the_last_step(browser, scra
     page.mouse.up()
     expect(max_turns.locator(".widget-readout")).to_have_text("10", timeout=CHANGE_S * 1000)
     shows_last_step(page, fix, 10)
+    page.close()
+
+
+ACTIVE_CELL_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;
+    return {count: nb.widgets.length, active: nb.activeCellIndex, runs: nb.widgets[1].model.executionCount}; }"""
+
+
+def test_save_and_run_reach_the_notebook_from_the_explorer_and_it_says_so(browser, scratch_lab):
+    """Issue 30 item 3: letters stay in the explorer; Ctrl+S saves, Ctrl+Enter and Shift+Enter run its cell."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "keys.ipynb", width=1024)
+    (explorer,) = run_explorers(page, 1)
+    expect(explorer).to_contain_text("Esc gives every key back to the notebook")
+    dirty = page.locator(".jp-mod-dirty")
+    expect(dirty).not_to_have_count(0)  # run, not saved
+    explorer.get_by_role("button", name="next").focus()
+    before = page.evaluate(ACTIVE_CELL_JS)
+    for key in ("a", "b", "m"):  # insert above, below, to Markdown: kept in the explorer
+        page.keyboard.press(key)
+    page.keyboard.press("Control+s")
+    expect(dirty).to_have_count(0, timeout=CHANGE_S * 1000)
+    assert page.evaluate(ACTIVE_CELL_JS) == before == {**before, "count": 3, "active": 1}
+    page.keyboard.press("Control+Enter")  # runs the explorer's cell, which stays the active one
+    page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {before['runs']}", timeout=CHANGE_S * 1000)
+    assert page.evaluate(ACTIVE_CELL_JS)["active"] == 1
+    again = page.evaluate(ACTIVE_CELL_JS)["runs"]
+    explorer.locator(".course-frame").wait_for(state="attached")
+    explorer.get_by_role("button", name="next").focus()
+    page.keyboard.press("Shift+Enter")  # runs it and moves on to the next cell
+    page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {again}", timeout=CHANGE_S * 1000)
+    assert page.evaluate(ACTIVE_CELL_JS)["active"] == 2
     page.close()
