@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.explorer import STUDENT_LOOP
 from bench.jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
 from course.i18n import speaking, tr
+from course.viz.explorer import Explorer
 
 pytestmark = pytest.mark.browser  # skipped without Debian's chromium (tests/system_packages.py)
 
@@ -397,12 +399,14 @@ def explorer_notebook(path: Path, *cells: str) -> None:
 @pytest.fixture(scope="module")
 def scratch_lab(tmp_path_factory):
     """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb:
-    one_shot, then a plain cell)."""
+    one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget)."""
     scratch = tmp_path_factory.mktemp("scratch-lab")
     root = scratch / "root"
     root.mkdir()
     explorer_notebook(root / "steps.ipynb", 'Explorer("always_tool")', 'Explorer("fix_failing_test")')
     explorer_notebook(root / "keys.ipynb", 'Explorer("one_shot")', '"the cell after the explorer"')
+    explorer_notebook(root / "names.ipynb", 'Explorer("aurora_run")', STUDENT_LOOP,
+                      'Explorer("aurora_run", loop=agent_loop)')
     # no autosave: a notebook is saved only when a test saves it
     docmanager = scratch / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
     docmanager.parent.mkdir(parents=True)
@@ -507,4 +511,48 @@ def test_save_and_run_reach_the_notebook_from_the_explorer_and_it_says_so(browse
     page.keyboard.press("Shift+Enter")  # runs it and moves on to the next cell
     page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {again}", timeout=CHANGE_S * 1000)
     assert page.evaluate(ACTIVE_CELL_JS)["active"] == 2
+    page.close()
+
+
+# Every Tab stop from the explorer's first control until the focus leaves it: what it is, its role and name.
+TAB_STOPS_JS = """(explorer) => {
+    const e = document.activeElement;
+    if (!explorer.contains(e)) return null;
+    return {what: `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`, role: e.getAttribute('role'),
+            name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30)};
+}"""
+
+
+def tab_stops(page, explorer) -> list[dict]:
+    explorer.locator("select").focus()
+    stops = [explorer.evaluate(TAB_STOPS_JS)]
+    while stops[-1] is not None and len(stops) < 60:
+        page.keyboard.press("Tab")
+        stops.append(explorer.evaluate(TAB_STOPS_JS))
+    return stops[:-1]
+
+
+def test_names_carry_no_icon_glyph_and_every_tab_stop_is_a_named_control(browser, scratch_lab):
+    """Issue 30 item 4: buttons named by their words alone, readouts no Tab stops, the budget slider of a loop
+    that takes no budget disabled and out of the Tab order, and the budget's range as set."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "names.ipynb", width=1024)
+    reference, yours = run_explorers(page, 2)
+    for name in ("first", "back", "play / pause", "next", "last", "search"):
+        expect(reference.get_by_role("button", name=name, exact=True)).to_have_count(1)
+    reference.get_by_role("button", name="search", exact=True).click()  # denied: it shows a sign, named as before
+    denied = reference.get_by_role("button", name="search", exact=True, pressed=True)
+    expect(denied).to_have_count(1, timeout=CHANGE_S * 1000)
+    top = Explorer("aurora_run").budget.max
+    expect(reference.get_by_role("slider", name="budget")).to_have_attribute("aria-valuemax", str(top))
+    expect(reference.get_by_role("slider", name="max_turns")).to_have_attribute("aria-valuenow", "10")
+    budget = yours.get_by_role("slider", name="budget")
+    expect(budget).to_have_attribute("aria-disabled", "true")
+    for explorer in (reference, yours):
+        stops = tab_stops(page, explorer)
+        assert len(stops) >= 8, stops  # the select, the sliders, the buttons
+        unnamed = [s for s in stops if "widget-readout" in s["what"] or not s["name"]]
+        assert not unnamed, f"Tab stops that are readouts or have no name: {unnamed}"
+    assert "budget" not in [s["name"] for s in tab_stops(page, yours)]
     page.close()
