@@ -29,7 +29,7 @@ from ..loop import Limits
 from ..scenarios import SCENARIOS
 from .run import Frame, frame_html, frames, outcome_tag, step_line
 from .student import FEATURES, StudentLoop
-from .style import FONT, LINE, MUTED, count, dollars, esc, n_calls, n_turns
+from .style import FONT, LINE, MUTED, count, dollars, esc, ink, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
@@ -232,7 +232,7 @@ class Explorer:
                    layout=w.Layout(**WRAP)),
             w.HBox([self.first, self.back, self.playing, self.next, self.last, self.step, self.play],
                    layout=w.Layout(**WRAP)),
-            w.HTML(f'<div class="course-keys" style="{FONT};{LINE};color:{MUTED}">{esc(tr(KEYS))}</div>'),
+            w.HTML(f'<div class="course-keys" style="{FONT};{LINE};color:{ink(MUTED)}">{esc(tr(KEYS))}</div>'),
             self.view, self.access,
         ]).add_class("course-explorer")
         self.show_rules(own_rules(scenario) if deny is None else deny)

@@ -399,7 +399,8 @@ def explorer_notebook(path: Path, *cells: str) -> None:
 @pytest.fixture(scope="module")
 def scratch_lab(tmp_path_factory):
     """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb:
-    one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget)."""
+    one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget;
+    contrast.ipynb: always_tool, ten tool_use ids)."""
     scratch = tmp_path_factory.mktemp("scratch-lab")
     root = scratch / "root"
     root.mkdir()
@@ -407,6 +408,7 @@ def scratch_lab(tmp_path_factory):
     explorer_notebook(root / "keys.ipynb", 'Explorer("one_shot")', '"the cell after the explorer"')
     explorer_notebook(root / "names.ipynb", 'Explorer("aurora_run")', STUDENT_LOOP,
                       'Explorer("aurora_run", loop=agent_loop)')
+    explorer_notebook(root / "contrast.ipynb", 'Explorer("always_tool")')
     # no autosave: a notebook is saved only when a test saves it
     docmanager = scratch / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
     docmanager.parent.mkdir(parents=True)
@@ -556,3 +558,59 @@ def test_names_carry_no_icon_glyph_and_every_tab_stop_is_a_named_control(browser
         assert not unnamed, f"Tab stops that are readouts or have no name: {unnamed}"
     assert "budget" not in [s["name"] for s in tab_stops(page, yours)]
     page.close()
+
+
+# Every text the explorer's own HTML shows, with its contrast ratio (WCAG 2.x) against what is behind it: colours
+# as computed (rgb() or color(srgb ...), with alpha and the ancestors' opacity), over the backgrounds down to the
+# first opaque one.
+TEXT_CONTRAST_JS = """(explorer) => {
+    const parse = (c) => { const n = (c.match(/[\\d.]+/g) || []).map(Number), k = c.startsWith('color(') ? 255 : 1;
+        return [n[0] * k, n[1] * k, n[2] * k, n.length > 3 ? n[3] : 1]; };
+    const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+    const lum = (c) => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const behind = (e) => { const layers = [];
+        for (let p = e; p; p = p.parentElement) { const c = parse(getComputedStyle(p).backgroundColor);
+            if (c[3] > 0) layers.push(c); if (c[3] >= 1) break; }
+        return layers.reverse().reduce((under, c) => over(c, under), [255, 255, 255, 1]); };
+    const out = [];
+    for (const e of explorer.querySelectorAll('.widget-html-content *')) {
+        const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+        if (!own || !e.getClientRects().length) continue;
+        const fg = parse(getComputedStyle(e).color);
+        for (let p = e; p && p !== explorer; p = p.parentElement) fg[3] *= parseFloat(getComputedStyle(p).opacity);
+        const bg = behind(e), a = lum(over(fg, bg)), b = lum(bg);
+        out.push([e.textContent.trim().slice(0, 40), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
+    }
+    return out;
+}"""
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+
+
+def set_theme(page, theme: str) -> None:
+    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{THEMES[theme]}'}})")
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{str(theme == 'light').lower()}'")
+    page.wait_for_timeout(500)  # the theme's stylesheet applied
+
+
+def test_every_text_of_the_explorer_reaches_wcag_aa_in_light_and_dark_themes(browser, scratch_lab):
+    """Issue 30 item 5: the frame's greys, the tool_use and tool_result badges, every coloured text: 4.5:1."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "contrast.ipynb", width=1024)
+    (explorer,) = run_explorers(page, 1)
+    expect(explorer.locator(".course-frame")).to_contain_text("tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
+    low = {}
+    try:
+        for theme in THEMES:
+            set_theme(page, theme)
+            ratios = explorer.evaluate(TEXT_CONTRAST_JS)
+            texts = {text for text, _ in ratios}
+            assert {"tool_use", "tool_result", "#10", "(no limit)"} <= texts, texts  # badges and greys measured
+            low[theme] = sorted({(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5})
+            shoot(page, explorer, f"explorer-{theme}", 1024)
+    finally:
+        set_theme(page, "light")  # the theme is a user setting: later pages open in it
+        page.close()
+    assert low == {"light": [], "dark": []}, f"texts under 4.5:1: {low}"
