@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ..i18n import deferred, tr
+from ..i18n import deferred, tr, tr_plural
 from ..messages import as_dict, blocks, tool_uses, violations
 from .style import ERROR, FONT, LINE, MUTED, OK, PALETTE, esc, ink, shorten, tag
 
@@ -127,7 +127,8 @@ class MessageList:
     def __repr__(self) -> str:
         state = tr("P1-P3 hold") if self.holds else tr("broken: {rules}").format(
             rules=", ".join(sorted({v.rule for v in self.violations})))
-        lines = [tr("MessageList: {count} messages, {state}").format(count=len(self.messages), state=state)]
+        lines = [tr_plural("MessageList: {count} message, {state}", "MessageList: {count} messages, {state}",
+                           len(self.messages)).format(count=len(self.messages), state=state)]
         for i, m in enumerate(self.messages):
             if not blocks(m):
                 lines.append(f"[{i}] {m.get('role')}: " + tr("(no content)"))
@@ -180,7 +181,9 @@ class MessageList:
 
     def summary_html(self) -> str:
         if self.holds:
-            holds = tr("✓ pairing invariant P1–P3 holds ({count} messages)").format(count=len(self.messages))
+            holds = tr_plural("✓ pairing invariant P1–P3 holds ({count} message)",
+                              "✓ pairing invariant P1–P3 holds ({count} messages)",
+                              len(self.messages)).format(count=len(self.messages))
             return f'<div style="color:{ink(OK)}">{esc(holds)}</div>'
         broken = tr("<b>{rule}</b> ({meaning}) broken at messages[{index}]: {detail}")
         items = "".join("<li>" + broken.format(rule=v.rule, meaning=esc(tr(RULES[v.rule])), index=v.index,

@@ -68,13 +68,15 @@ def shorten(text: str, limit: int = 160) -> str:
 
 
 def dollars(usd: float) -> str:
-    """An amount in dollars: cents from $0.01 up, else two significant digits ($0.000079), never 1e-05."""
+    """An amount in dollars: cents from $0.01 up, else two significant digits ($0.000079, $0.00010), never 1e-05;
+    an amount those digits hold exactly loses its trailing zeros (a limit of $0.0005)."""
     if usd == 0:
         return "$0"
     if abs(usd) >= 0.01:
         return f"${usd:,.2f}"
     digits = 1 - math.floor(math.log10(abs(usd)))
-    return f"${usd:.{digits}f}".rstrip("0")
+    shown = f"{usd:.{digits}f}"
+    return "$" + (shown.rstrip("0") if float(shown) == usd else shown)
 
 
 def tokens(n: int) -> str:
