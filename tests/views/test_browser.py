@@ -400,7 +400,7 @@ def explorer_notebook(path: Path, *cells: str) -> None:
 def scratch_lab(tmp_path_factory):
     """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb:
     one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget;
-    contrast.ipynb: always_tool, ten tool_use ids)."""
+    contrast.ipynb: always_tool, ten tool_use ids; 03_wrap.ipynb: lesson 03, as committed)."""
     scratch = tmp_path_factory.mktemp("scratch-lab")
     root = scratch / "root"
     root.mkdir()
@@ -409,6 +409,10 @@ def scratch_lab(tmp_path_factory):
     explorer_notebook(root / "names.ipynb", 'Explorer("aurora_run")', STUDENT_LOOP,
                       'Explorer("aurora_run", loop=agent_loop)')
     explorer_notebook(root / "contrast.ipynb", 'Explorer("always_tool")')
+    shutil.copy(ROOT / "notebooks" / "03_the_first_loop.ipynb", root / "03_wrap.ipynb")
+    tracker = scratch / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))  # every cell rendered, in view or not
     # no autosave: a notebook is saved only when a test saves it
     docmanager = scratch / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
     docmanager.parent.mkdir(parents=True)
@@ -614,3 +618,22 @@ def test_every_text_of_the_explorer_reaches_wcag_aa_in_light_and_dark_themes(bro
         set_theme(page, "light")  # the theme is a user setting: later pages open in it
         page.close()
     assert low == {"light": [], "dark": []}, f"texts under 4.5:1: {low}"
+
+
+# Code cells whose editor scrolls sideways: a line is cut off at the cell's right edge.
+CUT_CELLS_JS = """() => [...document.querySelectorAll('.jp-CodeCell .cm-scroller')]
+    .map((s, i) => [i, s.scrollWidth - s.clientWidth]).filter(([, over]) => over > 1)"""
+
+
+def test_code_lines_wrap_at_1024_px_with_the_file_browser_open(browser, scratch_lab):
+    """Issue 30 item 2: the course's JupyterLab settings wrap code lines (lesson 03's run to 120 columns)."""
+    page = open_notebook(browser, scratch_lab, "03_wrap.ipynb", width=1024)
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.locator(".jp-FileBrowser").wait_for()
+    cells = page.locator(".jp-CodeCell .cm-scroller")
+    cells.first.wait_for()
+    assert cells.count() >= 20
+    page.wait_for_timeout(500)  # the layout after the file browser opened
+    cut = page.evaluate(CUT_CELLS_JS)
+    assert not cut, f"code cells (index, px cut off) at 1024 px: {cut}"
+    page.close()
