@@ -5,6 +5,10 @@ notebooks/04_termination.ipynb (lesson 07, for its plots; the Japanese lesson 04
 use the explorer's controls, measure the layout at 1024 px with the file browser open, compute the badges'
 contrast from the rendered colours, and reopen a saved lesson after its kernel is gone. Screenshots of each
 view, at 1024 px and 1400 px, go to build/browser/.
+
+A second JupyterLab (scratch_lab) serves small notebooks of explorers and lesson 03 as committed, for what
+needs no executed lesson: the step slider after max_turns changes, the save and run shortcuts, names and Tab
+stops, contrast in the light and dark themes, and code lines wrapped at 1024 px.
 """
 from __future__ import annotations
 
