@@ -9,7 +9,10 @@ it does, press keys on the step slider (each a redraw), then on the max_turns sl
 up to 10: runs already kept). A key is pressed PACE_S after the last change showed, as
 a learner reads the view (the explorer runs ahead in these gaps). A change is timed in
 the page from the key's keydown to the first animation frame after the frame view's
-DOM changed: p50 and p95 per scenario and loop, and over all the changes of a loop.
+DOM changed: p50 and p95 per scenario and loop, and over all the changes of a loop. After each
+scenario of each loop, keys on a plain ipywidgets slider driving an HTML widget are timed the
+same way: the explorer's p95 over the plain slider's is what the explorer adds to the widget
+round trip, a ratio that holds on a loaded machine (issue 30: at most RATIO_TARGET).
 
 Without a front end, for every scenario (the kernel's share of a change):
 
@@ -59,6 +62,14 @@ STUDENT_LOOP = '''def agent_loop(client, model, tools, run_tool, prompt, *, max_
                                 "is_error": True})
         messages = messages + [reply, {"role": "user", "content": results}]
 '''
+# The baseline: a plain ipywidgets slider driving an HTML widget, the widget round trip with no explorer around it.
+PLAIN = '''import ipywidgets as w
+plain_view = w.HTML("<b>value 0</b>").add_class("course-view")
+plain = w.IntSlider(value=0, min=0, max=15, description="plain")
+plain.observe(lambda change: setattr(plain_view, "value", f"<b>value {change['new']}</b>"), "value")
+w.VBox([plain, plain_view]).add_class("course-plain")'''
+PLAIN_KEYS = ["ArrowRight"] * 6 + ["ArrowLeft"] * 6  # after each scenario of each loop: from 0 and back, each a change
+RATIO_TARGET = 1.2  # the explorer's p95 over the plain slider's, measured in the same run
 FIRST = list(SCENARIOS)[-1]  # the explorers start on the last scenario, so that every scenario is picked
 LOOPS = {"reference": f"Explorer({FIRST!r})", "student": f"Explorer({FIRST!r}, loop=agent_loop)"}  # a cell each
 STEP_KEYS = 8  # step-slider presses per scenario
@@ -114,14 +125,14 @@ TIMER_JS = """() => {
         lat.start = null;
         requestAnimationFrame(() => lat.samples.push(performance.now() - start));
     });
-    for (const view of document.querySelectorAll('.course-explorer .course-view'))
+    for (const view of document.querySelectorAll('.course-explorer .course-view, .course-plain .course-view'))
         seen.observe(view, {childList: true, subtree: true, characterData: true});
 }"""
 
 
 def notebook(path: Path) -> Path:
-    """A notebook with one explorer per loop."""
-    cells = [STUDENT_LOOP + "\nfrom course.viz.explorer import Explorer"] + list(LOOPS.values())
+    """A notebook with one explorer per loop, then the plain slider."""
+    cells = [STUDENT_LOOP + "\nfrom course.viz.explorer import Explorer"] + list(LOOPS.values()) + [PLAIN]
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                            "language": "python"}},
           "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
@@ -170,7 +181,8 @@ def bench_in_browser(page, explorer, name: str) -> dict:
     max_turns = explorer.locator(".widget-slider", has=page.locator("label", has_text="max_turns"))
     runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"), ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
     samples = runs + steps
-    return {"changes": len(samples), "missed": missed + missed_steps, "p50_ms": percentile(samples, 50),
+    return {"changes": len(samples), "step_changes": len(steps), "missed": missed + missed_steps,
+            "p50_ms": percentile(samples, 50),
             "p95_ms": percentile(samples, 95), "max_turns_p95_ms": percentile(runs, 95),
             "step_p95_ms": percentile(steps, 95), "samples": samples}
 
@@ -181,8 +193,16 @@ def overall(rows: dict) -> dict:
     return {"changes": len(samples), "p50_ms": percentile(samples, 50), "p95_ms": percentile(samples, 95)}
 
 
+def bench_plain(page, plain) -> list[float]:
+    """Key presses on the plain slider: ms per change."""
+    samples, missed = timed_presses(page, plain.locator(".noUi-handle"), PLAIN_KEYS)
+    if missed:
+        raise RuntimeError(f"the plain slider's view missed {missed} changes")
+    return samples
+
+
 def bench_browser() -> dict:
-    """Per loop and scenario: p50 and p95 of a change, seen in Chromium."""
+    """Per loop and scenario: p50 and p95 of a change, seen in Chromium; after each, the plain slider's changes."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
@@ -204,9 +224,17 @@ def bench_browser() -> dict:
                 page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")  # as a student works
                 explorers = page.locator(".course-explorer")
                 explorers.nth(len(LOOPS) - 1).locator(".course-frame").wait_for()
+                page.locator(".course-plain .course-view").wait_for()
                 page.evaluate(TIMER_JS)
-                return {loop: {name: bench_in_browser(page, explorers.nth(i), name) for name in SCENARIOS}
-                        for i, loop in enumerate(LOOPS)}
+                plain, figures = [], {}
+                for i, loop in enumerate(LOOPS):
+                    figures[loop] = {}
+                    for name in SCENARIOS:  # interleaved: both see the same load
+                        figures[loop][name] = bench_in_browser(page, explorers.nth(i), name)
+                        plain += bench_plain(page, page.locator(".course-plain"))
+                figures["plain"] = {"changes": len(plain), "p50_ms": percentile(plain, 50),
+                                    "p95_ms": percentile(plain, 95), "samples": plain}
+                return figures
             finally:
                 browser.close()
 
@@ -218,6 +246,10 @@ def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True) -> dict:
     slow = sorted(n for n, r in scenarios.items() if r["rerun_median_ms"] > TARGET_MS)
     targets = {}
     if browser is not None:
+        for loop in LOOPS:
+            ratio = overall(browser[loop])["p95_ms"] / browser["plain"]["p95_ms"]
+            targets[f"in Chromium, {loop} loop: p95 over a plain ipywidgets slider's p95, same run: {ratio:.2f}x "
+                    f"<= {RATIO_TARGET:g}x"] = ratio <= RATIO_TARGET
         for loop in LOOPS:
             every = overall(browser[loop])
             targets[f"in Chromium at {WIDTH} px, {loop} loop: p95 over all {every['changes']} changes "
@@ -252,6 +284,17 @@ def table(figures: dict) -> str:
             every = overall(b[loop])
             lines.append(f"| **every scenario, {loop} loop** | p50 {every['p50_ms']:.0f} | p95 {every['p95_ms']:.0f} "
                          f"| | | | | {every['changes']} |")
+        plain = b["plain"]
+        lines.append(f"| **plain ipywidgets slider driving an HTML widget** | p50 {plain['p50_ms']:.0f} | p95 "
+                     f"{plain['p95_ms']:.0f} | | | | | {plain['changes']} |")
+        lines += ["", "The explorer over the plain slider, same run (p95 / p95; step and max_turns keys apart):", "",
+                  "| loop | every change | step slider | max_turns slider |", "|---|---:|---:|---:|"]
+        for loop in LOOPS:
+            steps = [ms for r in b[loop].values() for ms in r["samples"][len(r["samples"]) - r["step_changes"]:]]
+            runs = [ms for r in b[loop].values() for ms in r["samples"][:len(r["samples"]) - r["step_changes"]]]
+            lines.append(f"| {loop} | {overall(b[loop])['p95_ms'] / plain['p95_ms']:.2f}x | "
+                         f"{percentile(steps, 95) / plain['p95_ms']:.2f}x | "
+                         f"{percentile(runs, 95) / plain['p95_ms']:.2f}x |")
         lines += ["", "In the kernel, without a front end (reference loop):", ""]
     lines += ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
               "|---|---:|---:|---:|---:|---:|"]

@@ -58,7 +58,8 @@ class NotebookContext:
 
 
 def show(report: Report) -> None:
-    """The report as HTML in a notebook (its text beside it), as text anywhere else."""
+    """The report as HTML in a notebook (its text beside it), then what the number under it is; as text anywhere
+    else."""
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -66,6 +67,8 @@ def show(report: Report) -> None:
         get_ipython = None
     if get_ipython is not None and get_ipython() is not None:
         display(report)
+        print(tr("The number below (Out) is the points earned: check() returns them, and nbgrader reads a check "
+                 "cell's value as its partial credit."))
     else:
         print(repr(report))
 

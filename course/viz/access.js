@@ -5,33 +5,64 @@
 // ("a" would insert a cell, "d d" delete one, an arrow key move to another cell).
 const SUPPRESS = "data-lm-suppress-shortcuts";
 
+// The notebook's shortcuts that still work from a control: save (Ctrl+S, Cmd+S on a Mac) and run (Shift+Enter,
+// Ctrl+Enter, Alt+Enter). Every other key stays in the explorer.
+function passes(event) {
+  const accel = event.ctrlKey || event.metaKey;
+  if (event.key === "s" || event.key === "S") return accel && !event.altKey && !event.shiftKey;
+  return event.key === "Enter" && (event.shiftKey || accel || event.altKey);
+}
+
 function set(element, name, value) {
   if (element.getAttribute(name) !== value) element.setAttribute(name, value);  // unchanged: no new mutation
 }
 
-// What ipywidgets leaves out: a slider's name (its label) and value (its readout, not "10.0"), a toggle's state.
+// What ipywidgets leaves out or gets wrong: a slider's name (its label), value (its readout, not "10.0") and range
+// (noUiSlider writes one decimal: a $0.0005 budget ended at "0.0"), a disabled slider's state (its handle stayed a
+// Tab stop), a readout's role and name, a toggle's state, and icons read out as glyphs ("\uf049 first").
 function dress(root) {
   for (const slider of root.querySelectorAll(".widget-slider")) {
     const handle = slider.querySelector(".noUi-handle");
     const label = slider.querySelector(".widget-label");
     const readout = slider.querySelector(".widget-readout");
-    if (handle && label) set(handle, "aria-label", label.textContent.trim());
-    if (handle && readout) set(handle, "aria-valuetext", readout.textContent.trim());
+    const target = slider.querySelector(".noUi-target");
+    if (!handle) continue;
+    const name = label ? label.textContent.trim() : "";
+    if (name) set(handle, "aria-label", name);
+    if (readout) {
+      set(handle, "aria-valuetext", readout.textContent.trim());
+      set(readout, "tabindex", "-1");  // typed into after a click; the keyboard moves the handle
+      set(readout, "role", "textbox");
+      if (name) set(readout, "aria-label", name);
+    }
+    const api = target && target.noUiSlider;
+    if (api) {
+      set(handle, "aria-valuemin", String(api.options.range.min));
+      set(handle, "aria-valuemax", String(api.options.range.max));
+      set(handle, "aria-valuenow", String(api.get()));
+    }
+    const off = target !== null && target.hasAttribute("disabled");  // ipywidgets greys it out, no more
+    set(handle, "tabindex", off ? "-1" : "0");
+    set(handle, "aria-disabled", String(off));
   }
   for (const toggle of root.querySelectorAll(".widget-toggle-button"))
     set(toggle, "aria-pressed", String(toggle.classList.contains("mod-active")));
+  for (const icon of root.querySelectorAll("i.fa")) set(icon, "aria-hidden", "true");
 }
 
 function attach(root) {
-  root.addEventListener("focusin", (event) => event.target.setAttribute(SUPPRESS, ""));
+  // JupyterLab reads shortcuts on the document, after the explorer has seen the key: each key is marked first
   root.addEventListener("keydown", (event) => {
+    if (passes(event)) event.target.removeAttribute(SUPPRESS);
+    else event.target.setAttribute(SUPPRESS, "");
     if (event.key !== "Escape") return;
     const cell = root.closest(".jp-Cell");  // back to the notebook: its shortcuts work again
     if (cell) cell.focus();
-  });
+  }, true);
   const watch = new MutationObserver(() => dress(root));
   watch.observe(root, { subtree: true, childList: true, attributes: true,
-                        attributeFilter: ["class", "aria-valuetext"] });
+                        attributeFilter: ["class", "disabled", "aria-valuetext", "aria-valuenow", "aria-valuemin",
+                                          "aria-valuemax"] });
   dress(root);
   return watch;
 }

@@ -5,8 +5,8 @@ through `course.loop.Agent.events()` (`course.viz.frames`); with `loop=agent_loo
 the student's own function, read back from the wire (`course.viz.student`). Moving
 the step slider or pressing play only redraws a stored frame. Once a learner moves a control, the settings
 they may pick next run ahead on a background thread that steps aside whenever a control moves (RunAhead).
-Its front-end half (course/viz/access.js) keeps keys pressed in it from JupyterLab's shortcuts, names the sliders,
-says which toggles are on and announces each step. Without a front end (plain Python, nbval, an
+Its front-end half (course/viz/access.js) keeps keys pressed in it from JupyterLab's shortcuts (but save and
+run), names the sliders, says which toggles are on and announces each step. Without a front end (plain Python, nbval, an
 exported notebook) the explorer shows a static HTML snapshot of its state, and
 its text repr is deterministic.
 """
@@ -29,7 +29,7 @@ from ..loop import Limits
 from ..scenarios import SCENARIOS
 from .run import Frame, frame_html, frames, outcome_tag, step_line
 from .student import FEATURES, StudentLoop
-from .style import FONT, LINE, count, dollars, esc, n_calls, n_turns
+from .style import FONT, LINE, MUTED, count, dollars, esc, ink, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
@@ -38,6 +38,8 @@ NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full la
 QUIET_S = 0.1  # a run ahead waits until no control has moved for this long: a change never waits behind it
 HERE = Path(__file__).parent
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
+KEYS = deferred("Keys: on a control, arrows and letters work the explorer; Ctrl+S still saves and Shift+Enter still "
+                "runs the cell; Esc gives every key back to the notebook.")
 SNAPSHOT = deferred("A snapshot: run this cell to get the controls (scenario, max_turns, budget, deny rules, step "
                     "through the run).")
 
@@ -161,9 +163,9 @@ class RunAhead:
 
 class Access(anywidget.AnyWidget):
     """The explorer's front-end half (access.js, access.css), in the explorer's box: a key pressed on a control
-    stays in the explorer (no JupyterLab shortcut; Escape goes back to the cell), sliders are named by their
-    labels and read by their readouts, toggles say on or off (aria-pressed), the focus ring is 2 px, and
-    `announce` is read out by a screen reader whenever it changes (a live region)."""
+    stays in the explorer (no JupyterLab shortcut but save and run; Escape goes back to the cell), sliders are
+    named by their labels and read by their readouts, toggles say on or off (aria-pressed), the focus ring is 2 px,
+    and `announce` is read out by a screen reader whenever it changes (a live region)."""
 
     _esm = HERE / "access.js"
     _css = HERE / "access.css"
@@ -230,6 +232,7 @@ class Explorer:
                    layout=w.Layout(**WRAP)),
             w.HBox([self.first, self.back, self.playing, self.next, self.last, self.step, self.play],
                    layout=w.Layout(**WRAP)),
+            w.HTML(f'<div class="course-keys" style="{FONT};{LINE};color:{ink(MUTED)}">{esc(tr(KEYS))}</div>'),
             self.view, self.access,
         ]).add_class("course-explorer")
         self.show_rules(own_rules(scenario) if deny is None else deny)
@@ -372,8 +375,10 @@ class Explorer:
         self.render(last)  # first: the frame is what the learner waits for
         shown_line = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
         self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>'
+        # The range goes to the front end before the value, in a message of its own: a slider given both at once
+        # may take the value first, clamp it to the old range and send that back (the view would jump to it).
+        self.step.max = self.play.max = last
         with self.step.hold_sync(), self.play.hold_sync():  # one message each
-            self.step.max = self.play.max = last
             self.step.value = self.play.value = last  # already shown: the step observer does nothing
 
     def render(self, step: int | None = None) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from ..i18n import deferred, tr
+from ..i18n import deferred, tr, tr_plural
 from ..messages import as_dict, blocks, tool_uses, violations
-from .style import ERROR, FONT, LINE, MUTED, OK, PALETTE, esc, shorten, tag
+from .style import ERROR, FONT, LINE, MUTED, OK, PALETTE, esc, ink, shorten, tag
 
 # The pairing invariant of Def. 3.3, one line per rule (shown translated: `tr(RULES[rule])`).
 RULES = {
@@ -63,7 +63,7 @@ def longer(text: str, shown: int) -> str:
         return f'<div style="{style}">{esc(text)}</div>'
     rest = tr("… show all {count:,} characters").format(count=len(text))
     return (f'<div style="{style}">{esc(text[:shown])}<details style="display:inline"><summary style="cursor:pointer;'
-            f'color:{MUTED}">{esc(rest)}</summary>'
+            f'color:{ink(MUTED)}">{esc(rest)}</summary>'
             f'{esc(text[shown:])}</details></div>')
 
 
@@ -74,7 +74,7 @@ def input_html(input) -> str:
     lines = []
     for key, value in sorted(input.items()):
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-        lines.append(f'<div><span style="color:{MUTED}">{esc(key)}:</span>{longer(text, SHOWN_INPUT)}</div>')
+        lines.append(f'<div><span style="color:{ink(MUTED)}">{esc(key)}:</span>{longer(text, SHOWN_INPUT)}</div>')
     return "".join(lines)
 
 
@@ -127,7 +127,8 @@ class MessageList:
     def __repr__(self) -> str:
         state = tr("P1-P3 hold") if self.holds else tr("broken: {rules}").format(
             rules=", ".join(sorted({v.rule for v in self.violations})))
-        lines = [tr("MessageList: {count} messages, {state}").format(count=len(self.messages), state=state)]
+        lines = [tr_plural("MessageList: {count} message, {state}", "MessageList: {count} messages, {state}",
+                           len(self.messages)).format(count=len(self.messages), state=state)]
         for i, m in enumerate(self.messages):
             if not blocks(m):
                 lines.append(f"[{i}] {m.get('role')}: " + tr("(no content)"))
@@ -162,8 +163,8 @@ class MessageList:
                 head += " " + tag("is_error", ERROR)
             body = longer(result_text(b), SHOWN_RESULT)
         problem = unpaired(self.messages, i, b) if i >= 0 else None
-        warn = f' <span style="color:{ERROR};font-weight:bold">⚠ {esc(problem)}</span>' if problem else ""
-        ident = f' <span style="color:{MUTED}">id={esc(id)}</span>'
+        warn = f' <span style="color:{ink(ERROR)};font-weight:bold">⚠ {esc(problem)}</span>' if problem else ""
+        ident = f' <span style="color:{ink(MUTED)}">id={esc(id)}</span>'
         return (f'<div style="margin:2px 0;padding:2px 4px;border-left:6px solid {colour};background:{colour}14">'
                 f"<div>{head}{ident}{warn}</div>{body}</div>")
 
@@ -172,7 +173,7 @@ class MessageList:
         broken = [v for v in self.violations if v.index == i]
         frame = f"border:2px solid {ERROR}" if broken else "border:1px solid #ddd"
         note = tr("{rule} broken: {detail}")
-        notes = "".join(f'<div style="color:{ERROR};font-weight:bold">✗ '
+        notes = "".join(f'<div style="color:{ink(ERROR)};font-weight:bold">✗ '
                         f'{esc(note.format(rule=v.rule, detail=v.detail))}</div>' for v in broken)
         body = "".join(self.block_html(i, b) for b in blocks(m))
         return (f'<div style="{frame};border-radius:4px;margin:4px 0;padding:3px 6px">'
@@ -180,13 +181,15 @@ class MessageList:
 
     def summary_html(self) -> str:
         if self.holds:
-            holds = tr("✓ pairing invariant P1–P3 holds ({count} messages)").format(count=len(self.messages))
-            return f'<div style="color:{OK}">{esc(holds)}</div>'
+            holds = tr_plural("✓ pairing invariant P1–P3 holds ({count} message)",
+                              "✓ pairing invariant P1–P3 holds ({count} messages)",
+                              len(self.messages)).format(count=len(self.messages))
+            return f'<div style="color:{ink(OK)}">{esc(holds)}</div>'
         broken = tr("<b>{rule}</b> ({meaning}) broken at messages[{index}]: {detail}")
         items = "".join("<li>" + broken.format(rule=v.rule, meaning=esc(tr(RULES[v.rule])), index=v.index,
                                                detail=esc(v.detail)) + "</li>" for v in self.violations)
         headline = tr("✗ pairing invariant broken")
-        return (f'<div style="color:{ERROR}"><b>{esc(headline)}</b>'
+        return (f'<div style="color:{ink(ERROR)}"><b>{esc(headline)}</b>'
                 f'<ul style="margin:2px 0">{items}</ul></div>')
 
     def _repr_html_(self) -> str:
@@ -194,7 +197,7 @@ class MessageList:
         if self.pending:
             body = "".join(self.block_html(-1, b) for b in blocks(self.pending))
             parts.append(f'<div style="border:1px dashed {MUTED};border-radius:4px;margin:4px 0;'
-                         'padding:3px 6px;opacity:0.75">'
+                         'padding:3px 6px">'
                          f'<div>{tag(self.pending.get("role", "assistant"), MUTED)} '
                          f'<i>{esc(self.pending_note)}</i></div>{body}</div>')
         return f'<div class="course-messages" style="{FONT};{LINE}">{"".join(parts)}</div>'

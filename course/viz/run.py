@@ -14,7 +14,7 @@ from ..i18n import tr
 from ..loop import Limits
 from ..messages import tool_uses
 from .message_list import MessageList
-from .style import ERROR, FONT, LINE, MUTED, OK, dollars, esc, n_calls, tag
+from .style import ERROR, FONT, LINE, MUTED, OK, dollars, esc, ink, n_calls, tag
 
 RAISED = "loop_raised"  # a student's loop raised, or returned something else than (answer, messages)
 NO_ANSWER = "no_answer"  # a student's loop returned None for a reason the wire does not show
@@ -89,7 +89,7 @@ def meter(label: str, value: float, limit: float | None, shown: str) -> str:
     if limit is None:
         unlimited = tr("(no limit)")
         return (f'<div style="margin:1px 0">{esc(labelled)} '
-                f'<span style="color:{MUTED}">{esc(unlimited)}</span></div>')
+                f'<span style="color:{ink(MUTED)}">{esc(unlimited)}</span></div>')
     share = 1.0 if limit <= 0 else min(1.0, value / limit)
     colour = ERROR if value >= limit else OK
     bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
@@ -144,7 +144,7 @@ def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: in
     view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
     step = step_line(frame, index, total)
-    alarm = f";color:{ERROR}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
+    alarm = f";color:{ink(ERROR)}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
     return (f'<div class="course-frame" style="{FONT};{LINE}">'
             f'<div style="font-weight:bold{alarm}">{esc(step)}</div>'
             f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>{view._repr_html_()}</div>")

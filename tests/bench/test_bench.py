@@ -75,6 +75,20 @@ def test_explorer_bench_runs_without_the_browser():
     assert figures["scenarios"] and "|" in explorer.table(figures)
 
 
+def test_the_explorer_table_gives_its_p95_over_the_plain_sliders():
+    from bench import explorer
+
+    def row(steps, runs):
+        samples = runs + steps
+        return {"changes": len(samples), "step_changes": len(steps), "missed": 0, "p50_ms": 1, "p95_ms": 1,
+                "max_turns_p95_ms": max(runs), "step_p95_ms": max(steps), "samples": samples}
+
+    browser = {loop: {"one_shot": row([60.0] * 20, [90.0] * 20)} for loop in explorer.LOOPS}
+    browser["plain"] = {"changes": 3, "p50_ms": 50.0, "p95_ms": 50.0, "samples": [50.0] * 3}
+    figures = {"browser": browser, "scenarios": {}}
+    assert "| reference | 1.80x | 1.20x | 1.80x |" in explorer.table(figures)
+
+
 def test_one_benchmarks_sections_are_rewritten_and_the_others_kept(loop_figures):
     record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0, "load": [1.0, 2.0]}
     doc = "# Benchmarks\n\nintro\n\n## Loop: per-call overhead\n\nold figures\n\n## Something else\n\nkept\n"

@@ -79,6 +79,19 @@ def test_check_returns_the_points_earned_for_nbgrader_to_read(fixture_registry, 
     assert check("ask", None) == 0 and check("asq", print) == 0
 
 
+def test_in_a_notebook_the_report_says_what_the_number_under_it_is(fixture_registry, capsys, monkeypatch):
+    """nbgrader reads the cell's value; a student sees an unlabelled Out[n] after the report (issue 30 item 6)."""
+    import IPython
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())  # a kernel
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    assert check("ask", define(ASK, "ask")) == 2
+    assert len(shown) == 1  # the report
+    assert capsys.readouterr().out.startswith("The number below (Out) is the points earned")
+
+
 def test_an_endless_function_times_out_and_is_stopped(fixture_registry, capsys):
     def ask(client, prompt):
         while True:

@@ -5,6 +5,10 @@ notebooks/04_termination.ipynb (lesson 07, for its plots; the Japanese lesson 04
 use the explorer's controls, measure the layout at 1024 px with the file browser open, compute the badges'
 contrast from the rendered colours, and reopen a saved lesson after its kernel is gone. Screenshots of each
 view, at 1024 px and 1400 px, go to build/browser/.
+
+A second JupyterLab (scratch_lab) serves small notebooks of explorers and lesson 03 as committed, for what
+needs no executed lesson: the step slider after max_turns changes, the save and run shortcuts, names and Tab
+stops, contrast in the light and dark themes, and code lines wrapped at 1024 px.
 """
 from __future__ import annotations
 
@@ -18,8 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.explorer import STUDENT_LOOP
 from bench.jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
 from course.i18n import speaking, tr
+from course.viz.explorer import Explorer
 
 pytestmark = pytest.mark.browser  # skipped without Debian's chromium (tests/system_packages.py)
 
@@ -381,3 +387,257 @@ def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
         assert page.get_by_text(WIDGET_ERROR).count() == 0, f"{WIDGET_ERROR} after reopening a saved lesson"
         shoot(page, output.first, "explorer-reopened", width)
         page.close()
+
+
+# --- explorers in a notebook of their own: no lesson to execute first ---------------------------------------------
+def explorer_notebook(path: Path, *cells: str) -> None:
+    """A notebook that imports the explorer and runs `cells`, one explorer each."""
+    sources = ["from course.viz.explorer import Explorer", *cells]
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
+                     "source": source} for i, source in enumerate(sources)]}
+    path.write_text(json.dumps(nb))
+
+
+@pytest.fixture(scope="module")
+def scratch_lab(tmp_path_factory):
+    """JupyterLab serving small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb:
+    one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget;
+    contrast.ipynb: always_tool, ten tool_use ids; 03_wrap.ipynb: lesson 03, as committed)."""
+    scratch = tmp_path_factory.mktemp("scratch-lab")
+    root = scratch / "root"
+    root.mkdir()
+    explorer_notebook(root / "steps.ipynb", 'Explorer("always_tool")', 'Explorer("fix_failing_test")')
+    explorer_notebook(root / "keys.ipynb", 'Explorer("one_shot")', '"the cell after the explorer"')
+    explorer_notebook(root / "names.ipynb", 'Explorer("aurora_run")', STUDENT_LOOP,
+                      'Explorer("aurora_run", loop=agent_loop)')
+    explorer_notebook(root / "contrast.ipynb", 'Explorer("always_tool")')
+    shutil.copy(ROOT / "notebooks" / "03_the_first_loop.ipynb", root / "03_wrap.ipynb")
+    tracker = scratch / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))  # every cell rendered, in view or not
+    # no autosave: a notebook is saved only when a test saves it
+    docmanager = scratch / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+    docmanager.parent.mkdir(parents=True)
+    docmanager.write_text(json.dumps({"autosave": False}))
+    with JupyterLab(root, scratch) as server:
+        yield server
+
+
+def run_explorers(page, count: int):
+    """Run every cell; the page's `count` explorers once each shows a frame."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    explorers = page.locator(".course-explorer")
+    explorers.nth(count - 1).locator(".course-frame").wait_for(state="attached")
+    return [explorers.nth(i) for i in range(count)]
+
+
+# What says which step is shown: the frame's first line, the step slider's handle and readout, the status region.
+SHOWN_STEP_JS = """(explorer) => {
+    const at = (text) => { const m = /step (\\d+) \\/ (\\d+)/.exec(text || '');
+                           return m ? `${m[1]} / ${m[2]}` : text; };
+    const step = [...explorer.querySelectorAll('.widget-slider')].find(
+        s => s.querySelector('.widget-label').textContent.trim() === 'step');
+    const handle = step.querySelector('.noUi-handle'), number = (name) => Number(handle.getAttribute(name));
+    return {frame: at(explorer.querySelector('.course-frame > div').textContent),
+            handle: `${number('aria-valuenow')} / ${number('aria-valuemax')}`,
+            readout: `${step.querySelector('.widget-readout').textContent.trim()} / ${number('aria-valuemax')}`,
+            status: at(explorer.querySelector('[role=status]').textContent)};
+}"""
+SETTLE_MS = 1500  # longer than a slider's echo takes to come back from the kernel
+
+
+def shows_last_step(page, explorer, last: int) -> None:
+    """The run's last step is shown, and the frame, the step slider, its readout and the status region agree,
+    also a while later (a slider echoing an old value would move the view back)."""
+    from playwright.sync_api import expect
+
+    expect(explorer.locator(".course-frame > div").first).to_contain_text(f"step {last} / {last}:",
+                                                                           timeout=CHANGE_S * 1000)
+    page.wait_for_timeout(SETTLE_MS)
+    expected = f"{last} / {last}"
+    shown = explorer.evaluate(SHOWN_STEP_JS)
+    assert shown == dict.fromkeys(shown, expected), shown
+
+
+def test_after_max_turns_rises_the_step_slider_shows_the_last_step(browser, scratch_lab):
+    """Issue 30 item 1: always_tool by arrow keys, fix_failing_test by typing in the readout, then by dragging."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "steps.ipynb", width=1024)
+    always, fix = run_explorers(page, 2)
+    handle = slider(always, page, "max_turns").locator(".noUi-handle")
+    handle.press("Home")
+    shows_last_step(page, always, 2)  # T = 0: one call, three frames
+    for turns in range(1, 5):
+        handle.press("ArrowRight")
+        shows_last_step(page, always, 2 * turns + 2)
+    max_turns = slider(fix, page, "max_turns")
+    readout = max_turns.locator(".widget-readout")
+    for turns, last in ((2, 6), (3, 8)):
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(str(turns))
+        page.keyboard.press("Enter")
+        shows_last_step(page, fix, last)
+    track = max_turns.locator(".noUi-base").bounding_box()
+    handle = max_turns.locator(".noUi-handle").bounding_box()
+    page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+    page.mouse.down()  # dragged from 3 to 10: fix_failing_test then ends within its cap
+    page.mouse.move(track["x"] + track["width"] * 10 / 15, track["y"] + track["height"] / 2, steps=8)
+    page.mouse.up()
+    expect(max_turns.locator(".widget-readout")).to_have_text("10", timeout=CHANGE_S * 1000)
+    shows_last_step(page, fix, 10)
+    page.close()
+
+
+ACTIVE_CELL_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;
+    return {count: nb.widgets.length, active: nb.activeCellIndex, runs: nb.widgets[1].model.executionCount}; }"""
+
+
+def test_save_and_run_reach_the_notebook_from_the_explorer_and_it_says_so(browser, scratch_lab):
+    """Issue 30 item 3: letters stay in the explorer; Ctrl+S saves, Ctrl+Enter and Shift+Enter run its cell."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "keys.ipynb", width=1024)
+    (explorer,) = run_explorers(page, 1)
+    expect(explorer).to_contain_text("Esc gives every key back to the notebook")
+    dirty = page.locator(".jp-mod-dirty")
+    expect(dirty).not_to_have_count(0)  # run, not saved
+    explorer.get_by_role("button", name="next").focus()
+    before = page.evaluate(ACTIVE_CELL_JS)
+    for key in ("a", "b", "m"):  # insert above, below, to Markdown: kept in the explorer
+        page.keyboard.press(key)
+    page.keyboard.press("Control+s")
+    expect(dirty).to_have_count(0, timeout=CHANGE_S * 1000)
+    assert page.evaluate(ACTIVE_CELL_JS) == before == {**before, "count": 3, "active": 1}
+    page.keyboard.press("Control+Enter")  # runs the explorer's cell, which stays the active one
+    page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {before['runs']}", timeout=CHANGE_S * 1000)
+    assert page.evaluate(ACTIVE_CELL_JS)["active"] == 1
+    again = page.evaluate(ACTIVE_CELL_JS)["runs"]
+    explorer.locator(".course-frame").wait_for(state="attached")
+    explorer.get_by_role("button", name="next").focus()
+    page.keyboard.press("Shift+Enter")  # runs it and moves on to the next cell
+    page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {again}", timeout=CHANGE_S * 1000)
+    assert page.evaluate(ACTIVE_CELL_JS)["active"] == 2
+    page.close()
+
+
+# Every Tab stop from the explorer's first control until the focus leaves it: what it is, its role and name.
+TAB_STOPS_JS = """(explorer) => {
+    const e = document.activeElement;
+    if (!explorer.contains(e)) return null;
+    return {what: `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`, role: e.getAttribute('role'),
+            name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30)};
+}"""
+
+
+def tab_stops(page, explorer) -> list[dict]:
+    explorer.locator("select").focus()
+    stops = [explorer.evaluate(TAB_STOPS_JS)]
+    while stops[-1] is not None and len(stops) < 60:
+        page.keyboard.press("Tab")
+        stops.append(explorer.evaluate(TAB_STOPS_JS))
+    return stops[:-1]
+
+
+def test_names_carry_no_icon_glyph_and_every_tab_stop_is_a_named_control(browser, scratch_lab):
+    """Issue 30 item 4: buttons named by their words alone, readouts no Tab stops, the budget slider of a loop
+    that takes no budget disabled and out of the Tab order, and the budget's range as set."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "names.ipynb", width=1024)
+    reference, yours = run_explorers(page, 2)
+    for name in ("first", "back", "play / pause", "next", "last", "search"):
+        expect(reference.get_by_role("button", name=name, exact=True)).to_have_count(1)
+    reference.get_by_role("button", name="search", exact=True).click()  # denied: it shows a sign, named as before
+    denied = reference.get_by_role("button", name="search", exact=True, pressed=True)
+    expect(denied).to_have_count(1, timeout=CHANGE_S * 1000)
+    top = Explorer("aurora_run").budget.max
+    expect(reference.get_by_role("slider", name="budget")).to_have_attribute("aria-valuemax", str(top))
+    expect(reference.get_by_role("slider", name="max_turns")).to_have_attribute("aria-valuenow", "10")
+    budget = yours.get_by_role("slider", name="budget")
+    expect(budget).to_have_attribute("aria-disabled", "true")
+    for explorer in (reference, yours):
+        stops = tab_stops(page, explorer)
+        assert len(stops) >= 8, stops  # the select, the sliders, the buttons
+        unnamed = [s for s in stops if "widget-readout" in s["what"] or not s["name"]]
+        assert not unnamed, f"Tab stops that are readouts or have no name: {unnamed}"
+    assert "budget" not in [s["name"] for s in tab_stops(page, yours)]
+    page.close()
+
+
+# Every text the explorer's own HTML shows, with its contrast ratio (WCAG 2.x) against what is behind it: colours
+# as computed (rgb() or color(srgb ...), with alpha and the ancestors' opacity), over the backgrounds down to the
+# first opaque one.
+TEXT_CONTRAST_JS = """(explorer) => {
+    const parse = (c) => { const n = (c.match(/[\\d.]+/g) || []).map(Number), k = c.startsWith('color(') ? 255 : 1;
+        return [n[0] * k, n[1] * k, n[2] * k, n.length > 3 ? n[3] : 1]; };
+    const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+    const lum = (c) => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const behind = (e) => { const layers = [];
+        for (let p = e; p; p = p.parentElement) { const c = parse(getComputedStyle(p).backgroundColor);
+            if (c[3] > 0) layers.push(c); if (c[3] >= 1) break; }
+        return layers.reverse().reduce((under, c) => over(c, under), [255, 255, 255, 1]); };
+    const out = [];
+    for (const e of explorer.querySelectorAll('.widget-html-content *')) {
+        const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+        if (!own || !e.getClientRects().length) continue;
+        const fg = parse(getComputedStyle(e).color);
+        for (let p = e; p && p !== explorer; p = p.parentElement) fg[3] *= parseFloat(getComputedStyle(p).opacity);
+        const bg = behind(e), a = lum(over(fg, bg)), b = lum(bg);
+        out.push([e.textContent.trim().slice(0, 40), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
+    }
+    return out;
+}"""
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+
+
+def set_theme(page, theme: str) -> None:
+    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{THEMES[theme]}'}})")
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{str(theme == 'light').lower()}'")
+    page.wait_for_timeout(500)  # the theme's stylesheet applied
+
+
+def test_every_text_of_the_explorer_reaches_wcag_aa_in_light_and_dark_themes(browser, scratch_lab):
+    """Issue 30 item 5: the frame's greys, the tool_use and tool_result badges, every coloured text: 4.5:1."""
+    from playwright.sync_api import expect
+
+    page = open_notebook(browser, scratch_lab, "contrast.ipynb", width=1024)
+    (explorer,) = run_explorers(page, 1)
+    expect(explorer.locator(".course-frame")).to_contain_text("tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
+    low = {}
+    try:
+        for theme in THEMES:
+            set_theme(page, theme)
+            ratios = explorer.evaluate(TEXT_CONTRAST_JS)
+            texts = {text for text, _ in ratios}
+            assert {"tool_use", "tool_result", "#10", "(no limit)"} <= texts, texts  # badges and greys measured
+            low[theme] = sorted({(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5})
+            shoot(page, explorer, f"explorer-{theme}", 1024)
+    finally:
+        set_theme(page, "light")  # the theme is a user setting: later pages open in it
+        page.close()
+    assert low == {"light": [], "dark": []}, f"texts under 4.5:1: {low}"
+
+
+# Code cells whose editor scrolls sideways: a line is cut off at the cell's right edge.
+CUT_CELLS_JS = """() => [...document.querySelectorAll('.jp-CodeCell .cm-scroller')]
+    .map((s, i) => [i, s.scrollWidth - s.clientWidth]).filter(([, over]) => over > 1)"""
+
+
+def test_code_lines_wrap_at_1024_px_with_the_file_browser_open(browser, scratch_lab):
+    """Issue 30 item 2: the course's JupyterLab settings wrap code lines (lesson 03's run to 120 columns)."""
+    page = open_notebook(browser, scratch_lab, "03_wrap.ipynb", width=1024)
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.locator(".jp-FileBrowser").wait_for()
+    cells = page.locator(".jp-CodeCell .cm-scroller")
+    cells.first.wait_for()
+    assert cells.count() >= 20
+    page.wait_for_timeout(500)  # the layout after the file browser opened
+    cut = page.evaluate(CUT_CELLS_JS)
+    assert not cut, f"code cells (index, px cut off) at 1024 px: {cut}"
+    page.close()

@@ -235,3 +235,22 @@ def test_a_screen_reader_hears_the_new_outcome_once_then_each_step():
     e.step.value = 0
     assert e.access.announce == "step 0 / 4: the prompt is sent"
     e.runs.join()
+
+
+def test_the_step_slider_gets_its_new_range_before_its_new_value(monkeypatch):
+    """A front-end slider given a value past its old range clamps it and sends that back (issue 30 item 1)."""
+    e = Explorer("always_tool", max_turns=1)
+    sent = []
+    monkeypatch.setattr(e.step, "_send", lambda msg, buffers=None: sent.append(set(msg["state"])))
+    e.max_turns.value = 4
+    assert sent == [{"max"}, {"value"}], sent
+
+
+def test_an_amount_keeps_two_significant_digits_and_one_message_is_singular():
+    """Issue 30 item 6: always_tool at T = 3 spent $0.0001044, shown as "$0.0001" (one digit); "(1 messages)"."""
+    from course.viz.style import dollars
+
+    assert [dollars(x) for x in (0.0001044, 0.0005, 0.00010)] == ["$0.00010", "$0.0005", "$0.0001"]
+    assert "budget: $0.00010 " in Explorer("always_tool", max_turns=3).view.value
+    one = MessageList([{"role": "user", "content": "hi"}])
+    assert "holds (1 message)" in one._repr_html_() and repr(one).startswith("MessageList: 1 message, ")
