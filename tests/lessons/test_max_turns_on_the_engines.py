@@ -117,3 +117,19 @@ def test_the_table_of_caps_states_what_each_engine_does(engine, cap):
         assert calls == cap + extra, f"{path.name}, {engine} at T={cap}: {calls} model calls"
         assert ran == (calls if last_runs else calls - 1), f"{path.name}, {engine} at T={cap}: {ran} tools ran"
         assert all(e in stated_ending for e in re.findall(r"`[^`]+`", ending)), (path.name, engine, ending)
+
+
+@pytest.mark.slow
+def test_num_turns_at_a_cap_is_t_plus_1_even_when_a_response_asked_for_two_tools():
+    """Lesson 14: at a max_turns cap num_turns is T + 1, not 1 plus each tool result (fix_failing_test's second
+    response reads two files at once: 2 requests, 3 tools run, num_turns 3)."""
+    fix = get("fix_failing_test")
+    api, tools, ran = fix.api(), fix.tools(fix.workspace()), []
+    run_tool = tools.run
+    tools.run = lambda name, input: ran.append(name) or run_tool(name, input)
+    with Server(api) as server:
+        run = asyncio.run(collect(fix.prompt, agent_options(
+            server.base_url, scratch_home(), mcp_servers={"course": mcp_server(tools)}, tools=[],
+            allowed_tools=[f"mcp__course__{d['name']}" for d in tools.definitions()], max_turns=2)))
+    assert (len(api.requests), len(ran), run.result.subtype) == (2, 3, "error_max_turns")
+    assert run.result.num_turns == 2 + 1 != 1 + len(ran)
