@@ -5,7 +5,7 @@ Everything here works on plain dicts, the wire format of the Messages API.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .i18n import tr
@@ -87,8 +87,17 @@ def violations(messages: list, *, final_assistant: bool = False) -> list[Violati
 
     final_assistant=True accepts a last assistant message without tool_use: the
     history of a finished run, h . a, which is no longer a request to send.
+
+    A `system` message (the operator's, mid-conversation) is not a turn: P1-P3 pass over it, as the API does.
     """
-    msgs = [as_dict(m) for m in messages]
+    listed = [as_dict(m) for m in messages]
+    turns = [i for i, m in enumerate(listed) if m.get("role") != "system"]  # each turn's index in `messages`
+    found = _turn_violations([listed[i] for i in turns], final_assistant)
+    return [replace(v, index=turns[v.index] if turns else 0) for v in found]
+
+
+def _turn_violations(msgs: list[dict], final_assistant: bool) -> list[Violation]:
+    """violations() over the turns alone (indices into `msgs`)."""
     found: list[Violation] = []
     if not msgs:
         return [Violation("P1", 0, tr("the list is empty; the first message must be from the user"))]

@@ -341,7 +341,7 @@ def _validate_roles(messages) -> None:
         if not isinstance(m, dict):
             raise invalid(f"messages.{i}: Input should be a valid dictionary")
         if m.get("role") not in ROLES:
-            # the wording lesson 01 shows; a system message is accepted too
+            # a role outside ROLES; the wording names the two roles that take turns (system is accepted too)
             raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
 
 
