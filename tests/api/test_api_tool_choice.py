@@ -40,7 +40,8 @@ def test_none_removes_the_calls_and_ends_the_turn():
 
 
 @pytest.mark.parametrize("choice, wording", [
-    ({"type": "sometimes"}, "tool_choice: Input tag found using 'type' does not match any of the expected tags"),
+    ({"type": "sometimes"}, "tool_choice: Input tag 'sometimes' found using 'type' does not match any of the expected "
+                           "tags: 'auto', 'any', 'tool', 'none'"),
     ({"type": "tool"}, "tool_choice.tool.name: Field required"),
     ({"type": "none", "disable_parallel_tool_use": True},
      "tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted"),
