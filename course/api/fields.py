@@ -80,10 +80,11 @@ def _tags(typed_dict, key: str) -> tuple | None:
 
 @functools.cache
 def _tagged(union) -> tuple[str, dict] | None:
-    """(key, tag -> TypedDict) for a union of TypedDicts told apart by `type` or `role`; None for other unions."""
+    """(key, tag -> TypedDict) for a union of two or more TypedDicts told apart by `type` or `role`; None for other
+    unions."""
     members = [m for m in _members(union) if m is not type(None)]
-    if not members or not all(_is_typed_dict(m) for m in members):
-        return None
+    if len(members) < 2 or not all(_is_typed_dict(m) for m in members):
+        return None  # a lone TypedDict (Optional[X]) is checked as itself, its `type` as any Literal field
     for key in DISCRIMINATORS:
         tags = [_tags(m, key) for m in members]
         if all(t is not None for t in tags):

@@ -49,7 +49,8 @@ def mutated(body: dict, path: tuple, how: str, value) -> dict:
     parent = body
     for key in path[:-1]:
         parent = parent[key]
-    last, node = path[-1], parent[path[-1]]
+    last = path[-1]
+    node = parent.get(last) if isinstance(parent, dict) else parent[last]
     if how == "delete":
         del parent[last]
     elif how == "extra" and isinstance(node, dict):
@@ -119,3 +120,22 @@ def test_the_recorded_shapes_are_answered(servers):
 def test_a_malformed_request_gets_a_400_naming_the_field_never_a_crash(servers, case):
     name, body = case
     answered_as_the_api_answers(send(servers, name, body), body)
+
+
+LOOP = SHAPES["sdk_tool_loop"]["body"]
+
+
+@pytest.mark.parametrize("path, value, wording", [
+    (("system", 0, "cache_control"), "ephemeral", "system.0.cache_control: Input should be a valid dictionary"),
+    (("system", 0, "cache_control"), {"type": "ephemeral", "ttl": "2h"},
+     "system.0.cache_control.ttl: Input should be '5m' or '1h'"),
+    (("messages", 2, "content", 0, "content"), [42],
+     "messages.2.content.0.tool_result.content.0: Input should be a valid dictionary"),
+    (("messages", 0, "content", 0, "text"), 42, "messages.0.content.0.text.text: Input should be a valid string"),
+    (("output_config",), "json", "output_config: Input should be a valid dictionary"),
+    (("output_config",), {"format": {"type": "json_schema", "schema": "{}"}},
+     "output_config.format.schema: Input should be a valid dictionary"),
+])
+def test_the_crashes_the_fuzz_found_are_400s_naming_the_field(servers, path, value, wording):
+    response = send(servers, "sdk_tool_loop", mutated(LOOP, path, "replace", value))
+    assert (response.status_code, response.json()["error"]["message"]) == (400, wording)
