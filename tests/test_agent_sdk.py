@@ -175,3 +175,15 @@ def test_served_reads_the_requests_of_its_log(tmp_path):
     assert Served("http://127.0.0.1:1", tmp_path / "none.jsonl").requests() == []
     (tmp_path / "wire.jsonl").write_text(json.dumps({"path": "/v1/messages", "body": {"model": MODEL}}) + "\n")
     assert Served("http://127.0.0.1:1", tmp_path / "wire.jsonl").requests()[0]["body"]["model"] == MODEL
+
+
+@pytest.mark.parametrize("mode", ["auto", "plan"])
+def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(home, mode):
+    for name in ("app.py", "util.py", "test_app.py", "README.md"):
+        (home / "work" / name).write_text("x = 1\n")
+    with serve("count_python_files", home / "wire.jsonl") as api:
+        done = claude(api, home, get("count_python_files").prompt, "--permission-mode", mode, "--max-turns", "4",
+                      cwd=home / "work")
+        sent = api.requests()
+    assert all("safeguards" in r["body"] for r in sent) and [r["status"] for r in sent] == [200, 200]
+    assert (done["subtype"], done["result"]) == ("success", "There are 3 Python files: app.py, test_app.py, util.py.")

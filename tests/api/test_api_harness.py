@@ -195,3 +195,16 @@ def test_an_unknown_context_management_edit_is_a_400(api):
     assert rejected(api, messages=[user("Hi")], context_management={"edits": [{"type": "forget_everything"}]}) \
         .startswith("context_management.edits.0: Input tag 'forget_everything' found using 'type' does not match any "
                     "of the expected tags: 'clear_tool_uses_20250919'")
+
+
+# --- safeguards (Claude Code's auto and plan modes) --------------------------------------------------------
+
+SAFEGUARD = {"type": "dangerous_tool_use", "classifier_context": {"v": 1, "permission_mode": "auto"}}
+
+
+def test_claude_codes_safeguards_are_accepted_and_checked_for_shape(api):
+    assert post(api, messages=[user("Hi")], extra_body={"safeguards": [SAFEGUARD]})["content"]
+    assert rejected(api, messages=[user("Hi")], extra_body={"safeguards": [{"classifier_context": {}}]}) == \
+        "safeguards.0.type: Field required"
+    assert rejected(api, messages=[user("Hi")], extra_body={"safeguards": {"type": "dangerous_tool_use"}}) == \
+        "safeguards: Input should be a valid list"
