@@ -89,6 +89,7 @@ def validate_request(body, *, count_only: bool = False) -> Model:
             raise invalid("max_tokens: Input should be greater than or equal to 0")
     for name, value in body.items():  # every field as the SDK's types declare it, then the API's own rules
         check(value, (COUNT_DECLARED if count_only else DECLARED)[name], name)
+    _validate_thinking(body.get("thinking"), body.get("max_tokens"))
     _validate_tools(body.get("tools"))
     _validate_tool_choice(body.get("tool_choice"), body.get("tools"))
     _validate_stop_sequences(body.get("stop_sequences"))
@@ -108,6 +109,22 @@ def _validate_for_model(body: dict, served: Model) -> None:
     choice = body.get("tool_choice")
     if choice and choice["type"] in ("any", "tool") and not served.forced_tool_choice:
         raise invalid('tool_choice: type "tool" and "any" are not supported for this model.')
+
+
+# the SDK's ThinkingConfigEnabledParam.budget_tokens: "Must be ≥1024 and less than `max_tokens`"
+MIN_THINKING_BUDGET = 1024
+
+
+def _validate_thinking(thinking, max_tokens: int | None) -> None:
+    """An enabled thinking budget: at least the minimum, and below max_tokens (thinking tokens are output tokens)."""
+    if not thinking or thinking["type"] != "enabled":
+        return
+    if thinking["budget_tokens"] < MIN_THINKING_BUDGET:
+        raise invalid(f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}")
+    if max_tokens is not None and thinking["budget_tokens"] >= max_tokens:
+        raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+                      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-"
+                      "window-size")
 
 
 def _validate_stop_sequences(seqs) -> None:

@@ -103,7 +103,7 @@ def answered_as_the_api_answers(response: httpx.Response, body) -> None:
         return
     message = error["error"]["message"]
     assert error["error"]["type"] == "invalid_request_error"
-    named = message.split(":", 1)[0].split(".", 1)[0].split(" ", 1)[0]
+    named = message.split(":", 1)[0].split(".", 1)[0].split(" ", 1)[0].strip("`")
     assert WHOLE.match(message) or (isinstance(body, dict) and named in {*body, "model", "max_tokens", "messages"}), \
         message
 
