@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 
 from ..messages import content_blocks
 from .cache import PromptCache
 from .errors import APIError
 from .models import Model
 from .policy import CHOSEN_STOP_REASONS, Conversation, Policy, Turn
+from .structured import answer_for, fitted
 from .tokens import BLOCK_OVERHEAD, Tokenizer
 from .toolset import TOOL_SEARCH, for_role, loaded, unloaded
 
 THOUGHT_IDS = "toolu_local_thought_"  # tool_use ids given in a turn that started with a thinking block
-NUMBER = {"integer": re.compile(r"-?\d+"), "number": re.compile(r"-?\d+(?:\.\d+)?")}
 
 
 def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, request_id: str,
@@ -158,51 +157,28 @@ def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bo
 
 
 def structured(content: list[dict], schema: dict) -> list[dict]:
-    """Structured output (output_config.format): the answer as JSON fitted to the schema; a turn that calls
+    """Structured output (output_config.format): the answer as JSON valid for the schema; a turn that calls
     tools keeps its calls and no free text."""
     if any(b["type"] == "tool_use" for b in content):
         return [b for b in content if b["type"] != "text"]
     answer = "".join(b["text"] for b in content if b["type"] == "text")
-    value = fitted(schema, answer)
+    value = answer_for(schema, answer)
     if value is None:
-        raise cannot_answer(f"the local API's toy model answered {answer[:200]!r}, which does not fit the "
-                            "output_config.format schema; a real model would answer in it")
+        raise cannot_answer("the local API cannot make a value valid for the output_config.format schema")
     return [b for b in content if b["type"] == "thinking"] + [{"type": "text", "text": json.dumps(value)}]
 
 
 def forced_call(content: list[dict], body: dict, names: list[str]) -> dict:
-    """A call to a forced tool carrying the turn's text answer, fitted to the tool's input_schema."""
+    """A call to a forced tool carrying the turn's text answer fitted to the tool's input_schema: the last of
+    `names` the answer fills (frameworks declare their output tool last), else the last one, its fields the
+    answer cannot fill given their smallest values."""
     answer = "".join(b["text"] for b in content if b["type"] == "text")
     schemas = {t["name"]: t.get("input_schema") or {} for t in body["tools"] if "name" in t}
-    for name in reversed(names):
-        value = fitted(schemas[name], answer)
-        if value is not None:
-            return {"type": "tool_use", "id": "", "name": name, "input": value}
-    raise cannot_answer(f"the local API's toy model answered {answer[:200]!r}, which fits the input_schema of none "
-                        f"of the tools tool_choice forces ({', '.join(names)}); a real model would call one")
-
-
-def fitted(schema: dict, answer: str) -> dict | None:
-    """The answer as a tool's input: each required field (or else the first) filled from the text by its type.
-
-    A string field gets the text; an integer or number field the first number in
-    it; a boolean field yes/no. None when a field cannot be filled.
-    """
-    properties = schema.get("properties") or {}
-    names = schema.get("required") or list(properties)[:1]
-    value = {}
-    for name in names:
-        kind = (properties.get(name) or {}).get("type", "string")
-        if kind == "string":
-            value[name] = answer.strip()
-        elif kind in NUMBER and NUMBER[kind].search(answer):
-            number = NUMBER[kind].search(answer).group()
-            value[name] = int(number) if kind == "integer" else float(number)
-        elif kind == "boolean" and answer.strip().lower().rstrip(".") in ("yes", "no", "true", "false"):
-            value[name] = answer.strip().lower().rstrip(".") in ("yes", "true")
-        else:
-            return None
-    return value
+    name = next((n for n in reversed(names) if fitted(schemas[n], answer) is not None), names[-1])
+    value = answer_for(schemas[name], answer)
+    if value is None:
+        raise cannot_answer(f"the local API cannot make a value valid for the input_schema of {name}")
+    return {"type": "tool_use", "id": "", "name": name, "input": value}
 
 
 # --- ids and thinking signatures ----------------------------------------------------------------
