@@ -187,3 +187,13 @@ def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(ho
         sent = api.requests()
     assert all("safeguards" in r["body"] for r in sent) and [r["status"] for r in sent] == [200, 200]
     assert (done["subtype"], done["result"]) == ("success", "There are 3 Python files: app.py, test_app.py, util.py.")
+
+
+def test_the_agent_sdks_output_format_gets_its_structured_output(home):
+    schema = {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"]}
+    with serve("aurora_run", home / "wire.jsonl") as api:
+        run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=8, output_format={
+            "type": "json_schema", "schema": schema})))
+        sent = api.requests()
+    assert (run.result.subtype, run.result.structured_output) == ("success", {"year": 1974})
+    assert replies(sent)[-1] == ["text", "StructuredOutput"]  # the answer, and the call Claude Code asks for

@@ -19,7 +19,7 @@ from .models import Model
 from .policy import CHOSEN_STOP_REASONS, Conversation, Policy, Turn
 from .structured import answer_for, fitted
 from .tokens import BLOCK_OVERHEAD, Tokenizer
-from .toolset import TOOL_SEARCH, for_role, loaded, unloaded
+from .toolset import STRUCTURED_OUTPUT, TOOL_SEARCH, for_role, loaded, unloaded
 
 THOUGHT_IDS = "toolu_local_thought_"  # tool_use ids given in a turn that started with a thinking block
 
@@ -36,6 +36,7 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     conversation = Conversation(body)
     turn = ask(policy, conversation)
     content = by_role(turn.content, body, undeclared_tools)
+    content = final_answer(content, body)
     content = allowed(content, body, served, undeclared_tools)
     content = given_ids(content, body, conversation.calls_so_far + 1)
     forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
@@ -120,6 +121,19 @@ def by_role(content: list[dict], body: dict, undeclared_tools: bool = False) -> 
         return thoughts + [{"type": "text", "text": "I cannot do that here: none of my tools can "
                                                     f"{' or '.join(dict.fromkeys(missing))}."}]
     return out
+
+
+def final_answer(content: list[dict], body: dict) -> list[dict]:
+    """A final text answer, when the request declares Claude Code's StructuredOutput tool, is the text and a call
+    to it with the answer fitted to its schema, as the tool asks (Claude Code ends the run with that call)."""
+    tool = next((t for t in loaded(body) if t.get("name") == STRUCTURED_OUTPUT), None)
+    if tool is None or any(b["type"] == "tool_use" for b in content):
+        return content
+    answer = "".join(b["text"] for b in content if b["type"] == "text")
+    value = answer_for(tool.get("input_schema") or {}, answer)
+    if value is None:
+        return content
+    return content + [{"type": "tool_use", "id": "", "name": STRUCTURED_OUTPUT, "input": value}]
 
 
 def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bool) -> list[dict]:

@@ -160,3 +160,16 @@ def test_messages_parse_gets_a_valid_value_on_both_mounts(mount, history):
     assert isinstance(reply.parsed_output, Director)  # the SDK parsed and validated it
     if history is FINAL_HISTORY:  # the toy model's answer, 1974, where the schema takes a number
         assert reply.parsed_output.born == 1974
+
+
+STRUCTURED_OUTPUT = {"name": "StructuredOutput", "description": "Use this tool to return your final response in the "
+                     "requested structured format.", "input_schema": YEAR["input_schema"]}
+
+
+def test_with_claude_codes_structured_output_tool_the_final_answer_calls_it(mount):
+    client = mount(AURORA.api(), max_retries=0)
+    reply = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY, tools=[SEARCH,
+                                                                                               STRUCTURED_OUTPUT])
+    assert [(b.type, getattr(b, "input", None)) for b in reply.content] == [("text", None),
+                                                                          ("tool_use", {"year": 1974})]
+    assert reply.content[1].name == "StructuredOutput" and reply.stop_reason == "tool_use"
