@@ -15,7 +15,7 @@ from claude_agent_sdk import AssistantMessage, ResultError, ToolUseBlock
 from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, scratch_home, serve
 from course.api import LocalAPI, Scripted, Server
 from course.client import MODEL
-from course.scenarios import get
+from course.scenarios import SCENARIOS, get
 
 pytestmark = pytest.mark.slow  # each test runs the Claude Code CLI (make check leaves them out)
 
@@ -197,3 +197,17 @@ def test_the_agent_sdks_output_format_gets_its_structured_output(home):
         sent = api.requests()
     assert (run.result.subtype, run.result.structured_output) == ("success", {"year": 1974})
     assert replies(sent)[-1] == ["text", "StructuredOutput"]  # the answer, and the call Claude Code asks for
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name):
+    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own
+    scenario = get(name)
+    tools = scenario.tools()
+    allowed = [f"mcp__course__{d['name']}" for d in tools.definitions()]
+    with Server(scenario.api()) as server:
+        options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed,
+                                mcp_servers={"course": mcp_server(tools)})
+        run = asyncio.run(collect(scenario.prompt, options))
+        statuses = [r.status for r in server.api.requests]
+    assert set(statuses) == {200} and run.result.terminal_reason != "api_error", (statuses, run.result.result)

@@ -38,7 +38,7 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     content = by_role(turn.content, body, undeclared_tools)
     content = final_answer(content, body)
     content = allowed(content, body, served, undeclared_tools)
-    content = given_ids(content, body, conversation.calls_so_far + 1)
+    content = given_ids(content, body, sum(m["role"] == "assistant" for m in body["messages"]) + 1)
     forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
     stop = "tool_use" if forced else turn.stop_reason or (
         "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
