@@ -199,10 +199,7 @@ def test_the_agent_sdks_output_format_gets_its_structured_output(home):
     assert replies(sent)[-1] == ["text", "StructuredOutput"]  # the answer, and the call Claude Code asks for
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="issue 31 item 2, not done: after the ToolSearch turn Claude Code sends the thinking turn back "
-    "without its thinking block, and the thinking check answers 400")) if n == "thinking_run" else n
-    for n in sorted(SCENARIOS)])
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name):
     # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own
     scenario = get(name)

@@ -212,8 +212,13 @@ def given_ids(content: list[dict], body: dict, call: int) -> list[dict]:
 
 
 def history_digest(body: dict, end: int) -> str:
-    """A digest of everything before messages[end]: system, tools and the messages, as the model read them."""
-    seen = [body.get("system"), body.get("tools"), [comparable(m) for m in body["messages"][:end]]]
+    """A digest of everything before messages[end]: system, tools and the messages, as the model read them.
+
+    Deferred tools are left out: "Deferred tools are not included in the system-prompt prefix. When the model
+    discovers a deferred tool through tool search, the definition is appended inline as a tool_reference block in
+    the conversation history. The prefix is untouched" (platform docs, Tool use with prompt caching)."""
+    tools = [t for t in body.get("tools") or [] if not t.get("defer_loading")]
+    seen = [body.get("system"), tools, [comparable(m) for m in body["messages"][:end]]]
     return hashlib.sha256(json.dumps(seen, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 

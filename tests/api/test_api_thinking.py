@@ -76,3 +76,14 @@ def test_changing_the_history_before_a_thinking_block_is_a_400(mount, change):
         history[0] = user(THINKING.prompt + " Please.")
     with pytest.raises(anthropic.BadRequestError, match="Invalid `signature` in `thinking` block"):
         send(client, history, **request)
+
+
+def test_a_deferred_tool_declared_later_leaves_the_prefix_and_the_signature_valid(mount):
+    # the platform's rule: deferred tools are not in the prefix; tool search appends them to the history instead
+    client = mount(THINKING.api())
+    history = first_turn(client)
+    deferred = {"name": "mcp__course__lookup", "input_schema": {"type": "object", "properties": {}},
+                "defer_loading": True}
+    assert send(client, history, tools=TOOLS + [deferred]).content[0].type == "thinking"
+    with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):  # a loaded tool still changes it
+        send(client, history, tools=TOOLS + [{**deferred, "defer_loading": False}])
