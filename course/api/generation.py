@@ -32,7 +32,7 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     n_in = count.input_tokens(body)
     if n_in > window:
         raise APIError(400, "invalid_request_error", f"prompt is too long: {n_in} tokens > {window} maximum")
-    check_thinking(body)
+    dropped = check_thinking(body)
     conversation = Conversation(body)
     turn = ask(policy, conversation)
     content = by_role(turn.content, body, undeclared_tools)
@@ -63,6 +63,8 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     }
     if stop == "refusal" and turn.stop_details:
         message["stop_details"] = turn.stop_details
+    if dropped:
+        message["input_transformations"] = dropped
     if body.get("context_management"):  # the toy conversations are far below every edit's trigger: none applied
         message["context_management"] = {"applied_edits": []}
     return message, partial
@@ -236,12 +238,16 @@ def comparable(message: dict) -> dict:
     return {"role": message["role"], "content": keep}
 
 
-def check_thinking(body: dict) -> None:
-    """The latest assistant message sends back its thinking blocks unmodified, after an unchanged history."""
+def check_thinking(body: dict) -> list[dict]:
+    """The latest assistant message sends back its thinking blocks unmodified, after an unchanged history.
+
+    With thinking.block_binding.prefix_mismatch_behavior "drop_block", a block whose history changed is removed
+    from what the model reads instead (the toy model reads none of them anyway); the removals are returned, as
+    the API reports them in `input_transformations` (the SDK's BetaThinkingDroppedInputTransformation)."""
     messages = body["messages"]
     i = next((i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant"), None)
     if i is None or isinstance(messages[i]["content"], str):
-        return
+        return []
     content = messages[i]["content"]
     thoughts = [j for j, b in enumerate(content) if b["type"] in ("thinking", "redacted_thinking")]
     thought_ids = any(b["type"] == "tool_use" and str(b.get("id")).startswith(THOUGHT_IDS) for b in content)
@@ -253,6 +259,8 @@ def check_thinking(body: dict) -> None:
             "lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from "
             "previous turns."))
     prefix = history_digest(body, i) if thoughts else ""
+    drop = ((body.get("thinking") or {}).get("block_binding") or {}).get("prefix_mismatch_behavior") == "drop_block"
+    dropped = []
     for j in thoughts:
         block = content[j]
         if block["type"] != "thinking":
@@ -262,10 +270,14 @@ def check_thinking(body: dict) -> None:
             raise APIError(400, "invalid_request_error", (
                 f"messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the latest assistant message "
                 "cannot be modified. These blocks must remain as they were in the original response."))
-        if parts[1] != prefix:
+        if parts[1] != prefix and drop:
+            dropped.append({"type": "thinking_dropped", "path": f"messages.{i}.content.{j}",
+                            "reason": "prefix_binding_mismatch"})
+        elif parts[1] != prefix:
             raise APIError(400, "invalid_request_error", (
                 f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block: the system prompt, the tools or "
                 "an earlier message changed since this block was returned; the conversation must stay append-only."))
+    return dropped
 
 
 # --- where generation stops, and what it cost -----------------------------------------------------
