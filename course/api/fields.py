@@ -22,8 +22,14 @@ KINDS = {str: "a valid string", int: "a valid integer", float: "a valid number",
 LISTS = {list, collections.abc.Iterable, collections.abc.Sequence}  # what typing.get_origin gives for a list
 
 
-def invalid(where: str, message: str) -> APIError:
-    return APIError(400, "invalid_request_error", f"{where}: {message}" if where else message)
+def invalid(message: str) -> APIError:
+    """The API's 400 for a request it will not take."""
+    return APIError(400, "invalid_request_error", message)
+
+
+def _at(where: str, message: str) -> APIError:
+    """The 400 for the value at `where` (a path such as messages.0.content.1)."""
+    return invalid(f"{where}: {message}" if where else message)
 
 
 def _strip(annotation):
@@ -111,20 +117,20 @@ def check(value, annotation, where: str = "") -> None:
         return _check_union(value, annotation, where)
     if origin is typing.Literal:
         if not any(value == v and type(value) is type(v) for v in typing.get_args(annotation)):
-            raise invalid(where, f"Input should be {_literal(typing.get_args(annotation))}")
+            raise _at(where, f"Input should be {_literal(typing.get_args(annotation))}")
         return
     if _is_typed_dict(annotation):
         return _check_typed_dict(value, annotation, where)
     if origin in LISTS or getattr(annotation, "__name__", "") == "SequenceNotStr":
         if not isinstance(value, list):
-            raise invalid(where, "Input should be a valid list")
+            raise _at(where, "Input should be a valid list")
         (item,) = typing.get_args(annotation) or (object,)
         for i, v in enumerate(value):
             check(v, item, f"{where}.{i}" if where else str(i))
         return
     if origin in (dict, collections.abc.Mapping) or annotation is dict:
         if not isinstance(value, dict):
-            raise invalid(where, "Input should be a valid dictionary")
+            raise _at(where, "Input should be a valid dictionary")
         item = (typing.get_args(annotation) or (str, object))[1]
         for k, v in value.items():
             check(v, item, f"{where}.{k}")
@@ -133,26 +139,26 @@ def check(value, annotation, where: str = "") -> None:
         if annotation is float and isinstance(value, int) and not isinstance(value, bool):
             return
         if not isinstance(value, annotation) or (annotation is int and isinstance(value, bool)):
-            raise invalid(where, f"Input should be {KINDS[annotation]}")
+            raise _at(where, f"Input should be {KINDS[annotation]}")
         return
-    raise invalid(where, "Input is not a value JSON can carry here")  # IO, PathLike: what a client uploads
+    raise _at(where, "Input is not a value JSON can carry here")  # IO, PathLike: what a client uploads
 
 
 def _check_typed_dict(value, typed_dict, where: str) -> None:
     if not isinstance(value, dict):
-        raise invalid(where, "Input should be a valid dictionary")
+        raise _at(where, "Input should be a valid dictionary")
     declared = fields(typed_dict)
     for name, (annotation, required) in declared.items():
         if name not in value or (value[name] is None and not required):
             # an optional field sent as null counts as left out: the SDK's model_dump() of a response block sends
             # back `"caller": null` and the like
             if required:
-                raise invalid(f"{where}.{name}" if where else name, "Field required")
+                raise _at(f"{where}.{name}" if where else name, "Field required")
             continue
         check(value[name], annotation, f"{where}.{name}" if where else name)
     extra = next((k for k in value if k not in declared), None)
     if extra is not None:
-        raise invalid(f"{where}.{extra}" if where else str(extra), "Extra inputs are not permitted")
+        raise _at(f"{where}.{extra}" if where else str(extra), "Extra inputs are not permitted")
 
 
 def _check_union(value, union, where: str) -> None:
@@ -160,21 +166,21 @@ def _check_union(value, union, where: str) -> None:
     if value is None:
         if type(None) in members:
             return
-        raise invalid(where, "Input should not be null")
+        raise _at(where, "Input should not be null")
     tagged = _tagged(union)
     if tagged is not None:
         key, table = tagged
         if not isinstance(value, dict):
-            raise invalid(where, "Input should be a valid dictionary")
+            raise _at(where, "Input should be a valid dictionary")
         tag = value.get(key)
         if tag is None and None not in table:
-            raise invalid(where, f"Unable to extract tag using discriminator '{key}'")
+            raise _at(where, f"Unable to extract tag using discriminator '{key}'")
         if key == "role" and not (isinstance(tag, str) and tag in table):
             # the wording lesson 01 shows (a system message is accepted too)
-            raise invalid(f"{where}.role", "Input should be 'user' or 'assistant'")
+            raise _at(f"{where}.role", "Input should be 'user' or 'assistant'")
         if not isinstance(tag, (str, type(None))) or tag not in table:
             expected = ", ".join(repr(t) for t in table if t is not None)
-            raise invalid(where, f"Input tag {tag!r} found using '{key}' does not match any of the expected tags: "
+            raise _at(where, f"Input tag {tag!r} found using '{key}' does not match any of the expected tags: "
                                  f"{expected}")
         member = table[tag]
         named = next(t for t in _tags(member, key) if t is not None)  # a tool without a type is a custom tool

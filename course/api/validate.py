@@ -20,7 +20,7 @@ from anthropic.types.beta import message_create_params as beta_create_params
 from ..messages import content_blocks
 from .cache import MAX_BREAKPOINTS, marks
 from .errors import APIError
-from .fields import check
+from .fields import check, invalid
 from .models import Model, model
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -63,10 +63,6 @@ COUNT_DECLARED = _declared(message_count_tokens_params.MessageCountTokensParams,
                            beta_count_params.MessageCountTokensParams)
 FIELDS, COUNT_FIELDS = frozenset(DECLARED) - {"betas"}, frozenset(COUNT_DECLARED) - {"betas"}  # betas: a header
 TOOLSETS = _types(sdk_beta.BetaToolUnionParam, lambda t: "name" not in t.__annotations__)  # one entry, no name
-
-
-def invalid(message: str) -> APIError:
-    return APIError(400, "invalid_request_error", message)
 
 
 def validate_request(body, *, count_only: bool = False) -> Model:
