@@ -15,7 +15,7 @@ from claude_agent_sdk import AssistantMessage, ResultError, ToolUseBlock
 from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, scratch_home, serve
 from course.api import LocalAPI, Scripted, Server
 from course.client import MODEL
-from course.scenarios import get
+from course.scenarios import SCENARIOS, get
 
 pytestmark = pytest.mark.slow  # each test runs the Claude Code CLI (make check leaves them out)
 
@@ -175,3 +175,42 @@ def test_served_reads_the_requests_of_its_log(tmp_path):
     assert Served("http://127.0.0.1:1", tmp_path / "none.jsonl").requests() == []
     (tmp_path / "wire.jsonl").write_text(json.dumps({"path": "/v1/messages", "body": {"model": MODEL}}) + "\n")
     assert Served("http://127.0.0.1:1", tmp_path / "wire.jsonl").requests()[0]["body"]["model"] == MODEL
+
+
+@pytest.mark.parametrize("mode", ["auto", "plan"])
+def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(home, mode):
+    for name in ("app.py", "util.py", "test_app.py", "README.md"):
+        (home / "work" / name).write_text("x = 1\n")
+    with serve("count_python_files", home / "wire.jsonl") as api:
+        done = claude(api, home, get("count_python_files").prompt, "--permission-mode", mode, "--max-turns", "4",
+                      cwd=home / "work")
+        sent = api.requests()
+    assert all("safeguards" in r["body"] for r in sent) and [r["status"] for r in sent] == [200, 200]
+    assert (done["subtype"], done["result"]) == ("success", "There are 3 Python files: app.py, test_app.py, util.py.")
+
+
+def test_the_agent_sdks_output_format_gets_its_structured_output(home):
+    schema = {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"]}
+    with serve("aurora_run", home / "wire.jsonl") as api:
+        run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=8, output_format={
+            "type": "json_schema", "schema": schema})))
+        sent = api.requests()
+    assert (run.result.subtype, run.result.structured_output) == ("success", {"year": 1974})
+    assert replies(sent)[-1] == ["text", "StructuredOutput"]  # the answer, and the call Claude Code asks for
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name):
+    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own
+    scenario = get(name)
+    tools = scenario.tools()
+    allowed = [f"mcp__course__{d['name']}" for d in tools.definitions()]
+    with Server(scenario.api()) as server:
+        options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed,
+                                mcp_servers={"course": mcp_server(tools)})
+        run = asyncio.run(collect(scenario.prompt, options))
+        statuses = [r.status for r in server.api.requests]
+        refused = server.api.requests[-1].response["stop_reason"] == "refusal"
+    # Claude Code reports the refusal scenario's refusal as an API error ("... safeguards flagged this message")
+    assert set(statuses) == {200} and (run.result.terminal_reason != "api_error") != refused, (statuses,
+                                                                                                run.result.result)

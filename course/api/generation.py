@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 
 from ..messages import content_blocks
 from .cache import PromptCache
 from .errors import APIError
 from .models import Model
 from .policy import CHOSEN_STOP_REASONS, Conversation, Policy, Turn
+from .structured import answer_for, fitted
 from .tokens import BLOCK_OVERHEAD, Tokenizer
-from .toolset import TOOL_SEARCH, for_role, loaded, unloaded
+from .toolset import STRUCTURED_OUTPUT, TOOL_SEARCH, for_role, loaded, unloaded
 
 THOUGHT_IDS = "toolu_local_thought_"  # tool_use ids given in a turn that started with a thinking block
-NUMBER = {"integer": re.compile(r"-?\d+"), "number": re.compile(r"-?\d+(?:\.\d+)?")}
 
 
 def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, request_id: str,
@@ -33,12 +32,13 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     n_in = count.input_tokens(body)
     if n_in > window:
         raise APIError(400, "invalid_request_error", f"prompt is too long: {n_in} tokens > {window} maximum")
-    check_thinking(body)
+    dropped = check_thinking(body)
     conversation = Conversation(body)
     turn = ask(policy, conversation)
     content = by_role(turn.content, body, undeclared_tools)
+    content = final_answer(content, body)
     content = allowed(content, body, served, undeclared_tools)
-    content = given_ids(content, body, conversation.calls_so_far + 1)
+    content = given_ids(content, body, sum(m["role"] == "assistant" for m in body["messages"]) + 1)
     forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
     stop = "tool_use" if forced else turn.stop_reason or (
         "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
@@ -63,6 +63,8 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     }
     if stop == "refusal" and turn.stop_details:
         message["stop_details"] = turn.stop_details
+    if dropped:
+        message["input_transformations"] = dropped
     if body.get("context_management"):  # the toy conversations are far below every edit's trigger: none applied
         message["context_management"] = {"applied_edits": []}
     return message, partial
@@ -123,6 +125,19 @@ def by_role(content: list[dict], body: dict, undeclared_tools: bool = False) -> 
     return out
 
 
+def final_answer(content: list[dict], body: dict) -> list[dict]:
+    """A final text answer, when the request declares Claude Code's StructuredOutput tool, is the text and a call
+    to it with the answer fitted to its schema, as the tool asks (Claude Code ends the run with that call)."""
+    tool = next((t for t in loaded(body) if t.get("name") == STRUCTURED_OUTPUT), None)
+    if tool is None or any(b["type"] == "tool_use" for b in content):
+        return content
+    answer = "".join(b["text"] for b in content if b["type"] == "text")
+    value = answer_for(tool.get("input_schema") or {}, answer)
+    if value is None:
+        return content
+    return content + [{"type": "tool_use", "id": "", "name": STRUCTURED_OUTPUT, "input": value}]
+
+
 def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bool) -> list[dict]:
     """The turn as the request allows it.
 
@@ -158,51 +173,28 @@ def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bo
 
 
 def structured(content: list[dict], schema: dict) -> list[dict]:
-    """Structured output (output_config.format): the answer as JSON fitted to the schema; a turn that calls
+    """Structured output (output_config.format): the answer as JSON valid for the schema; a turn that calls
     tools keeps its calls and no free text."""
     if any(b["type"] == "tool_use" for b in content):
         return [b for b in content if b["type"] != "text"]
     answer = "".join(b["text"] for b in content if b["type"] == "text")
-    value = fitted(schema, answer)
+    value = answer_for(schema, answer)
     if value is None:
-        raise cannot_answer(f"the local API's toy model answered {answer[:200]!r}, which does not fit the "
-                            "output_config.format schema; a real model would answer in it")
+        raise cannot_answer("the local API cannot make a value valid for the output_config.format schema")
     return [b for b in content if b["type"] == "thinking"] + [{"type": "text", "text": json.dumps(value)}]
 
 
 def forced_call(content: list[dict], body: dict, names: list[str]) -> dict:
-    """A call to a forced tool carrying the turn's text answer, fitted to the tool's input_schema."""
+    """A call to a forced tool carrying the turn's text answer fitted to the tool's input_schema: the last of
+    `names` the answer fills (frameworks declare their output tool last), else the last one, its fields the
+    answer cannot fill given their smallest values."""
     answer = "".join(b["text"] for b in content if b["type"] == "text")
     schemas = {t["name"]: t.get("input_schema") or {} for t in body["tools"] if "name" in t}
-    for name in reversed(names):
-        value = fitted(schemas[name], answer)
-        if value is not None:
-            return {"type": "tool_use", "id": "", "name": name, "input": value}
-    raise cannot_answer(f"the local API's toy model answered {answer[:200]!r}, which fits the input_schema of none "
-                        f"of the tools tool_choice forces ({', '.join(names)}); a real model would call one")
-
-
-def fitted(schema: dict, answer: str) -> dict | None:
-    """The answer as a tool's input: each required field (or else the first) filled from the text by its type.
-
-    A string field gets the text; an integer or number field the first number in
-    it; a boolean field yes/no. None when a field cannot be filled.
-    """
-    properties = schema.get("properties") or {}
-    names = schema.get("required") or list(properties)[:1]
-    value = {}
-    for name in names:
-        kind = (properties.get(name) or {}).get("type", "string")
-        if kind == "string":
-            value[name] = answer.strip()
-        elif kind in NUMBER and NUMBER[kind].search(answer):
-            number = NUMBER[kind].search(answer).group()
-            value[name] = int(number) if kind == "integer" else float(number)
-        elif kind == "boolean" and answer.strip().lower().rstrip(".") in ("yes", "no", "true", "false"):
-            value[name] = answer.strip().lower().rstrip(".") in ("yes", "true")
-        else:
-            return None
-    return value
+    name = next((n for n in reversed(names) if fitted(schemas[n], answer) is not None), names[-1])
+    value = answer_for(schemas[name], answer)
+    if value is None:
+        raise cannot_answer(f"the local API cannot make a value valid for the input_schema of {name}")
+    return {"type": "tool_use", "id": "", "name": name, "input": value}
 
 
 # --- ids and thinking signatures ----------------------------------------------------------------
@@ -222,8 +214,13 @@ def given_ids(content: list[dict], body: dict, call: int) -> list[dict]:
 
 
 def history_digest(body: dict, end: int) -> str:
-    """A digest of everything before messages[end]: system, tools and the messages, as the model read them."""
-    seen = [body.get("system"), body.get("tools"), [comparable(m) for m in body["messages"][:end]]]
+    """A digest of everything before messages[end]: system, tools and the messages, as the model read them.
+
+    Deferred tools are left out: "Deferred tools are not included in the system-prompt prefix. When the model
+    discovers a deferred tool through tool search, the definition is appended inline as a tool_reference block in
+    the conversation history. The prefix is untouched" (platform docs, Tool use with prompt caching)."""
+    tools = [t for t in body.get("tools") or [] if not t.get("defer_loading")]
+    seen = [body.get("system"), tools, [comparable(m) for m in body["messages"][:end]]]
     return hashlib.sha256(json.dumps(seen, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
@@ -241,12 +238,16 @@ def comparable(message: dict) -> dict:
     return {"role": message["role"], "content": keep}
 
 
-def check_thinking(body: dict) -> None:
-    """The latest assistant message sends back its thinking blocks unmodified, after an unchanged history."""
+def check_thinking(body: dict) -> list[dict]:
+    """The latest assistant message sends back its thinking blocks unmodified, after an unchanged history.
+
+    With thinking.block_binding.prefix_mismatch_behavior "drop_block", a block whose history changed is removed
+    from what the model reads instead (the toy model reads none of them anyway); the removals are returned, as
+    the API reports them in `input_transformations` (the SDK's BetaThinkingDroppedInputTransformation)."""
     messages = body["messages"]
     i = next((i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant"), None)
     if i is None or isinstance(messages[i]["content"], str):
-        return
+        return []
     content = messages[i]["content"]
     thoughts = [j for j, b in enumerate(content) if b["type"] in ("thinking", "redacted_thinking")]
     thought_ids = any(b["type"] == "tool_use" and str(b.get("id")).startswith(THOUGHT_IDS) for b in content)
@@ -258,6 +259,8 @@ def check_thinking(body: dict) -> None:
             "lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from "
             "previous turns."))
     prefix = history_digest(body, i) if thoughts else ""
+    drop = ((body.get("thinking") or {}).get("block_binding") or {}).get("prefix_mismatch_behavior") == "drop_block"
+    dropped = []
     for j in thoughts:
         block = content[j]
         if block["type"] != "thinking":
@@ -267,10 +270,14 @@ def check_thinking(body: dict) -> None:
             raise APIError(400, "invalid_request_error", (
                 f"messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the latest assistant message "
                 "cannot be modified. These blocks must remain as they were in the original response."))
-        if parts[1] != prefix:
+        if parts[1] != prefix and drop:
+            dropped.append({"type": "thinking_dropped", "path": f"messages.{i}.content.{j}",
+                            "reason": "prefix_binding_mismatch"})
+        elif parts[1] != prefix:
             raise APIError(400, "invalid_request_error", (
                 f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block: the system prompt, the tools or "
                 "an earlier message changed since this block was returned; the conversation must stay append-only."))
+    return dropped
 
 
 # --- where generation stops, and what it cost -----------------------------------------------------

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from . import models
 from .cache import PromptCache
 from .errors import APIError, internal, overloaded, rate_limited, retry_headers
-from .generation import generate
+from .generation import cannot_answer, generate
 from .policy import Policy
 from .stream import events
 from .threads import Threads
@@ -137,6 +137,9 @@ class LocalAPI:
             return self._done(path, parsed, 200, request_id, message, seen)
         except APIError as e:
             return self._done(path, parsed, e.status, request_id, e.body(request_id), seen, e.headers)
+        except Exception as e:  # a bug of the local API's: still an answer, never a dropped connection
+            error = cannot_answer(f"the local API failed: {type(e).__name__}: {e}")
+            return self._done(path, parsed, error.status, request_id, error.body(request_id), seen, error.headers)
 
     def _parse(self, method: str, path: str, headers: dict, body: bytes):
         """The JSON body, after the checks that come before validation: 404, 401, 413, unparsable JSON."""

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from ..i18n import tr
 from ..messages import content_blocks
 from .errors import APIError
-from .toolset import REMINDER, for_role, loaded, role
+from .toolset import REMINDER, TOOL_SEARCH, for_role, loaded, role
 
 CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}  # the rest are the handler's to decide
 
@@ -41,7 +41,9 @@ class Conversation:
 
     def __init__(self, body: dict):
         self.body = body
-        self.messages: list[dict] = [m for m in map(_as_read, body["messages"]) if m is not None]
+        searches = {b.get("id") for m in body["messages"] if m["role"] == "assistant" for b in content_blocks(
+            m["content"]) if b["type"] == "tool_use" and b["name"] == TOOL_SEARCH}
+        self.messages: list[dict] = [m for m in (_as_read(m, searches) for m in body["messages"]) if m is not None]
 
     @property
     def tool_names(self) -> list[str]:
@@ -84,15 +86,23 @@ class Conversation:
         return c if isinstance(c, str) else "".join(b.get("text", "") for b in c if b.get("type") == "text")
 
 
-def _as_read(message: dict) -> dict | None:
+def _as_read(message: dict, searches: set) -> dict | None:
     """A message as the model reads it: a string content as one text block, reminders taken out of the text,
-    tool calls by role; None for a system message or a message that held only reminders."""
+    tool calls by role, the harness's tool searches (the calls in `searches` and their results) left out: loading
+    a tool is not a step of the task, so a policy sees the conversation a client without tool search would send.
+    None for a system message, or a message that held only reminders or tool searches."""
     if message["role"] == "system":
         return None
     content = message["content"]
     blocks = content_blocks(content)
+    found = [b for b in blocks if b["type"] in ("tool_use", "tool_result") and b.get("id", b.get("tool_use_id"))
+             in searches]
+    if found and all(b["type"] not in ("tool_use", "tool_result") or b in found for b in blocks):
+        return None  # a tool search, or its results and what the harness says of them ("Tool loaded.")
     read = []
     for b in blocks:
+        if any(b is f for f in found):
+            continue
         if b["type"] == "text" and "<system-reminder>" in b["text"]:
             b = {**b, "text": REMINDER.sub("", b["text"]).lstrip()}
             if not b["text"].strip():

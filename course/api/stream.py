@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from .errors import APIError
 
 CHUNK = 16  # characters per delta
+LATE = ("context_management", "input_transformations")  # fields the stream sends in message_delta, not message_start
 
 
 def event(kind: str, data: dict) -> bytes:
@@ -31,7 +32,7 @@ def events(message: dict, partial: dict[int, str], pace: float = 0.0, error: API
 
 def _events(message: dict, partial: dict[int, str], error: APIError | None) -> Iterator[bytes]:
     usage = message["usage"]
-    start = {**{k: v for k, v in message.items() if k != "context_management"}, "content": [], "stop_reason": None,
+    start = {**{k: v for k, v in message.items() if k not in LATE}, "content": [], "stop_reason": None,
              "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
     yield event("message_start", {"message": start})
     pinged = False
@@ -55,8 +56,8 @@ def _events(message: dict, partial: dict[int, str], error: APIError | None) -> I
              "stop_details": message.get("stop_details")}
     totals = {k: usage[k] for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                                     "output_tokens")}
-    managed = {"context_management": message["context_management"]} if "context_management" in message else {}
-    yield event("message_delta", {"delta": delta, "usage": totals, **managed})  # the edits applied come at the end
+    late = {k: message[k] for k in LATE if k in message}
+    yield event("message_delta", {"delta": delta, "usage": totals, **late})  # the edits applied come at the end
     yield event("message_stop", {})
 
 

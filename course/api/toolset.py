@@ -14,6 +14,9 @@ import re
 from ..messages import content_blocks
 
 TOOL_SEARCH = "ToolSearch"  # Claude Code's client-side tool search: its results load deferred tools
+# the tool Claude Code declares for the Agent SDK's output_format: the final answer is a call to it, with the schema's
+# value as its input (its description: "You MUST call this tool exactly once at the end of your response")
+STRUCTURED_OUTPUT = "StructuredOutput"
 
 
 def role(name: str) -> str:

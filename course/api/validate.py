@@ -12,7 +12,6 @@ import json
 import re
 import typing
 
-import anthropic.types as sdk
 import anthropic.types.beta as sdk_beta
 from anthropic.types import message_count_tokens_params, message_create_params
 from anthropic.types.beta import message_count_tokens_params as beta_count_params
@@ -21,14 +20,16 @@ from anthropic.types.beta import message_create_params as beta_create_params
 from ..messages import content_blocks
 from .cache import MAX_BREAKPOINTS, marks
 from .errors import APIError
+from .fields import check, invalid
 from .models import Model, model
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 ROLES = ("user", "assistant", "system")  # anthropic 2.14's MessageParam includes SystemMessageParam
 
 
-def _keys(*typed_dicts) -> frozenset:
-    return frozenset().union(*(t.__required_keys__ | t.__optional_keys__ for t in typed_dicts)) - {"betas"}
+def _declared(*typed_dicts) -> dict:
+    """field -> the SDK's annotation of it, over the given TypedDicts (the later ones win)."""
+    return {k: v for t in typed_dicts for k, v in typing.get_type_hints(t, include_extras=True).items()}
 
 
 def _typed_dicts(union) -> list:
@@ -46,16 +47,22 @@ def _types(union, keep=lambda typed_dict: True) -> frozenset:
                      for kind in re.findall(r"'([a-z0-9_]+)'", str(t.__annotations__.get("type", ""))))
 
 
-FIELDS = _keys(message_create_params.MessageCreateParamsStreaming, beta_create_params.MessageCreateParamsStreaming)
-COUNT_FIELDS = _keys(message_count_tokens_params.MessageCountTokensParams, beta_count_params.MessageCountTokensParams)
-TOOL_TYPES = _types(sdk.ToolUnionParam) | _types(sdk_beta.BetaToolUnionParam)  # "custom" and Anthropic-defined
-BLOCK_TYPES = _types(sdk.ContentBlockParam) | _types(sdk_beta.BetaContentBlockParam)
-EDITS = _types(sdk_beta.beta_context_management_config_param.Edit)  # context_management.edits[].type
+class Safeguard(typing.TypedDict, total=False):
+    """One entry of `safeguards`, which Claude Code sends in its auto and plan modes and the SDK's types do not
+    declare: a server-side check to run beside the completion (OpenRouter documents Anthropic's as a `type`, e.g.
+    "dangerous_tool_use", and a `classifier_context` object). The local API accepts it and runs none."""
+
+    type: typing.Required[str]
+    classifier_context: dict[str, object]
+
+
+# what each field may hold, per the SDK's types (the beta ones, a superset); `stream` is True or False
+DECLARED = {**_declared(message_create_params.MessageCreateParamsStreaming,
+                        beta_create_params.MessageCreateParamsStreaming), "stream": bool, "safeguards": list[Safeguard]}
+COUNT_DECLARED = _declared(message_count_tokens_params.MessageCountTokensParams,
+                           beta_count_params.MessageCountTokensParams)
+FIELDS, COUNT_FIELDS = frozenset(DECLARED) - {"betas"}, frozenset(COUNT_DECLARED) - {"betas"}  # betas: a header
 TOOLSETS = _types(sdk_beta.BetaToolUnionParam, lambda t: "name" not in t.__annotations__)  # one entry, no name
-
-
-def invalid(message: str) -> APIError:
-    return APIError(400, "invalid_request_error", message)
 
 
 def validate_request(body, *, count_only: bool = False) -> Model:
@@ -76,12 +83,12 @@ def validate_request(body, *, count_only: bool = False) -> Model:
             raise invalid("max_tokens: Input should be a valid integer")
         if body["max_tokens"] < 0:
             raise invalid("max_tokens: Input should be greater than or equal to 0")
-    _validate_system(body.get("system"))
+    for name, value in body.items():  # every field as the SDK's types declare it, then the API's own rules
+        check(value, (COUNT_DECLARED if count_only else DECLARED)[name], name)
+    _validate_thinking(body.get("thinking"), body.get("max_tokens"))
     _validate_tools(body.get("tools"))
     _validate_tool_choice(body.get("tool_choice"), body.get("tools"))
     _validate_stop_sequences(body.get("stop_sequences"))
-    _validate_thread(body.get("thread"))
-    _validate_context_management(body.get("context_management"))
     _validate_messages(body.get("messages"), _names(body.get("tools")))
     _validate_cache_control(body)
     served = model(body["model"])
@@ -100,11 +107,20 @@ def _validate_for_model(body: dict, served: Model) -> None:
         raise invalid('tool_choice: type "tool" and "any" are not supported for this model.')
 
 
-def _validate_system(system) -> None:
-    if system is None or isinstance(system, str):
+# the SDK's ThinkingConfigEnabledParam.budget_tokens: "Must be ≥1024 and less than `max_tokens`"
+MIN_THINKING_BUDGET = 1024
+
+
+def _validate_thinking(thinking, max_tokens: int | None) -> None:
+    """An enabled thinking budget: at least the minimum, and below max_tokens (thinking tokens are output tokens)."""
+    if not thinking or thinking["type"] != "enabled":
         return
-    if not isinstance(system, list) or any(not isinstance(b, dict) or b.get("type") != "text" for b in system):
-        raise invalid("system: Input should be a valid string or a list of text blocks")
+    if thinking["budget_tokens"] < MIN_THINKING_BUDGET:
+        raise invalid(f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}")
+    if max_tokens is not None and thinking["budget_tokens"] >= max_tokens:
+        raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+                      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-"
+                      "window-size")
 
 
 def _validate_stop_sequences(seqs) -> None:
@@ -115,93 +131,35 @@ def _validate_stop_sequences(seqs) -> None:
 
 
 def _validate_tool_choice(choice, tools) -> None:
-    """auto, any, tool (with a name) or none; disable_parallel_tool_use lives inside it, except for none."""
+    """auto, any or tool only with tools, and a forced tool among them (its shape is the SDK's: fields.check)."""
     if choice is None:
         return
-    if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
-        raise invalid("tool_choice: Input tag found using 'type' does not match any of the expected tags: "
-                      "'auto', 'any', 'tool', 'none'")
-    if choice["type"] == "tool" and not isinstance(choice.get("name"), str):
-        raise invalid("tool_choice.tool.name: Field required")
-    if choice["type"] == "none" and "disable_parallel_tool_use" in choice:
-        raise invalid("tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted")
     if choice["type"] != "none" and not tools:
         raise invalid("tool_choice may only be specified while providing tools.")
     if choice["type"] == "tool" and choice["name"] not in {t.get("name") for t in tools if isinstance(t, dict)}:
         raise invalid(f"tool_choice.tool.name: no tool named {choice['name']!r} in tools")
 
 
-def _validate_thread(thread) -> None:
-    """The beta `thread` field: {"type": "create"} or {"type": "continue", "previous_message_id": ...}."""
-    if thread is None:
-        return
-    if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
-        raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: "
-                      "'create', 'continue'")
-    if thread["type"] == "continue" and not isinstance(thread.get("previous_message_id"), str):
-        raise invalid("thread.continue.previous_message_id: Field required")
-
-
-def _validate_context_management(config) -> None:
-    """{"edits": [...]}, each edit one the SDK declares (clear_thinking_..., clear_tool_uses_..., compact_...)."""
-    if config is None:
-        return
-    edits = config.get("edits", []) if isinstance(config, dict) else None
-    if not isinstance(edits, list):
-        raise invalid("context_management.edits: Input should be a valid list")
-    for i, edit in enumerate(edits):
-        if not isinstance(edit, dict) or edit.get("type") not in EDITS:
-            raise invalid(f"context_management.edits.{i}: Input tag found using 'type' does not match any of the "
-                          f"expected tags: {', '.join(repr(e) for e in sorted(EDITS))}")
-
-
 def _validate_tools(tools) -> None:
-    if tools is None:
-        return
-    if not isinstance(tools, list):
-        raise invalid("tools: Input should be a valid list")
+    """Tool names unique and of the API's pattern, a custom tool's input_schema valid, not every tool deferred."""
     seen: set = set()
-    for i, tool in enumerate(tools):
-        _validate_tool(i, tool, seen)
+    for i, tool in enumerate(tools or []):
+        kind = tool.get("type") or "custom"  # `"type": null` is a custom tool, as the SDK's ToolParam declares
+        if kind in TOOLSETS:  # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
+            continue
+        if not TOOL_NAME.match(tool["name"]):
+            raise invalid(f"tools.{i}.{kind}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+        if tool["name"] in seen:
+            raise invalid("tools: Tool names must be unique.")
+        seen.add(tool["name"])
+        if kind == "custom":  # an Anthropic-defined tool is not checked further: the API knows its schema
+            _validate_input_schema(f"tools.{i}.custom", tool["input_schema"])
     if tools and all(t.get("defer_loading") for t in tools):
         raise invalid("tools: every tool has defer_loading: true; at least one tool must be loaded (not deferred)")
 
 
-def _validate_tool(i: int, tool, seen: set) -> None:
-    """One declared tool: a toolset, or a named tool (unique in `seen`) of a known type; a custom one's schema."""
-    if not isinstance(tool, dict):
-        raise invalid(f"tools.{i}: Input should be a valid dictionary")
-    kind = tool.get("type") or "custom"  # `"type": null` is a custom tool, as the SDK's ToolParam declares
-    if kind in TOOLSETS:  # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
-        if "name" in tool:
-            raise invalid(f"tools.{i}.{kind}.name: Extra inputs are not permitted")
-        return
-    where = f"tools.{i}.custom"
-    name = tool.get("name")
-    if name is None:
-        raise invalid(f"{where}.name: Field required")
-    if not isinstance(name, str) or not TOOL_NAME.match(name):
-        raise invalid(f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
-    if name in seen:
-        raise invalid("tools: Tool names must be unique.")
-    seen.add(name)
-    if kind not in TOOL_TYPES:
-        raise invalid(f"tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags")
-    if not isinstance(tool.get("defer_loading", False), bool):
-        raise invalid(f"{where}.defer_loading: Input should be a valid boolean")
-    if kind == "custom":  # an Anthropic-defined tool is not checked further: the API knows its schema
-        _validate_custom_tool(where, tool)
-
-
-def _validate_custom_tool(where: str, tool: dict) -> None:
-    """A custom tool's description and input_schema (an object schema, valid draft 2020-12)."""
-    if "description" in tool and not isinstance(tool["description"], str):
-        raise invalid(f"{where}.description: Input should be a valid string")
-    schema = tool.get("input_schema")
-    if schema is None:
-        raise invalid(f"{where}.input_schema: Field required")
-    if not isinstance(schema, dict):
-        raise invalid(f"{where}.input_schema: Input should be a valid dictionary")
+def _validate_input_schema(where: str, schema: dict) -> None:
+    """A custom tool's input_schema: an object schema, valid draft 2020-12."""
     if schema.get("type") != "object":
         raise invalid(f"{where}.input_schema.type: Input should be 'object'")
     if not _valid_schema(json.dumps(schema)):
@@ -248,58 +206,19 @@ def _blocks(message: dict, i: int, final: bool, tools: frozenset) -> list:
     if not content and not final:
         raise invalid(f"messages.{i}: {EMPTY}")
     for j, block in enumerate(content):
-        _validate_block(block, i, j, message["role"], tools)
+        _validate_block(block, i, j, tools)
     return content
 
 
-def _validate_block(block, i: int, j: int, role: str, tools: frozenset) -> None:
-    """messages[i].content[j]: a block with a type, and the fields its type needs (the path in an error is built
-    only when it is raised)."""
-    if not isinstance(block, dict) or "type" not in block:
-        raise invalid(f"messages.{i}.content.{j}: Input should be a valid content block with a 'type'")
-    kind = block["type"]
-    if kind == "text":
-        _validate_text(block, i, j)
-    elif kind in ("thinking", "redacted_thinking"):
-        for field in ("thinking", "signature") if kind == "thinking" else ("data",):
-            if not isinstance(block.get(field), str):
-                raise invalid(f"messages.{i}.content.{j}.{kind}.{field}: Field required")
-    elif kind == "tool_use":
-        _validate_tool_use(block, i, j)
-    elif kind == "tool_result":
-        _validate_tool_result(block, i, j, tools)
-    elif role == "system":
-        raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match the "
-                      "expected tag of a system message: 'text'")
-    elif kind not in BLOCK_TYPES:
-        raise invalid(f"messages.{i}.content.{j}.type: Input tag '{kind}' found using 'type' does not match any "
-                      "of the expected tags")
-
-
-def _validate_text(block: dict, i: int, j: int) -> None:
-    if not isinstance(block.get("text"), str):
-        raise invalid(f"messages.{i}.content.{j}.text: Field required")
-    if not block["text"]:
-        raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
-    if block["text"].isspace():
-        raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain non-whitespace text")
-
-
-def _validate_tool_use(block: dict, i: int, j: int) -> None:
-    for field in ("id", "name", "input"):
-        if field not in block:
-            raise invalid(f"messages.{i}.content.{j}.tool_use.{field}: Field required")
-    if not isinstance(block["input"], dict):
-        raise invalid(f"messages.{i}.content.{j}.tool_use.input: Input should be a valid dictionary")
-
-
-def _validate_tool_result(block: dict, i: int, j: int, tools: frozenset) -> None:
-    if "tool_use_id" not in block:
-        raise invalid(f"messages.{i}.content.{j}.tool_result.tool_use_id: Field required")
-    if not isinstance(block.get("content", ""), (str, list)):
-        raise invalid(f"messages.{i}.content.{j}.tool_result.content: Input should be a valid string or a "
-                      "list of blocks")
-    _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content", tools)
+def _validate_block(block: dict, i: int, j: int, tools: frozenset) -> None:
+    """messages[i].content[j], whose shape fields.check has passed: the API's own rules for its type."""
+    if block["type"] == "text":
+        if not block["text"]:
+            raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
+        if block["text"].isspace():
+            raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain non-whitespace text")
+    elif block["type"] == "tool_result":
+        _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content", tools)
 
 
 def _validate_references(content, where: str, tools: frozenset) -> None:

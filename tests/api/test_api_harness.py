@@ -77,7 +77,8 @@ def test_the_pairing_rules_pass_over_system_messages(api):
 def test_what_a_system_message_cannot_hold_is_still_a_400(api):
     image = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
     assert rejected(api, messages=[user("Hi"), {"role": "system", "content": [image]}]).startswith(
-        "messages.1.content.0.type: Input tag 'image' found using 'type' does not match the expected tag of a system")
+        "messages.1.content.0: Input tag 'image' found using 'type' does not match any of the expected tags: 'text', "
+        "'tool_addition', 'tool_removal'")
     assert rejected(api, messages=[user("Hi"), {"role": "system", "content": ""}]).startswith(
         "messages.1: all messages must have non-empty content")
     assert rejected(api, messages=[user("Hi"), {"role": "tool", "content": "x"}]) == \
@@ -192,4 +193,18 @@ def test_context_management_is_answered_as_the_api_answers_it(api, stream):
 
 def test_an_unknown_context_management_edit_is_a_400(api):
     assert rejected(api, messages=[user("Hi")], context_management={"edits": [{"type": "forget_everything"}]}) \
-        .startswith("context_management.edits.0: Input tag found using 'type' does not match any of the expected tags")
+        .startswith("context_management.edits.0: Input tag 'forget_everything' found using 'type' does not match any "
+                    "of the expected tags: 'clear_tool_uses_20250919'")
+
+
+# --- safeguards (Claude Code's auto and plan modes) --------------------------------------------------------
+
+SAFEGUARD = {"type": "dangerous_tool_use", "classifier_context": {"v": 1, "permission_mode": "auto"}}
+
+
+def test_claude_codes_safeguards_are_accepted_and_checked_for_shape(api):
+    assert post(api, messages=[user("Hi")], extra_body={"safeguards": [SAFEGUARD]})["content"]
+    assert rejected(api, messages=[user("Hi")], extra_body={"safeguards": [{"classifier_context": {}}]}) == \
+        "safeguards.0.type: Field required"
+    assert rejected(api, messages=[user("Hi")], extra_body={"safeguards": {"type": "dangerous_tool_use"}}) == \
+        "safeguards: Input should be a valid list"

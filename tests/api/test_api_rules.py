@@ -1,12 +1,12 @@
 """The real API's request rules that the local API once got wrong, through the genuine SDK on both mounts:
-unknown fields, Anthropic-defined tools, every content block type of the SDK, and the content rules."""
+unknown fields, Anthropic-defined tools, every content block type of the SDK, the content rules, and what the SDK's
+types and the documented rules forbid (thinking budgets, media types, metadata, unknown keys)."""
 from __future__ import annotations
 
 import anthropic
 import pytest
 
 from course.api import LocalAPI, Scripted, Turn
-from course.api.validate import BLOCK_TYPES, TOOL_TYPES
 from course.client import MODEL
 from course.messages import assistant, text, user
 
@@ -41,13 +41,16 @@ def test_anthropic_defined_tools_need_no_input_schema(mount, tool):
 
 
 def test_an_unknown_tool_type_is_a_400(mount):
-    assert error_of(client_for(mount), tools=[{"type": "bash_1999", "name": "bash"}]) == (
-        "tools.0: Input tag 'bash_1999' found using 'type' does not match any of the expected tags")
+    assert error_of(client_for(mount), tools=[{"type": "bash_1999", "name": "bash"}]).startswith(
+        "tools.0: Input tag 'bash_1999' found using 'type' does not match any of the expected tags: 'custom', "
+        "'bash_20241022', 'bash_20250124'")
 
 
-def test_the_sdks_tool_and_block_types_are_all_known():
-    assert {"custom", "bash_20250124", "text_editor_20250728", "web_search_20250305"} <= TOOL_TYPES
-    assert {"text", "image", "document", "search_result", "thinking", "tool_use", "tool_result"} <= BLOCK_TYPES
+def test_an_unknown_block_type_is_a_400_naming_the_sdks_block_types(mount):
+    message = error_of(client_for(mount), messages=[user({"type": "gadget"})])
+    assert message.startswith("messages.0.content.0: Input tag 'gadget' found using 'type' does not match any of the "
+                              "expected tags: 'text', 'image', 'document', 'search_result'")
+    assert "'thinking'" in message and "'tool_result'" in message
 
 
 def test_a_search_result_block_is_accepted(mount):
@@ -71,3 +74,33 @@ def test_content_rules_with_the_apis_wording(mount, messages, wording):
 def test_an_empty_final_assistant_message_is_exempt(mount, final):
     reply = send(client_for(mount), messages=[user("When?"), {"role": "assistant", "content": final}])
     assert reply.content[0].text == "1974"
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+ASKED = [user("When?"), assistant({"type": "tool_use", "id": "t1", "name": "search", "input": {}})]
+SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {}}}
+
+
+def answered(result: dict) -> list:
+    return ASKED + [user(result)]
+
+
+@pytest.mark.parametrize("request_, wording", [
+    ({"max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 2048}},
+     "`max_tokens` must be greater than `thinking.budget_tokens`."),
+    ({"max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 1023}},
+     "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"),
+    ({"messages": [user({"type": "image", "source": {"type": "base64", "media_type": "image/bmp", "data": PNG}})]},
+     "messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or "
+     "'image/webp'"),
+    ({"metadata": "student-7"}, "metadata: Input should be a valid dictionary"),
+    ({"messages": [user({"type": "document", "title": "Aurora Run"})]},
+     "messages.0.content.0.document.source: Field required"),
+    ({"system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "persistent"}}]},
+     "system.0.cache_control.type: Input should be 'ephemeral'"),
+    ({"service_tier": "priority"}, "service_tier: Input should be 'auto' or 'standard_only'"),
+    ({"messages": answered({"type": "tool_result", "tool_use_id": "t1", "content": "1974", "status": "ok"}),
+      "tools": [SEARCH]}, "messages.2.content.0.tool_result.status: Extra inputs are not permitted"),
+])
+def test_what_the_sdks_types_and_the_documented_rules_forbid_is_a_400(mount, request_, wording):
+    assert error_of(client_for(mount), **request_).startswith(wording)

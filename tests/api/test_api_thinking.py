@@ -76,3 +76,33 @@ def test_changing_the_history_before_a_thinking_block_is_a_400(mount, change):
         history[0] = user(THINKING.prompt + " Please.")
     with pytest.raises(anthropic.BadRequestError, match="Invalid `signature` in `thinking` block"):
         send(client, history, **request)
+
+
+def test_a_deferred_tool_declared_later_leaves_the_prefix_and_the_signature_valid(mount):
+    # the platform's rule: deferred tools are not in the prefix; tool search appends them to the history instead
+    client = mount(THINKING.api())
+    history = first_turn(client)
+    deferred = {"name": "mcp__course__lookup", "input_schema": {"type": "object", "properties": {}},
+                "defer_loading": True}
+    assert send(client, history, tools=TOOLS + [deferred]).content[0].type == "thinking"
+    with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):  # a loaded tool still changes it
+        send(client, history, tools=TOOLS + [{**deferred, "defer_loading": False}])
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_drop_block_removes_a_block_whose_history_changed_and_reports_it(mount, stream):
+    client = mount(THINKING.api())
+    history = first_turn(client)
+    changed = [user("In which year was she born, again?")] + history[1:]  # the first message is not the same
+    with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):  # by default: an error
+        send(client, changed)
+    options = dict(model=MODEL, max_tokens=256, tools=TOOLS, messages=changed, betas=["context-management-2025-06-27"],
+                   thinking={"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop_block"}})
+    if stream:
+        with client.beta.messages.stream(**options) as s:
+            reply = s.get_final_message()
+    else:
+        reply = client.beta.messages.create(**options)
+    assert [(t.type, t.path, t.reason) for t in reply.input_transformations] == [
+        ("thinking_dropped", "messages.1.content.0", "prefix_binding_mismatch")]
+    assert reply.stop_reason in ("tool_use", "end_turn")

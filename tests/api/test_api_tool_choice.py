@@ -1,13 +1,16 @@
 """tool_choice: validated like the real API, and obeyed whatever the toy model wants: none, any, tool (the answer
-fitted into the forced tool's schema), disable_parallel_tool_use; never a call to an undeclared tool."""
+fitted into the forced tool's schema), disable_parallel_tool_use; never a call to an undeclared tool. A constrained
+answer (a forced tool, output_config.format, messages.parse) is always a value valid for its schema."""
 from __future__ import annotations
 
 import json
+import typing
 
 import anthropic
+import pydantic
 import pytest
 
-from course.api import LocalAPI, Scripted, Turn, generation
+from course.api import LocalAPI, Scripted, Turn, structured
 from course.client import MODEL, make_client
 from course.messages import text, tool_use, user
 from course.scenarios import get
@@ -40,7 +43,8 @@ def test_none_removes_the_calls_and_ends_the_turn():
 
 
 @pytest.mark.parametrize("choice, wording", [
-    ({"type": "sometimes"}, "tool_choice: Input tag found using 'type' does not match any of the expected tags"),
+    ({"type": "sometimes"}, "tool_choice: Input tag 'sometimes' found using 'type' does not match any of the expected "
+                           "tags: 'auto', 'any', 'tool', 'none'"),
     ({"type": "tool"}, "tool_choice.tool.name: Field required"),
     ({"type": "none", "disable_parallel_tool_use": True},
      "tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted"),
@@ -75,10 +79,10 @@ def test_any_obeys_the_request_on_both_mounts(mount):
 
 def test_a_forced_tool_gets_the_answer_fitted_to_its_schema_never_another_tool(mount):
     client = mount(AURORA.api(), max_retries=0)
-    with pytest.raises(anthropic.InternalServerError, match="answered '', which fits the input_schema of none"):
-        # the toy model would call search, which this request does not declare, and has no answer yet
-        client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY[:1], tools=[YEAR],
-                               tool_choice={"type": "tool", "name": "Year"})
+    # the toy model would call search, which this request does not declare, and has no answer yet: the smallest year
+    first = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY[:1], tools=[YEAR],
+                                   tool_choice={"type": "tool", "name": "Year"})
+    assert [(b.type, b.name, b.input) for b in first.content] == [("tool_use", "Year", {"year": 0})]
     last = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY, tools=[SEARCH, YEAR],
                                   tool_choice={"type": "tool", "name": "Year"})
     assert [(b.type, b.name, b.input) for b in last.content] == [("tool_use", "Year", {"year": 1974})]
@@ -92,11 +96,11 @@ def test_a_call_to_an_undeclared_tool_is_never_made_the_toy_model_answers_in_tex
     assert reply.content[0].text == "I cannot do that here: none of my tools can search."
 
 
-def test_an_answer_that_fits_no_forced_tool_is_a_clear_error(mount):
+def test_an_answer_that_fills_no_field_gets_the_smallest_valid_value_never_a_500(mount):
     client = mount(LocalAPI(Scripted([], then=Turn([text("I do not know.")]))), max_retries=0)
-    with pytest.raises(anthropic.InternalServerError, match="fits the input_schema of none of the tools"):
-        client.messages.create(model=MODEL, max_tokens=256, messages=[user("When?")], tools=[YEAR],
-                               tool_choice={"type": "any"})
+    reply = client.messages.create(model=MODEL, max_tokens=256, messages=[user("When?")], tools=[YEAR],
+                                   tool_choice={"type": "any"})
+    assert [(b.name, b.input) for b in reply.content] == [("Year", {"year": 0})]
 
 
 @pytest.mark.parametrize("schema, answer, fitted", [
@@ -109,7 +113,26 @@ def test_an_answer_that_fits_no_forced_tool_is_a_clear_error(mount):
     ({"properties": {"items": {"type": "array"}}, "required": ["items"]}, "1, 2", None),
 ])
 def test_fitting_an_answer_to_a_schema(schema, answer, fitted):
-    assert generation.fitted({"type": "object", **schema}, answer) == fitted
+    assert structured.fitted({"type": "object", **schema}, answer) == fitted
+
+
+GOAL = {"type": "object", "properties": {"ok": {"type": "boolean"}, "reason": {"type": "string"},
+                                         "impossible": {"type": "boolean"}}, "required": ["ok", "reason"]}
+PARSED = {"$defs": {"Kind": {"enum": ["film", "novel"], "type": "string"}}, "type": "object", "properties": {
+    "kind": {"$ref": "#/$defs/Kind"}, "year": {"type": "integer", "minimum": 1900},
+    "names": {"type": "array", "items": {"type": "string", "minLength": 2}, "minItems": 1},
+    "when": {"type": "string", "format": "date"}}, "required": ["kind", "year", "names", "when"],
+    "additionalProperties": False}
+
+
+@pytest.mark.parametrize("schema, answer, value", [
+    (GOAL, "Yes, the tests pass.", {"ok": True, "reason": "Yes, the tests pass."}),  # Claude Code's /goal evaluator
+    (GOAL, "", {"ok": False, "reason": ""}),
+    (PARSED, "A 1998 novel.", {"kind": "novel", "year": 1998, "names": ["xx"], "when": "1970-01-01"}),
+    (PARSED, "No idea.", {"kind": "film", "year": 1900, "names": ["xx"], "when": "1970-01-01"}),
+])
+def test_every_schema_gets_a_valid_value_from_the_answer_where_it_can(schema, answer, value):
+    assert structured.answer_for(schema, answer) == value and structured.valid(schema, value)
 
 
 def test_structured_output_fits_the_answer_to_the_format_schema(mount):
@@ -122,3 +145,31 @@ def test_structured_output_fits_the_answer_to_the_format_schema(mount):
     assert [b.type for b in first.content] == ["tool_use"]  # a call keeps no free text
     last = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY, tools=[SEARCH], extra_body=fmt)
     assert [b.type for b in last.content] == ["text"] and json.loads(last.content[0].text) == {"year": 1974}
+
+
+class Director(pydantic.BaseModel):
+    name: str
+    born: int
+    film: typing.Literal["Aurora Run", "other"]
+
+
+@pytest.mark.parametrize("history", [FINAL_HISTORY, FINAL_HISTORY[:1]], ids=["answered", "not_yet"])
+def test_messages_parse_gets_a_valid_value_on_both_mounts(mount, history):
+    client = mount(AURORA.api(), max_retries=0)
+    reply = client.messages.parse(model=MODEL, max_tokens=256, messages=history, output_format=Director)
+    assert isinstance(reply.parsed_output, Director)  # the SDK parsed and validated it
+    if history is FINAL_HISTORY:  # the toy model's answer, 1974, where the schema takes a number
+        assert reply.parsed_output.born == 1974
+
+
+STRUCTURED_OUTPUT = {"name": "StructuredOutput", "description": "Use this tool to return your final response in the "
+                     "requested structured format.", "input_schema": YEAR["input_schema"]}
+
+
+def test_with_claude_codes_structured_output_tool_the_final_answer_calls_it(mount):
+    client = mount(AURORA.api(), max_retries=0)
+    reply = client.messages.create(model=MODEL, max_tokens=256, messages=FINAL_HISTORY, tools=[SEARCH,
+                                                                                               STRUCTURED_OUTPUT])
+    assert [(b.type, getattr(b, "input", None)) for b in reply.content] == [("text", None),
+                                                                          ("tool_use", {"year": 1974})]
+    assert reply.content[1].name == "StructuredOutput" and reply.stop_reason == "tool_use"
