@@ -10,8 +10,9 @@ exercise's text makes part of the answer.
 - Where the text allows more than one reading, `readings` gives the other answers it accepts; where many
   answers are right (a list with a property), `holds` states the property instead of an equality.
 - The feedback is the first case on which the two differ and the first place where they differ. A hint names a
-  mistake only when exactly one known mistake (course/grading/mistakes) does exactly what the student's function
-  did on that case; otherwise no cause is named.
+  known mistake (course/grading/mistakes) only when it is proven: on every case of the exercise where either the
+  student's function or the mistake differs from the reference, the two do the same, and no mistake with another
+  hint does; otherwise no cause is named.
 """
 from __future__ import annotations
 
@@ -291,6 +292,11 @@ def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
     return why
 
 
+def case_key(rule: Rule, index: int) -> tuple:
+    """Which call case `index` of `rule` is: rules made by one generator share their cases, and so their outcomes."""
+    return rule.cases, index
+
+
 def label(case: Case) -> str:
     return case.label() if callable(case.label) else case.label
 
@@ -301,13 +307,13 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
         from .mistakes import hint
 
         for index, case in enumerate(rule.all_cases()):
-            mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
+            mine = ctx.case(case_key(rule, index), case)
             if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
                 raise CheckFailed(mine.error)
             why = verdict(rule, mine, reference_outcome(exercise, rule, index), case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=label(case), why=why),
-                                  "" if is_stub(mine.error) else hint(exercise, rule, index, mine))
+                                  "" if is_stub(mine.error) else hint(exercise, rule, index, ctx))
 
     return check
 

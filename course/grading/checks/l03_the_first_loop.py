@@ -24,6 +24,8 @@ NO_ASSISTANT = deferred("tool_results that follow no assistant tool_use: keep th
                         "them")
 ONLY_ONE_RESULT = deferred("running and answering only one of a response's tool_uses: run every one, in order, and "
                            "answer each")
+ONLY_LAST_RESULT = deferred("answering only the last tool_use: each pass of the loop overwrites the result; collect "
+                            "every result in one list")
 ONE_MESSAGE_EACH = deferred("returning parallel results one message each: all results go in one user message")
 TEXT_BEFORE_RESULTS = deferred("putting text before the tool_result blocks: results come first")
 WRONG_IDS = deferred("wrong tool_use ids: each tool_result carries the id of the tool_use it answers")
@@ -103,11 +105,12 @@ def other_stop_cases() -> list[Case]:
 
 
 def cap_cases() -> list[Case]:
-    """max_turns = 0 to 3, the model asking for tools exactly T times (it finishes) or T + 1 times (capped); and
-    the default cap, 10, with a model that asks 11 times."""
+    """max_turns = 0 to 3, the model asking for tools exactly T times (it finishes), T + 1 times (capped) or T + 2
+    times (a cap one too high runs one more turn, which no cap would tell apart); and the default cap, 10, with a
+    model that asks 11 times."""
     made = []
     for cap in range(4):
-        for asks in (cap, cap + 1):
+        for asks in (cap, cap + 1, cap + 2):
             made.append(loop_case(tuple(CALLS[k % 2] for k in range(asks)) + (ANSWERS,), max_turns=cap))
     return made + [loop_case((ASKS,) * 11 + (ANSWERS,))]
 

@@ -41,7 +41,8 @@ STOPS_AT_ONCE = deferred("stopping at the first repeat, as lesson 09 does: the c
                          "model go on")
 WARNING_NOT_ERROR = deferred("a warning without is_error: true: the repeated call was not run, so its result is an "
                              "error")
-DEADLINE = deferred("not checking the deadline before the first call")
+DEADLINE = deferred("checking the deadline only before running tools: check it before each call too, the first "
+                    "included")
 TOOLS_AFTER_DEADLINE = deferred("not checking the deadline before running tools: the model may have used it up")
 DEADLINE_PASSED = deferred("stopping only once the deadline is passed: clock() - start >= timeout_s, so a deadline "
                            "exactly reached stops the loop too")
