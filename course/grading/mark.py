@@ -4,10 +4,10 @@ The same function runs in the notebook (`check()`) and in the grader; only the C
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..i18n import deferred, tr
-from .exercise import CheckFailed, Exercise, Outcome
+from .exercise import CheckFailed, Exercise, Outcome, shallow
 
 STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your code")
 
@@ -49,7 +49,9 @@ class Recording:
         """The Outcome of the call a Case describes, made once per key; `last=False`: a hint's look at another case,
         which is not how the check's own call ended."""
         if key not in self.seen:
-            self.seen[key] = self.context.call(*case.args, scenario=case.scenario, **case.kwargs)
+            out = self.context.call(*case.args, scenario=case.scenario, **case.kwargs)
+            self.seen[key] = replace(out, value=shallow(out.value), after=shallow(out.after),
+                                     requests=shallow(out.requests))
         if last:
             self.last = self.seen[key]
         return self.seen[key]

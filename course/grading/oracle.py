@@ -82,7 +82,8 @@ def canonical(x: Any) -> Any:
     if isinstance(x, dict):
         if "role" in x and "content" in x:
             return {"role": x["role"], "content": canonical(content_blocks(x["content"]))}
-        keep = BLOCK_FIELDS.get(x.get("type"))
+        kind = x.get("type")  # a JSON schema's property may be named type: {"type": {"type": "string"}}
+        keep = BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
         if keep:
             block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}
             if block.get("is_error") is False:
@@ -142,7 +143,7 @@ def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
     if isinstance(a, bool) or isinstance(b, bool):
         return None if a is b else (path, a, b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return None if a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15) else (path, a, b)
+        return None if a == b or close(a, b) else (path, a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         for k in list(a) + [k for k in b if k not in a]:
             if k not in a or k not in b:
@@ -160,6 +161,14 @@ def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
             return f"{path}[{min(len(a), len(b))}]", a[len(b):][:1] or MISSING, b[len(a):][:1] or MISSING
         return None
     return None if a == b else (path, a, b)
+
+
+def close(a: int | float, b: int | float) -> bool:
+    """Within a relative 1e-9; an int too large for a float is compared exactly."""
+    try:
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
+    except OverflowError:
+        return False
 
 
 class Missing:
