@@ -105,7 +105,11 @@ def error_kind(error: str | None) -> str | None:
 
 
 def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = None) -> Any:
-    """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free)."""
+    """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free). The
+    arguments after the call are compared as they are (no canonical form, a loose only when given for "after"), so
+    every change made in place shows: a key added, a None, is_error: False, a string content made a list."""
+    if aspect == "after":
+        return loose["after"](out.after) if isinstance(loose, dict) and "after" in loose else out.after
     if isinstance(loose, dict):
         loose = loose.get(aspect)
     if aspect == "error":
@@ -133,28 +137,30 @@ def error_text_free(x: Any) -> Any:
     return x
 
 
-def equal(a: Any, b: Any) -> bool:
-    return difference(a, b) is None
+def equal(a: Any, b: Any, exact: bool = False) -> bool:
+    return difference(a, b, exact=exact) is None
 
 
-def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def difference(a: Any, b: Any, path: str = "", exact: bool = False) -> tuple[str, Any, Any] | None:
     """The first place where a and b differ, as (path, a there, b there); None when they agree. Numbers agree
-    within a relative 1e-9 (a sum taken in another order), True is not 1."""
+    within a relative 1e-9 (a sum taken in another order), or when `exact` only if of one type and equal; True is
+    not 1."""
     if isinstance(a, bool) or isinstance(b, bool):
         return None if a is b else (path, a, b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return None if a == b or close(a, b) else (path, a, b)
+        same_number = type(a) is type(b) and a == b if exact else a == b or close(a, b)
+        return None if same_number else (path, a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         for k in list(a) + [k for k in b if k not in a]:
             if k not in a or k not in b:
                 return f"{path}.{k}" if path else k, a.get(k, MISSING), b.get(k, MISSING)
-            found = difference(a[k], b[k], f"{path}.{k}" if path else str(k))
+            found = difference(a[k], b[k], f"{path}.{k}" if path else str(k), exact)
             if found:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            found = difference(x, y, f"{path}[{i}]")
+            found = difference(x, y, f"{path}[{i}]", exact)
             if found:
                 return found
         if len(a) != len(b):
@@ -240,7 +246,7 @@ def rejected(out: Outcome, k: int) -> str:
 def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
     """The first aspect of the rule on which the two outcomes differ, in words; "" when they agree."""
     for aspect in [a for a in ASPECTS if a == "error" or a in rule.aspects]:
-        found = difference(view(mine, aspect, rule.loose), view(theirs, aspect, rule.loose))
+        found = difference(view(mine, aspect, rule.loose), view(theirs, aspect, rule.loose), exact=aspect == "after")
         if found:
             return describe(aspect, mine, theirs, found)
     return ""
@@ -248,7 +254,7 @@ def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
 
 def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
     """The two outcomes agree on every aspect the rule compares."""
-    return all(equal(view(a, x, rule.loose), view(b, x, rule.loose)) for x in ASPECTS
+    return all(equal(view(a, x, rule.loose), view(b, x, rule.loose), exact=x == "after") for x in ASPECTS
                if x == "error" or x in rule.aspects)
 
 

@@ -17,8 +17,8 @@ from ...i18n import deferred, tr
 from ...messages import tool_result
 from ...pricing import cost_usd
 from .. import reference
-from ..cases import ANSWERS, ASKS, Step, loop_case, pick, scripts
-from ..oracle import Case, Rule, error_text_free, exercise, trusted_call
+from ..cases import ANSWERS, ASKS, Step, loop_case, max_tokens_free, pick, scripts
+from ..oracle import Case, Rule, exercise, trusted_call
 
 NOTEBOOK = "solutions/07_context_growth_and_budgets.ipynb"
 
@@ -152,16 +152,16 @@ def turn_cases() -> list[Case]:
 EXERCISES = [
     exercise("budget_loop", "budget_loop", deferred("Report how a budgeted run ended"), NOTEBOOK, [
         Rule(deferred("every response's cost is added as it arrives, the final one included; calls counts the "
-                      "model calls"), spend_cases, LOOP_ASPECTS, loose=error_text_free),
+                      "model calls"), spend_cases, LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("a response without tool use ends the run as success, even when its cost reaches the budget"),
-             lambda: boundary_cases(final=True), LOOP_ASPECTS, loose=error_text_free),
+             lambda: boundary_cases(final=True), LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("after a response asking for tools: error_max_budget_usd once spent_usd >= max_budget_usd, "
                       "else error_max_turns at the cap; its tools are not run"),
-             lambda: boundary_cases(final=False) + cap_cases(), LOOP_ASPECTS, loose=error_text_free),
+             lambda: boundary_cases(final=False) + cap_cases(), LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("a tool that raises is answered with an is_error tool_result, as in lesson 03's loop"),
-             error_cases, LOOP_ASPECTS, loose={"requests": error_text_free, "value": subtype_and_calls}),
+             error_cases, LOOP_ASPECTS, loose={"requests": max_tokens_free, "value": subtype_and_calls}),
         Rule(deferred("exercise 10.1: with max_turns=0 exactly one call and no tool runs"), zero_cases,
-             LOOP_ASPECTS, loose=error_text_free),
+             LOOP_ASPECTS, loose=max_tokens_free),
     ]),
     exercise("input_tokens", "input_tokens", deferred("Input tokens per call (Prop. 5.2)"), NOTEBOOK, [
         Rule(deferred("n_k = s + the sum of the turns before call k, one number per call; turns is left unchanged"),
