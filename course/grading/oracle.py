@@ -127,9 +127,9 @@ def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = 
 
 def error_text_free(x: Any) -> Any:
     """A `loose` for loops: an is_error tool_result's wording is the student's own (a rule of its own checks
-    that it says what failed)."""
+    that it says what failed), as long as it says something: a result with no content, or an empty one, stays so."""
     if isinstance(x, dict):
-        if x.get("type") == "tool_result" and x.get("is_error"):
+        if x.get("type") == "tool_result" and x.get("is_error") and x.get("content"):
             return {**x, "content": "…"}
         return {k: error_text_free(v) for k, v in x.items()}
     if isinstance(x, list):

@@ -3,14 +3,12 @@ every change made in place shows), and a value the text never names (budget_loop
 evaluator's line in goal_loop) is left to the student, with the relation the rule accepts."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import nbformat
 import pytest
 
 from course.grading import reference, registry
 from course.grading.mark import run_exercise
 from course.grading.notebook_context import NotebookContext
+from variants import variant  # tests/grading/, on sys.path as pytest imports this file
 
 REGISTRY = registry.shipped()
 
@@ -42,28 +40,18 @@ def test_a_history_changed_in_place_in_a_way_the_canonical_form_hides_fails_unch
     assert failed("count_run", first_message_made(CHANGES[change])) == ["the history is left unchanged"]
 
 
-def variant(notebook: str, name: str, old: str, new: str):
-    """The reference `name` with `old` replaced by `new` in its solution cell, run where the reference is defined."""
-    cell = next(c for c in nbformat.read(reference.SOLUTIONS / Path(notebook).name, as_version=4).cells
-                if c.metadata.get("nbgrader", {}).get("grade_id") == name)
-    assert old in cell.source
-    namespace = dict(reference.namespace(notebook))
-    exec(compile(cell.source.replace(old, new), f"<{name}>", "exec"), namespace)
-    return namespace[name]
-
-
 def test_budget_loop_with_a_max_tokens_of_its_own_gets_full_marks():
-    fn = variant("solutions/07_context_growth_and_budgets.ipynb", "budget_loop", "max_tokens=1024", "max_tokens=4096")
+    fn = variant("solutions/07_context_growth_and_budgets.ipynb", "budget_loop", ("max_tokens=1024", "max_tokens=4096"))
     assert failed("budget_loop", fn) == []
 
 
 def test_goal_loop_that_wraps_the_evaluators_line_in_a_sentence_gets_full_marks():
-    fn = variant("solutions/12_three_loops.ipynb", "goal_loop", '"content": verdict}',
-                 '"content": f"The evaluator says: {verdict}. Keep going."}')
+    fn = variant("solutions/12_three_loops.ipynb", "goal_loop", ('"content": verdict}',
+                 '"content": f"The evaluator says: {verdict}. Keep going."}'))
     assert failed("goal_loop", fn) == []
 
 
 def test_goal_loop_that_sends_only_the_evaluators_reason_fails_the_not_yet_rule():
-    fn = variant("solutions/12_three_loops.ipynb", "goal_loop", '"content": verdict}',
-                 '"content": verdict.split(": ", 1)[1]}')
+    fn = variant("solutions/12_three_loops.ipynb", "goal_loop", ('"content": verdict}',
+                 '"content": verdict.split(": ", 1)[1]}'))
     assert any(name.startswith("not yet:") for name in failed("goal_loop", fn))

@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from ...client import MODELS
 from ...i18n import deferred
-from ..cases import ANSWERS, ASKS, LONG, Step, loop_case, pick, scripts, signatures_free
-from ..oracle import label, Case, Rule, exercise
+from ..cases import ANSWERS, ASKS, LONG, TWO_TEXTS, Step, loop_case, pick, scripts, signatures_free, with_model
+from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/03_the_first_loop.ipynb"
 
@@ -61,12 +61,6 @@ def cases(made: list[tuple[tuple[Step, ...], dict]]) -> list[Case]:
     return [loop_case(script, **options) for script, options in made]
 
 
-def with_model(case: Case, model: str) -> Case:
-    """The same case sent to another model: the loop must send the model it is given."""
-    args = (case.args[0], model, *case.args[2:])
-    return replace(case, label=lambda: f"{label(case)}; model={model!r}", args=args)
-
-
 def sent_cases() -> list[Case]:
     return [with_model(loop_case((ASKS, ANSWERS), max_tokens=300), MODELS["sonnet"]),
             with_model(loop_case((ANSWERS,)), MODELS["opus"]),
@@ -75,7 +69,7 @@ def sent_cases() -> list[Case]:
 
 def answer_cases() -> list[Case]:
     return cases([((ANSWERS,), {}), ((THOUGHT_ANSWER,), {}), ((ASKS, ANSWERS), {}),
-                  ((Step(("search",), text="Let me check."), THOUGHT_ANSWER), {})])
+                  ((Step(("search",), text="Let me check."), THOUGHT_ANSWER), {}), ((ASKS, TWO_TEXTS), {})])
 
 
 def looks_final_cases() -> list[Case]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ...api import Turn
 from ...i18n import deferred, tr
 from ...scenarios import call
-from ..cases import ANSWERS, QUERIES, Step, loop_case, max_tokens_free, pick, scripts
+from ..cases import ANSWERS, QUERIES, TWO_TEXTS, Step, loop_case, max_tokens_free, pick, scripts
 from ..exercise import CLOCK
 from ..oracle import Case, Rule, exercise
 
@@ -106,8 +106,9 @@ ENDS = (ANSWERS, Step(text="1974", thinking=True), Step(stop="refusal"), Step(st
 
 def plain_cases() -> list[Case]:
     """Runs of up to three tool-use turns (parallel calls, a tool that raises, thinking) and every ending, with no
-    repeat that counts."""
-    return [loop_case(s, max_repeats=10) for s in pick(scripts(list(LOOP), 3, end=ENDS), 7, keep=4, seed=3)]
+    repeat that counts; an answer in two text blocks."""
+    return [loop_case(s, max_repeats=10) for s in pick(scripts(list(LOOP), 3, end=ENDS), 7, keep=4, seed=3)] + \
+        [loop_case((TWO_TEXTS,), max_repeats=10)]
 
 
 def warning_cases() -> list[Case]:

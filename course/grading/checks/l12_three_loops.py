@@ -180,12 +180,14 @@ def notice_case(recipients: list, fails: tuple, accepted: bool = True, **options
 
 
 def notice_cases() -> list[Case]:
-    """No failure, one or two failures (after or before the server accepts), every position, too few attempts."""
+    """No failure, one or two failures (after or before the server accepts), every position, too few attempts,
+    recipients not in alphabetical order."""
     made = [notice_case(RECIPIENTS, ()), notice_case([], ()), notice_case(RECIPIENTS[:1], (1,))]
     made += [notice_case(RECIPIENTS, (k,)) for k in (1, 2, 3)] + [notice_case(RECIPIENTS, (2,), accepted=False)]
     made += [notice_case(RECIPIENTS, (2, 4)), notice_case(RECIPIENTS, (2, 4), accepted=False),
              notice_case(RECIPIENTS, (2,), attempts=1), notice_case(RECIPIENTS, (1, 2), attempts=2),
-             notice_case(RECIPIENTS, (3, 5, 7)), notice_case(RECIPIENTS, (2,), attempts=0)]
+             notice_case(RECIPIENTS, (3, 5, 7)), notice_case(RECIPIENTS, (2,), attempts=0),
+             notice_case(RECIPIENTS[::-1], (2,))]  # in the order given, not sorted
     return made
 
 
