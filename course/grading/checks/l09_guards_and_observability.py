@@ -156,10 +156,12 @@ LOOP_ASPECTS = ("requests", "tool_calls", "value")
 
 
 def log_cases(raising: bool = True) -> list[Case]:
-    """Runs of up to three tool-use turns and every ending, some cut by max_turns (0 to 2)."""
+    """Runs of up to three tool-use turns and every ending, some cut by max_turns (0 to 2); a paused turn, which
+    lesson 03's loop ends as it ends a cut one."""
     steps = list(LOOP) if raising else [s for s in LOOP if "broken" not in s.calls]
     found = pick(scripts(steps, 4, end=ENDS), 7, keep=3, seed=5)
-    return [loop_case(s, **({"max_turns": k % 3} if k % 2 else {})) for k, s in enumerate(found)]
+    return [loop_case(s, **({"max_turns": k % 3} if k % 2 else {})) for k, s in enumerate(found)] + \
+        [loop_case((S(0), Step(text="Searching...", stop="pause_turn")))]
 
 
 def capped_log_cases() -> list[Case]:
