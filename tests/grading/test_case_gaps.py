@@ -45,7 +45,8 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
         [('"content": f"Error: {error}", "is_error": True', '"is_error": True')], "a failing call"),
     "turn_log continuing a paused turn (lesson 06's loop, not lesson 03's)": (
         "09_guards_and_observability", "turn_log",
-        [("        log.append(record)\n", "        log.append(record)\n        if response.stop_reason == \"pause_turn\":\n"
+        [("        log.append(record)\n", "        log.append(record)\n"
+          "        if response.stop_reason == \"pause_turn\":\n"
           "            messages = messages + [{\"role\": \"assistant\", \"content\": response.content}]\n"
           "            continue\n")], "the loop of lesson 03"),
     "send_notices sending in alphabetical order": (
