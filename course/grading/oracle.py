@@ -16,7 +16,6 @@ exercise's text makes part of the answer.
 """
 from __future__ import annotations
 
-import json
 import math
 import threading
 from dataclasses import dataclass, field
@@ -186,12 +185,11 @@ MISSING = Missing()
 
 
 def shown(value: Any) -> str:
-    """A value in a few characters: JSON, floats with 10 significant digits, cut with an ellipsis."""
-    if value is MISSING:
-        return repr(value)
+    """A value in a few characters, in Python's syntax (None, True, 'text': what the student wrote), a float with 10
+    significant digits, cut with an ellipsis."""
     if isinstance(value, float):
         return f"{value:.10g}"
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = repr(value)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
