@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..api import Scripted, Turn
 from ..client import MODEL
@@ -20,7 +20,7 @@ from ..scenarios import Scenario, call, say
 from ..scenarios.search import PAGES, search_tools
 from ..tools import Tool, Toolbox
 from .exercise import CLIENT, RUN_TOOL
-from .oracle import Case, error_text_free
+from .oracle import Case, error_text_free, label
 
 LONG = "The director of Aurora Run is Mara Voss, born in 1974. " * 30  # cut by a small max_tokens
 GIVE_UP = "I give up."  # what the toy model says after its script
@@ -47,11 +47,13 @@ class Step:
     text: str | None = None  # its text, before the calls
     thinking: bool = False  # starts with an (empty) thinking block
     stop: str | None = None  # a stop reason it forces: refusal or pause_turn; else tool_use or end_turn
+    then: str | None = None  # a second text block, after the calls: an answer is every text block, joined
 
     def turn(self) -> Turn:
         blocks = ([{"type": "thinking", "thinking": ""}] if self.thinking else []) + \
                  ([{"type": "text", "text": self.text}] if self.text else []) + \
-                 [call(name, query=QUERIES[k % len(QUERIES)]) for k, name in enumerate(self.calls)]
+                 [call(name, query=QUERIES[k % len(QUERIES)]) for k, name in enumerate(self.calls)] + \
+                 ([{"type": "text", "text": self.then}] if self.then else [])
         return Turn(blocks or [{"type": "text", "text": "Done."}], self.stop)
 
     def words(self) -> str:
@@ -64,11 +66,12 @@ class Step:
             return said + tr("asks for {tools}").format(tools=" + ".join(self.calls))
         if self.text == LONG:
             return said + tr("answers at length")
-        return said + tr("answers {text!r}").format(text=self.text or "Done.")
+        return said + tr("answers {text!r}").format(text=" + ".join(t for t in (self.text, self.then) if t) or "Done.")
 
 
 ASKS = Step(("search",))
 ANSWERS = Step(text="1974")
+TWO_TEXTS = Step(text="Mara Voss was born in ", then="1974.")  # an answer in two text blocks
 
 
 def scenario(script: tuple[Step, ...], *, prompt: str = "When was the director of Aurora Run born?",
@@ -89,6 +92,12 @@ def loop_case(script: tuple[Step, ...], *, tools=loop_tools, **options) -> Case:
     settings = "".join(f"; {k}={v!r}" for k, v in options.items())
     args = (CLIENT, MODEL, sc.make_tools().definitions(), RUN_TOOL, sc.prompt)
     return Case(lambda: describe(script) + settings, args, options, sc)  # described in the language spoken then
+
+
+def with_model(case: Case, model: str) -> Case:
+    """The same case sent to another model: the loop must send (and price) the model it is given."""
+    args = (case.args[0], model, *case.args[2:])
+    return replace(case, label=lambda: f"{label(case)}; model={model!r}", args=args)
 
 
 def scripts(steps: list[Step], longest: int, *, end: tuple[Step, ...] = (ANSWERS,)) -> list[tuple[Step, ...]]:

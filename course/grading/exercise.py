@@ -60,6 +60,32 @@ class Outcome:
     unrun: bool = False  # the function was never called (error says why: the notebook, the time budget)
 
 
+DEEPEST = 100  # levels of nesting a check reads; below them a value is "…" (no answer nests so deep; JSON allows ~1000)
+
+
+def shallow(value: Any, limit: int = DEEPEST) -> Any:
+    """`value` itself when no list or dict in it nests deeper than `limit`; else a copy whose deeper parts are "…",
+    so that the checks, which read values recursively, never run out of stack."""
+    stack = [(value, 0)]
+    while stack:
+        x, depth = stack.pop()
+        if isinstance(x, (list, dict)):
+            if depth >= limit:
+                break
+            stack.extend((v, depth + 1) for v in (x.values() if isinstance(x, dict) else x))
+    else:
+        return value
+
+    def cut(x: Any, depth: int) -> Any:
+        if isinstance(x, (list, dict)) and depth >= limit:
+            return "…"
+        if isinstance(x, dict):
+            return {k: cut(v, depth + 1) for k, v in x.items()}
+        return [cut(v, depth + 1) for v in x] if isinstance(x, list) else x
+
+    return cut(value, 0)
+
+
 class CheckFailed(Exception):
     """A failed check: what went wrong (translated by the check), and the likely mistake: an English sentence
     marked with `deferred`, translated here, so checks and their tests compare the English constants."""

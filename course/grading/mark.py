@@ -4,10 +4,10 @@ The same function runs in the notebook (`check()`) and in the grader; only the C
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..i18n import deferred, tr
-from .exercise import CheckFailed, Exercise, Outcome
+from .exercise import CheckFailed, Exercise, Outcome, shallow
 
 STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your code")
 
@@ -34,20 +34,32 @@ class Mark:
 
 
 class Recording:
-    """Wraps a Context to remember the last Outcome, so a failure can say how the call ended."""
+    """Wraps a Context to remember the last Outcome, so a failure can say how the call ended, and each case's
+    Outcome in `seen`, which an exercise's checks share: a case runs once, whichever check or hint asks first."""
 
-    def __init__(self, context):
-        self.context = context
+    def __init__(self, context, seen: dict | None = None):
+        self.context, self.seen = context, {} if seen is None else seen
         self.last: Outcome | None = None
 
     def call(self, *args, **kwargs) -> Outcome:
         self.last = self.context.call(*args, **kwargs)
         return self.last
 
+    def case(self, key, case, *, last: bool = True) -> Outcome:
+        """The Outcome of the call a Case describes, made once per key; `last=False`: a hint's look at another case,
+        which is not how the check's own call ended."""
+        if key not in self.seen:
+            out = self.context.call(*case.args, scenario=case.scenario, **case.kwargs)
+            self.seen[key] = replace(out, value=shallow(out.value), after=shallow(out.after),
+                                     requests=shallow(out.requests))
+        if last:
+            self.last = self.seen[key]
+        return self.seen[key]
 
-def run_check(exercise: Exercise, check, context) -> Mark:
+
+def run_check(exercise: Exercise, check, context, seen: dict | None = None) -> Mark:
     name = f"{exercise.grade_id}: {tr(check.name)}"
-    ctx = Recording(context)
+    ctx = Recording(context, seen)
     try:
         check.fn(ctx)
         return Mark(name, check.points, check.points, hidden=check.hidden)
@@ -68,5 +80,6 @@ def run_check(exercise: Exercise, check, context) -> Mark:
 
 
 def run_exercise(exercise: Exercise, context) -> list[Mark]:
-    """Every check of the exercise, in order, each in a fresh Recording."""
-    return [run_check(exercise, c, context) for c in exercise.checks]
+    """Every check of the exercise, in order, each in a fresh Recording sharing the Outcomes of the cases."""
+    seen: dict = {}
+    return [run_check(exercise, c, context, seen) for c in exercise.checks]

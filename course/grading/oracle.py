@@ -10,12 +10,12 @@ exercise's text makes part of the answer.
 - Where the text allows more than one reading, `readings` gives the other answers it accepts; where many
   answers are right (a list with a property), `holds` states the property instead of an equality.
 - The feedback is the first case on which the two differ and the first place where they differ. A hint names a
-  mistake only when exactly one known mistake (course/grading/mistakes) does exactly what the student's function
-  did on that case; otherwise no cause is named.
+  known mistake (course/grading/mistakes) only when it is proven: on every case of the exercise where either the
+  student's function or the mistake differs from the reference, the two do the same, and no mistake with another
+  hint does; otherwise no cause is named.
 """
 from __future__ import annotations
 
-import json
 import math
 import threading
 from dataclasses import dataclass, field
@@ -99,7 +99,8 @@ def canonical(x: Any) -> Any:
     if isinstance(x, dict):
         if "role" in x and "content" in x:
             return {"role": x["role"], "content": canonical(content_blocks(x["content"]))}
-        keep = BLOCK_FIELDS.get(x.get("type"))
+        kind = x.get("type")  # a JSON schema's property may be named type: {"type": {"type": "string"}}
+        keep = BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
         if keep:
             block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}
             if block.get("is_error") is False:
@@ -121,7 +122,11 @@ def error_kind(error: str | None) -> str | None:
 
 
 def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = None) -> Any:
-    """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free)."""
+    """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free). The
+    arguments after the call are compared as they are (no canonical form, a loose only when given for "after"), so
+    every change made in place shows: a key added, a None, is_error: False, a string content made a list."""
+    if aspect == "after":
+        return loose["after"](out.after) if isinstance(loose, dict) and "after" in loose else out.after
     if isinstance(loose, dict):
         loose = loose.get(aspect)
     if aspect == "error":
@@ -139,9 +144,9 @@ def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = 
 
 def error_text_free(x: Any) -> Any:
     """A `loose` for loops: an is_error tool_result's wording is the student's own (a rule of its own checks
-    that it says what failed)."""
+    that it says what failed), as long as it says something: a result with no content, or an empty one, stays so."""
     if isinstance(x, dict):
-        if x.get("type") == "tool_result" and x.get("is_error"):
+        if x.get("type") == "tool_result" and x.get("is_error") and x.get("content"):
             return {**x, "content": "…"}
         return {k: error_text_free(v) for k, v in x.items()}
     if isinstance(x, list):
@@ -149,34 +154,44 @@ def error_text_free(x: Any) -> Any:
     return x
 
 
-def equal(a: Any, b: Any) -> bool:
-    return difference(a, b) is None
+def equal(a: Any, b: Any, exact: bool = False) -> bool:
+    return difference(a, b, exact=exact) is None
 
 
-def difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def difference(a: Any, b: Any, path: str = "", exact: bool = False) -> tuple[str, Any, Any] | None:
     """The first place where a and b differ, as (path, a there, b there); None when they agree. Numbers agree
-    within a relative 1e-9 (a sum taken in another order), True is not 1."""
+    within a relative 1e-9 (a sum taken in another order), or when `exact` only if of one type and equal; True is
+    not 1."""
     if isinstance(a, bool) or isinstance(b, bool):
         return None if a is b else (path, a, b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return None if a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15) else (path, a, b)
+        same_number = type(a) is type(b) and a == b if exact else a == b or close(a, b)
+        return None if same_number else (path, a, b)
     if isinstance(a, dict) and isinstance(b, dict):
         for k in list(a) + [k for k in b if k not in a]:
             if k not in a or k not in b:
                 return f"{path}.{k}" if path else k, a.get(k, MISSING), b.get(k, MISSING)
-            found = difference(a[k], b[k], f"{path}.{k}" if path else str(k))
+            found = difference(a[k], b[k], f"{path}.{k}" if path else str(k), exact)
             if found:
                 return found
         return None
     if isinstance(a, list) and isinstance(b, list):
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            found = difference(x, y, f"{path}[{i}]")
+            found = difference(x, y, f"{path}[{i}]", exact)
             if found:
                 return found
         if len(a) != len(b):
             return f"{path}[{min(len(a), len(b))}]", a[len(b):][:1] or MISSING, b[len(a):][:1] or MISSING
         return None
     return None if a == b else (path, a, b)
+
+
+def close(a: int | float, b: int | float) -> bool:
+    """Within a relative 1e-9; an int too large for a float is compared exactly."""
+    try:
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
+    except OverflowError:
+        return False
 
 
 class Missing:
@@ -188,12 +203,11 @@ MISSING = Missing()
 
 
 def shown(value: Any) -> str:
-    """A value in a few characters: JSON, floats with 10 significant digits, cut with an ellipsis."""
-    if value is MISSING:
-        return repr(value)
+    """A value in a few characters, in Python's syntax (None, True, 'text': what the student wrote), a float with 10
+    significant digits, cut with an ellipsis."""
     if isinstance(value, float):
         return f"{value:.10g}"
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = repr(value)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
@@ -249,7 +263,7 @@ def rejected(out: Outcome, k: int) -> str:
 def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
     """The first aspect of the rule on which the two outcomes differ, in words; "" when they agree."""
     for aspect in [a for a in ASPECTS if a == "error" or a in rule.aspects]:
-        found = difference(view(mine, aspect, rule.loose), view(theirs, aspect, rule.loose))
+        found = difference(view(mine, aspect, rule.loose), view(theirs, aspect, rule.loose), exact=aspect == "after")
         if found:
             return describe(aspect, mine, theirs, found)
     return ""
@@ -257,7 +271,7 @@ def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
 
 def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
     """The two outcomes agree on every aspect the rule compares."""
-    return all(equal(view(a, x, rule.loose), view(b, x, rule.loose)) for x in ASPECTS
+    return all(equal(view(a, x, rule.loose), view(b, x, rule.loose), exact=x == "after") for x in ASPECTS
                if x == "error" or x in rule.aspects)
 
 
@@ -325,6 +339,11 @@ def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
     return why
 
 
+def case_key(rule: Rule, index: int) -> tuple:
+    """Which call case `index` of `rule` is: rules made by one generator share their cases, and so their outcomes."""
+    return rule.cases, index
+
+
 def label(case: Case) -> str:
     return case.label() if callable(case.label) else case.label
 
@@ -335,7 +354,7 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
         from .mistakes import hint
 
         for index, case in enumerate(rule.all_cases()):
-            mine = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
+            mine = ctx.case(case_key(rule, index), case)
             if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
                 raise CheckFailed(mine.error)
             theirs = reference_outcome(exercise, rule, index)
@@ -347,7 +366,7 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
             why = verdict(rule, mine, theirs, case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=rule.label(index), why=why),
-                                  "" if is_stub(mine.error) else hint(exercise, rule, index, mine))
+                                  "" if is_stub(mine.error) else hint(exercise, rule, index, ctx))
 
     return check
 

@@ -1,8 +1,9 @@
 """Which generated cases the checks' own tests need: for every rule, the cases that are the first failing one of some
 mutant of the reference (tests/grading/mutation.py) or some known mistake (course/grading/mistakes/).
 
-A case that is no subject's first failing case can be removed without changing the grade, the feedback or the hint
-of any mutant or known mistake (each still fails first where it did). That does not make it redundant for a
+A case that is no subject's first failing case can be removed without changing the grade or the feedback of any
+mutant or known mistake (each still fails first where it did), but not always its hint: a hint is proven on every
+case of the exercise, and such a case may be the one that tells two mistakes apart. Nor is it redundant for a
 student: the mutation operators never touch a signature's defaults (the long runs that reach the default
 max_turns, say). Run from the repository's root, two processes at a time (a few minutes):
 

@@ -170,9 +170,9 @@ def test_every_graded_function_has_at_least_two_wrong_versions():
 
 def test_the_colleagues_broken_loop_in_exercise_03_loses_marks_and_is_named_only_mistakes_it_makes():
     """colleague_loop (solutions/03) answers only the last tool_use, lets a tool's exception escape, has no turn cap
-    and takes every stop_reason but tool_use for an answer: it fails the rules those four break. A hint names a
-    cause only where a known mistake does exactly what it did, so some failures name none; a hint it is shown
-    never names a mistake it does not make."""
+    and takes every stop_reason but tool_use for an answer: it fails the rules those four break. A hint is proven on
+    every case of the exercise, and no single known mistake does all four, so it may be told none; a hint it is
+    shown never names a mistake it does not make."""
     from course.grading.checks import l03_the_first_loop as l03
 
     results = grade("agent_loop", SOLUTIONS["agent_loop"]["colleague_loop"])
@@ -180,7 +180,7 @@ def test_the_colleagues_broken_loop_in_exercise_03_loses_marks_and_is_named_only
     assert {tr(rule.name) for rule in registry.shipped().exercise("agent_loop").rules if rule.cases in (
         l03.parallel_cases, l03.raising_cases, l03.cap_cases, l03.cut_cases)} <= failed
     hints = {r.hint for r in results if not r.passed} - {""}
-    assert hints and hints <= {tr(h) for h in (l03.ONLY_ONE_RESULT, l03.TOOL_EXCEPTION, l03.NO_CAP,
+    assert hints <= {tr(h) for h in (l03.ONLY_ONE_RESULT, l03.TOOL_EXCEPTION, l03.NO_CAP,
                                                l03.STOP_NOT_TOOL_USE_IS_ANSWER)}
 
 

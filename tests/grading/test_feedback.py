@@ -46,8 +46,9 @@ def test_numbers_agree_within_a_sum_taken_in_another_order_but_true_is_not_one()
     assert difference(True, 1) == ("", True, 1)
 
 
-def test_values_are_shown_as_json_floats_with_ten_digits_long_ones_cut():
-    assert shown(["P2", 1]) == '["P2", 1]' and shown(5.0900000000000004e-05) == "5.09e-05"
+def test_values_are_shown_in_python_syntax_floats_with_ten_digits_long_ones_cut():
+    assert shown(["P2", 1]) == "['P2', 1]" and shown(5.0900000000000004e-05) == "5.09e-05"
+    assert shown({"is_error": True, "content": None}) == "{'is_error': True, 'content': None}"
     assert len(shown("x" * 500)) == 160 and shown("x" * 500).endswith("…")
 
 
@@ -65,7 +66,7 @@ def test_feedback_on_a_checker_shows_yours_against_the_reference():
     exercise = registry.exercise("first_violation")
     results = run_exercise(exercise, NotebookContext(lambda messages: ["P1", 0], registry))
     reasons = " ".join(r.reason for r in results if not r.passed)
-    assert 'yours ["P1", 0]' in reasons and "the reference's" in reasons and all(not r.hint for r in results)
+    assert "yours ['P1', 0]" in reasons and "the reference's" in reasons and all(not r.hint for r in results)
 
 
 def test_the_feedback_page_never_shows_a_hidden_check_before_results_json_would():

@@ -35,10 +35,10 @@ REPORTS = [
       "コンテキストウィンドウによる上界 K <= (W - s)/c + 1 は呼び出しの回数なので整数です。切り捨てます")),
     ("user_turn", mistake("l07_text_first", "user_turn"),
      ("with user_turn(results 1-1, notes ['Also check the novelist.']): the return value at content[0].type: "
-      "yours \"text\", the reference's \"tool_result\"",
+      "yours 'text', the reference's 'tool_result'",
       "exercise 10.2: text before the tool_result blocks breaks P2"),
      ("user_turn（結果 1-1、notes ['Also check the novelist.']） のとき：戻り値（content[0].type）："
-      "あなたの関数は \"text\"、参照解答は \"tool_result\"",
+      "あなたの関数は 'text'、参照解答は 'tool_result'",
       "『模型』の演習 10.2：tool_result ブロックより前にテキストを置くと P2 が破れます")),
 ]
 

@@ -47,6 +47,7 @@ SHAPES = {  # the messages lists are drawn from, by a short name for the feedbac
     "user [result t2, result t1]": user(R2, R1),
     "user [text, result t1]": user("Here you go.", R1),
     "user [result t1, text, result t1]": user(R1, text("again"), R1),
+    "user [result t1, result t1]": user(R1, R1),
     "assistant [text, result t5]": assistant("Here is what I found.", tool_result("t5", "?")),
 }
 
@@ -78,7 +79,8 @@ KNOWN = {  # the lists every sample starts with: the material's breaks, one at a
     "P2": [(U, ASK2, "user [result t2, result t1]"), (U, ASK2, "user [result t1]"), (U, ASK, "user [text, result t1]"),
            (U, ASK, A, U)],
     "P3": [(U, ASK, "user [result t1, text, result t1]"), (U, "assistant [text, result t5]", "user [result t1]"),
-           (U, A, "user [result t1]")],
+           (U, A, "user [result t1]"), (U, ASK, "user [result t1, result t1]"),  # a duplicate result after a call
+           (U, ASK, "user [result t1, result t2, text]")],  # an extra one
     "earliest": [(U, ASK, "user [text]", A), (U, ASK2, "user [result t2, result t1]", A), (U, ASK, A), (U, ASK),
                  (A, ASK)],
 }

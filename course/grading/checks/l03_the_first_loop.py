@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from ...client import MODELS
 from ...i18n import deferred
-from ..cases import ANSWERS, ASKS, LONG, Step, loop_case, pick, scripts, signatures_free
-from ..oracle import label, Case, Rule, exercise
+from ..cases import ANSWERS, ASKS, LONG, TWO_TEXTS, Step, loop_case, pick, scripts, signatures_free, with_model
+from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/03_the_first_loop.ipynb"
 
@@ -24,6 +24,8 @@ NO_ASSISTANT = deferred("tool_results that follow no assistant tool_use: keep th
                         "them")
 ONLY_ONE_RESULT = deferred("running and answering only one of a response's tool_uses: run every one, in order, and "
                            "answer each")
+ONLY_LAST_RESULT = deferred("answering only the last tool_use: each pass of the loop overwrites the result; collect "
+                            "every result in one list")
 ONE_MESSAGE_EACH = deferred("returning parallel results one message each: all results go in one user message")
 TEXT_BEFORE_RESULTS = deferred("putting text before the tool_result blocks: results come first")
 WRONG_IDS = deferred("wrong tool_use ids: each tool_result carries the id of the tool_use it answers")
@@ -59,12 +61,6 @@ def cases(made: list[tuple[tuple[Step, ...], dict]]) -> list[Case]:
     return [loop_case(script, **options) for script, options in made]
 
 
-def with_model(case: Case, model: str) -> Case:
-    """The same case sent to another model: the loop must send the model it is given."""
-    args = (case.args[0], model, *case.args[2:])
-    return replace(case, label=lambda: f"{label(case)}; model={model!r}", args=args)
-
-
 def sent_cases() -> list[Case]:
     return [with_model(loop_case((ASKS, ANSWERS), max_tokens=300), MODELS["sonnet"]),
             with_model(loop_case((ANSWERS,)), MODELS["opus"]),
@@ -73,7 +69,7 @@ def sent_cases() -> list[Case]:
 
 def answer_cases() -> list[Case]:
     return cases([((ANSWERS,), {}), ((THOUGHT_ANSWER,), {}), ((ASKS, ANSWERS), {}),
-                  ((Step(("search",), text="Let me check."), THOUGHT_ANSWER), {})])
+                  ((Step(("search",), text="Let me check."), THOUGHT_ANSWER), {}), ((ASKS, TWO_TEXTS), {})])
 
 
 def looks_final_cases() -> list[Case]:
@@ -103,11 +99,12 @@ def other_stop_cases() -> list[Case]:
 
 
 def cap_cases() -> list[Case]:
-    """max_turns = 0 to 3, the model asking for tools exactly T times (it finishes) or T + 1 times (capped); and
-    the default cap, 10, with a model that asks 11 times."""
+    """max_turns = 0 to 3, the model asking for tools exactly T times (it finishes), T + 1 times (capped) or T + 2
+    times (a cap one too high runs one more turn, which no cap would tell apart); and the default cap, 10, with a
+    model that asks 11 times."""
     made = []
     for cap in range(4):
-        for asks in (cap, cap + 1):
+        for asks in (cap, cap + 1, cap + 2):
             made.append(loop_case(tuple(CALLS[k % 2] for k in range(asks)) + (ANSWERS,), max_turns=cap))
     return made + [loop_case((ASKS,) * 11 + (ANSWERS,))]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...client import MODEL
 from ...i18n import deferred, tr
-from ..cases import ANSWERS, LONG, Step, describe, no_tools_free, pick, scenario, scripts
+from ..cases import ANSWERS, LONG, TWO_TEXTS, Step, describe, no_tools_free, pick, scenario, scripts
 from ..exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
@@ -102,8 +102,9 @@ def limit_cases() -> list[Case]:
 
 
 def answer_cases() -> list[Case]:
-    """An end_turn answer, thinking first or not, after no pause or two."""
-    return [turn_case((PAUSES[1],) * n + (end,)) for n in (0, 2) for end in (ANSWERS, ANSWER_THINKING)]
+    """An end_turn answer, thinking first or not, after no pause or two; an answer in two text blocks."""
+    return [turn_case((PAUSES[1],) * n + (end,)) for n in (0, 2) for end in (ANSWERS, ANSWER_THINKING)] + \
+        [turn_case((PAUSES[0], TWO_TEXTS))]
 
 
 def no_answer_cases() -> list[Case]:

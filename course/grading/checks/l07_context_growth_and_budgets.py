@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 
-from ...client import MODEL
+from ...client import MODEL, MODELS
 from ...i18n import deferred, tr
 from ...messages import tool_result
 from ...pricing import cost_usd
 from .. import reference
-from ..cases import ANSWERS, ASKS, Step, loop_case, pick, scripts
-from ..oracle import Case, Rule, error_text_free, exercise, trusted_call
+from ..cases import ANSWERS, ASKS, Step, loop_case, max_tokens_free, pick, scripts, with_model
+from ..oracle import Case, Rule, exercise, trusted_call
 
 NOTEBOOK = "solutions/07_context_growth_and_budgets.ipynb"
 
@@ -51,8 +51,15 @@ def costs(case: Case) -> list[float]:
 
 
 def spend_cases() -> list[Case]:
-    """Runs of 1 to 4 calls under a budget no run reaches: the spend and the count of calls."""
-    return [loop_case(s, max_budget_usd=1.0) for s in pick(scripts(list(LOOP), 4, end=ENDS), 8, keep=4)]
+    """Runs of 1 to 4 calls under a budget no run reaches: the spend and the count of calls; priced for the model
+    given (Sonnet's prices, not the default model's)."""
+    return [loop_case(s, max_budget_usd=1.0) for s in pick(scripts(list(LOOP), 4, end=ENDS), 8, keep=4)] + \
+        [with_model(loop_case((ASKS, ANSWERS), max_budget_usd=1.0), MODELS["sonnet"])]
+
+
+def no_tool_use_cases() -> list[Case]:
+    """The budget reached by the final response, and a refusal (no tool use either: success), after a tool turn."""
+    return boundary_cases(final=True) + [loop_case((ASKS, Step(stop="refusal")), max_budget_usd=1.0)]
 
 
 def boundary_cases(final: bool) -> list[Case]:
@@ -152,16 +159,16 @@ def turn_cases() -> list[Case]:
 EXERCISES = [
     exercise("budget_loop", "budget_loop", deferred("Report how a budgeted run ended"), NOTEBOOK, [
         Rule(deferred("every response's cost is added as it arrives, the final one included; calls counts the "
-                      "model calls"), spend_cases, LOOP_ASPECTS, loose=error_text_free),
+                      "model calls"), spend_cases, LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("a response without tool use ends the run as success, even when its cost reaches the budget"),
-             lambda: boundary_cases(final=True), LOOP_ASPECTS, loose=error_text_free),
+             no_tool_use_cases, LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("after a response asking for tools: error_max_budget_usd once spent_usd >= max_budget_usd, "
                       "else error_max_turns at the cap; its tools are not run"),
-             lambda: boundary_cases(final=False) + cap_cases(), LOOP_ASPECTS, loose=error_text_free),
+             lambda: boundary_cases(final=False) + cap_cases(), LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("a tool that raises is answered with an is_error tool_result, as in lesson 03's loop"),
-             error_cases, LOOP_ASPECTS, loose={"requests": error_text_free, "value": subtype_and_calls}),
+             error_cases, LOOP_ASPECTS, loose={"requests": max_tokens_free, "value": subtype_and_calls}),
         Rule(deferred("exercise 10.1: with max_turns=0 exactly one call and no tool runs"), zero_cases,
-             LOOP_ASPECTS, loose=error_text_free),
+             LOOP_ASPECTS, loose=max_tokens_free),
     ]),
     exercise("input_tokens", "input_tokens", deferred("Input tokens per call (Prop. 5.2)"), NOTEBOOK, [
         Rule(deferred("n_k = s + the sum of the turns before call k, one number per call; turns is left unchanged"),

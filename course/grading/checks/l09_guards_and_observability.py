@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ...api import Turn
 from ...i18n import deferred, tr
 from ...scenarios import call
-from ..cases import ANSWERS, QUERIES, Step, loop_case, max_tokens_free, pick, scripts
+from ..cases import ANSWERS, QUERIES, TWO_TEXTS, Step, loop_case, max_tokens_free, pick, scripts
 from ..exercise import CLOCK
 from ..oracle import Case, Rule, exercise
 
@@ -41,7 +41,8 @@ STOPS_AT_ONCE = deferred("stopping at the first repeat, as lesson 09 does: the c
                          "model go on")
 WARNING_NOT_ERROR = deferred("a warning without is_error: true: the repeated call was not run, so its result is an "
                              "error")
-DEADLINE = deferred("not checking the deadline before the first call")
+DEADLINE = deferred("checking the deadline only before running tools: check it before each call too, the first "
+                    "included")
 TOOLS_AFTER_DEADLINE = deferred("not checking the deadline before running tools: the model may have used it up")
 DEADLINE_PASSED = deferred("stopping only once the deadline is passed: clock() - start >= timeout_s, so a deadline "
                            "exactly reached stops the loop too")
@@ -105,8 +106,9 @@ ENDS = (ANSWERS, Step(text="1974", thinking=True), Step(stop="refusal"), Step(st
 
 def plain_cases() -> list[Case]:
     """Runs of up to three tool-use turns (parallel calls, a tool that raises, thinking) and every ending, with no
-    repeat that counts."""
-    return [loop_case(s, max_repeats=10) for s in pick(scripts(list(LOOP), 3, end=ENDS), 7, keep=4, seed=3)]
+    repeat that counts; an answer in two text blocks."""
+    return [loop_case(s, max_repeats=10) for s in pick(scripts(list(LOOP), 3, end=ENDS), 7, keep=4, seed=3)] + \
+        [loop_case((TWO_TEXTS,), max_repeats=10)]
 
 
 def warning_cases() -> list[Case]:
@@ -154,10 +156,12 @@ LOOP_ASPECTS = ("requests", "tool_calls", "value")
 
 
 def log_cases(raising: bool = True) -> list[Case]:
-    """Runs of up to three tool-use turns and every ending, some cut by max_turns (0 to 2)."""
+    """Runs of up to three tool-use turns and every ending, some cut by max_turns (0 to 2); a paused turn, which
+    lesson 03's loop ends as it ends a cut one."""
     steps = list(LOOP) if raising else [s for s in LOOP if "broken" not in s.calls]
     found = pick(scripts(steps, 4, end=ENDS), 7, keep=3, seed=5)
-    return [loop_case(s, **({"max_turns": k % 3} if k % 2 else {})) for k, s in enumerate(found)]
+    return [loop_case(s, **({"max_turns": k % 3} if k % 2 else {})) for k, s in enumerate(found)] + \
+        [loop_case((S(0), Step(text="Searching...", stop="pause_turn")))]
 
 
 def capped_log_cases() -> list[Case]:

@@ -6,7 +6,8 @@ summarize_then_translate(client, model, text) -> str
 
 The prompts' wording is the student's own, so each rule states a property of what was sent (`holds`), judged on a
 toy model that knows its job by position: whatever its first call gets, it summarises; whatever its second gets, it
-translates. Its replies name the input they were made from, so a chain that passes on the wrong text shows.
+translates, into French only when that call names French (otherwise it asks which language). Its replies name the
+input they were made from, so a chain that passes on the wrong text shows.
 """
 from __future__ import annotations
 
@@ -40,8 +41,16 @@ def digest(data: str) -> str:
     return hashlib.sha256(data.encode()).hexdigest()[:8]
 
 
+FRENCH = ("french", "français", "francais", "フランス")  # how a prompt names French, in either edition's words
+
+
+def names_french(data: str) -> bool:
+    return any(word in data.lower() for word in FRENCH)
+
+
 class ByPosition:
-    """A toy model that summarises whatever its first call gets and translates whatever its second gets."""
+    """A toy model that summarises whatever its first call gets and translates whatever its second gets, into French
+    only when that call names French (else it asks which language)."""
 
     def __init__(self):
         self.calls = 0
@@ -51,8 +60,10 @@ class ByPosition:
         data = text_of(c.last)
         if self.calls == 1:
             return say(f"One sentence [{digest(data)}]: a short summary of {len(data)} characters.")
-        if self.calls == 2:
+        if self.calls == 2 and names_french(data):
             return say(f"Une phrase [{digest(data)}] : la traduction de {len(data)} caractères.")
+        if self.calls == 2:
+            return say(f"Into which language should I translate [{digest(data)}]?")
         return say("There is nothing more to do.")
 
 
@@ -115,6 +126,8 @@ def translates_summary(out: Outcome, case: Case) -> str:
     if summary not in user_text(out.requests[1]):
         return tr("the second call's message does not carry the first call's output {summary!r}").format(
             summary=summary)
+    if not names_french(user_text(out.requests[1])):
+        return tr("the second call's message does not name French: it must ask for a French translation")
     return ""
 
 

@@ -123,6 +123,20 @@ def rounds_cases() -> list[Case]:
 
 GOAL_ASPECTS = ("requests", "tool_calls", "value")
 
+
+def line_held(x):
+    """A `loose` for the goal loop: max_tokens_free, and a text that holds an evaluator's line (the student's own
+    words around it: "The evaluator says: not yet: ...") read as the line itself, wherever it is sent."""
+    def held(x):
+        if isinstance(x, dict):
+            if x.get("type") == "text" and isinstance(x.get("text"), str):
+                line = next((line for line in LINES.values() if line in x["text"]), None)
+                return {**x, "text": line} if line else x
+            return {k: held(v) for k, v in x.items()}
+        return [held(v) for v in x] if isinstance(x, list) else x
+
+    return held(max_tokens_free(x))
+
 # --- send_notices ------------------------------------------------------------------------------------------
 
 RECIPIENTS = ["alice@example.com", "bob@example.com", "carol@example.com"]
@@ -168,12 +182,14 @@ def notice_case(recipients: list, fails: tuple, accepted: bool = True, **options
 
 
 def notice_cases() -> list[Case]:
-    """No failure, one or two failures (after or before the server accepts), every position, too few attempts."""
+    """No failure, one or two failures (after or before the server accepts), every position, too few attempts,
+    recipients not in alphabetical order."""
     made = [notice_case(RECIPIENTS, ()), notice_case([], ()), notice_case(RECIPIENTS[:1], (1,))]
     made += [notice_case(RECIPIENTS, (k,)) for k in (1, 2, 3)] + [notice_case(RECIPIENTS, (2,), accepted=False)]
     made += [notice_case(RECIPIENTS, (2, 4)), notice_case(RECIPIENTS, (2, 4), accepted=False),
              notice_case(RECIPIENTS, (2,), attempts=1), notice_case(RECIPIENTS, (1, 2), attempts=2),
-             notice_case(RECIPIENTS, (3, 5, 7)), notice_case(RECIPIENTS, (2,), attempts=0)]
+             notice_case(RECIPIENTS, (3, 5, 7)), notice_case(RECIPIENTS, (2,), attempts=0),
+             notice_case(RECIPIENTS[::-1], (2,))]  # in the order given, not sorted
     return made
 
 
@@ -202,16 +218,16 @@ EXERCISES = [
     exercise("goal_loop", "goal_loop", deferred("A goal loop around your loop"), NOTEBOOK, [
         Rule(deferred("a round runs the inner loop until the model stops asking for tools; max_turns caps each round's "
                       "tool-use turns, and a round that hits it ends everything as error_max_turns"), round_cases,
-             GOAL_ASPECTS, loose=max_tokens_free),
+             GOAL_ASPECTS, loose=line_held),
         Rule(deferred("then the evaluator reads the whole conversation so far, the model's final reply included, as "
                       "plain dicts"), lambda: round_cases()[:4] + verdict_cases()[1:3], ("tool_calls",),
-             loose=max_tokens_free),
+             loose=line_held),
         Rule(deferred("achieved or impossible: that word and the round"), verdict_cases, GOAL_ASPECTS,
-             loose=max_tokens_free),
+             loose=line_held),
         Rule(deferred("not yet: stalled once stall_rounds rounds in a row had no tool call; otherwise its line goes "
                       "into the same conversation as a user message"), stall_cases, GOAL_ASPECTS,
-             loose=max_tokens_free),
-        Rule(deferred("after max_rounds rounds: max_rounds"), rounds_cases, GOAL_ASPECTS, loose=max_tokens_free),
+             loose=line_held),
+        Rule(deferred("after max_rounds rounds: max_rounds"), rounds_cases, GOAL_ASPECTS, loose=line_held),
     ]),
     exercise("send_notices", "send_notices", deferred("An outer loop that survives a dropped connection"), NOTEBOOK, [
         Rule(deferred("one send_email per recipient, in order; when a send raises, the whole batch starts again, up "

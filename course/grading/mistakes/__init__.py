@@ -1,10 +1,10 @@
 """Known mistakes: plausible wrong versions of the graded functions, one per file, each naming its mistake.
 
 A file holds GRADE_ID, the function (named as the exercise's), and MISTAKE: the hint that names the mistake
-(a `deferred` English sentence), or None when its behaviour is not one cause. The grader names a cause only
-when, on the smallest case where a student's function differs from the reference, exactly one known mistake
-does exactly what the student's function did; otherwise the feedback shows the difference and names nothing.
-The tests hold them to it: each loses marks, and none is given a hint naming another.
+(a `deferred` English sentence), or None when its behaviour is not one cause. A hint is a proof: the grader names
+a mistake only when, on every case of the exercise where the student's function or that mistake differs from the
+reference, the two do the same, and no known mistake with another hint does; otherwise the feedback shows the
+difference and names nothing. The tests hold them to it: each loses marks, and none is given a hint naming another.
 """
 from __future__ import annotations
 
@@ -47,9 +47,9 @@ _lock = threading.Lock()
 def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT):
     """What a known mistake does on one case of a rule, once per process (a harness run once per machine)."""
     from ...i18n import language
-    from ..oracle import trusted_call
+    from ..oracle import case_key, trusted_call
 
-    key = (language(), mistake.name, rule.name, index)  # in the submission's language, as the reference's
+    key = (language(), mistake.name, *case_key(rule, index))  # in the submission's language, as the reference's
     with _lock:
         if key not in _outcomes:
             harness = timeout > MISTAKE_TIMEOUT  # the exercise's calls start a harness (the CLI)
@@ -58,11 +58,28 @@ def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT
         return _outcomes[key]
 
 
-def hint(exercise, rule, index: int, mine) -> str:
-    """The hint of the one known mistake that behaves exactly as the student's function on this case; ""
-    when none does, or when several with different causes do."""
-    from ..oracle import same
+def hint(exercise, rule, index: int, ctx) -> str:
+    """The hint of the known mistake proven to be the student's, "" when none is. The student failed case `index` of
+    `rule`; `ctx` (a mark.Recording) gives the student's outcome on any case. A mistake is proven when, on every case
+    of the exercise where the student's function or the mistake differs from the reference, the two do the same;
+    the hint is named when the proven mistakes all have that one hint. Lazily: the cases the student already ran come
+    first, a mistake is dropped at its first disagreement, and nothing more runs once no mistake with a hint is left."""
+    from ..oracle import case_key, reference_outcome, same, verdict
 
     timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
-    causes = {m.hint for m in known().get(exercise.grade_id, []) if same(rule, mine, outcome(m, rule, index, timeout))}
+    mine = ctx.case(case_key(rule, index), rule.all_cases()[index], last=False)
+    left = [m for m in known().get(exercise.grade_id, []) if same(rule, mine, outcome(m, rule, index, timeout))]
+    cases = [(r, i) for r in exercise.rules for i in range(len(r.all_cases())) if (r, i) != (rule, index)]
+    cases.sort(key=lambda c: case_key(*c) not in ctx.seen)  # stable: those already run first, then in order
+    for r, i in cases:
+        if not any(m.hint for m in left):
+            return ""
+        case, theirs = r.all_cases()[i], reference_outcome(exercise, r, i)
+        mine = ctx.case(case_key(r, i), case, last=False)
+        if mine.unrun:  # the time budget ran out: nothing is proven
+            return ""
+        wrong = bool(verdict(r, mine, theirs, case))
+        left = [m for m in left if (same(r, mine, outcome(m, r, i, timeout)) if wrong
+                                    else not verdict(r, outcome(m, r, i, timeout), theirs, case))]
+    causes = {m.hint for m in left}
     return causes.pop() or "" if len(causes) == 1 else ""

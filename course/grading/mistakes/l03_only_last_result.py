@@ -1,5 +1,5 @@
 """Keeps only the last tool_use's result: the variable is overwritten in the loop."""
-from course.grading.checks.l03_the_first_loop import ONLY_ONE_RESULT as MISTAKE
+from course.grading.checks.l03_the_first_loop import ONLY_LAST_RESULT as MISTAKE
 
 GRADE_ID = "agent_loop"
 

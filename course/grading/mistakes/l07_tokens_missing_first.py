@@ -1,5 +1,5 @@
 """Leaves out the first call, whose input is s: one number short."""
-from course.grading.checks.l07_context_growth_and_budgets import LINEAR as MISTAKE
+from course.grading.checks.l07_context_growth_and_budgets import FIRST_CALL as MISTAKE
 
 GRADE_ID = "input_tokens"
 

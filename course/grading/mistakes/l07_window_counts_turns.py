@@ -1,5 +1,5 @@
 """Counts the turns that fit, (W - s) // c, and forgets the first call."""
-from course.grading.checks.l07_context_growth_and_budgets import FLOOR as MISTAKE
+from course.grading.checks.l07_context_growth_and_budgets import NO_PLUS_ONE as MISTAKE
 
 GRADE_ID = "max_calls"
 

@@ -1,0 +1,72 @@
+"""Cases that reach the sentences the old ones never did: each wrong version here got full marks on the old cases
+(the issue's probes) and now fails the rule whose sentence it breaks."""
+from __future__ import annotations
+
+import pytest
+
+from course.grading import registry
+from course.grading.mark import run_exercise
+from course.grading.notebook_context import NotebookContext
+from variants import variant  # tests/grading/, on sys.path as pytest imports this file
+
+REGISTRY = registry.shipped()
+
+LAST_TEXT = 'next(b.text for b in reversed(response.content) if b.type == "text")'  # the last text block only
+WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it must fail)
+    "P3 blind in a message that answers a call (a duplicate or an extra result)": (
+        "01_messages_and_blocks", "first_violation",
+        [('if any(b["type"] == "tool_result" for b in blocks(m)[answered.get(i, 0):])',
+          'rest = blocks(m)[answered.get(i, 0):]\n'  # in a message that answers, results right after the answers pass
+          '        rest = rest[next((k for k, b in enumerate(rest) if b["type"] != "tool_result"), len(rest)):] '
+          'if i in answered else rest\n'
+          '        if any(b["type"] == "tool_result" for b in rest)')], "P3:"),
+    "agent_loop answering with the last text block": (
+        "03_the_first_loop", "agent_loop",
+        [('answer = "".join(block.text for block in response.content if block.type == "text")',
+          f"answer = {LAST_TEXT}")], "end_turn: the answer"),
+    "finish_turn answering with the last text block": (
+        "06_other_stop_reasons", "finish_turn",
+        [('return "".join(block.text for block in response.content if block.type == "text")',
+          f"return {LAST_TEXT}")], "the text of the end_turn response"),
+    "guarded_loop answering with the last text block": (
+        "09_guards_and_observability", "guarded_loop",
+        [('text = "".join(block.text for block in response.content if block.type == "text")',
+          f"text = {LAST_TEXT}")], "as lesson 03"),
+    "budget_loop that ends only on end_turn (a refusal runs on)": (
+        "07_context_growth_and_budgets", "budget_loop",
+        [('if response.stop_reason != "tool_use":', 'if response.stop_reason == "end_turn":')],
+        "a response without tool use ends the run as success"),
+    "budget_loop pricing every model as the default one": (
+        "07_context_growth_and_budgets", "budget_loop",
+        [("cost_usd(model, response.usage)", 'cost_usd("claude-haiku-5-5", response.usage)')],
+        "every response's cost is added"),
+    "run_parallel answering a failure with no content": (
+        "08_parallel_tools", "run_parallel",
+        [('"content": f"Error: {error}", "is_error": True', '"is_error": True')], "a failing call"),
+    "turn_log continuing a paused turn (lesson 06's loop, not lesson 03's)": (
+        "09_guards_and_observability", "turn_log",
+        [("        log.append(record)\n", "        log.append(record)\n"
+          "        if response.stop_reason == \"pause_turn\":\n"
+          "            messages = messages + [{\"role\": \"assistant\", \"content\": response.content}]\n"
+          "            continue\n")], "the loop of lesson 03"),
+    "send_notices sending in alphabetical order": (
+        "12_three_loops", "send_notices", [("for to in recipients:", "for to in sorted(recipients):")],
+        "one send_email per recipient, in order"),
+    "summarize_then_translate asking for German": (
+        "11_workflows_versus_agents", "summarize_then_translate",
+        [("Translate this into French.", "Translate this into German.")], "the second call asks for a French"),
+    "summarize_then_translate with its two instructions swapped": (
+        "11_workflows_versus_agents", "summarize_then_translate",
+        [('node("Summarise this text in one sentence.", text)', 'node("Translate this into French.", text)'),
+         ('node("Translate this into French.", summary)', 'node("Summarise this text in one sentence.", summary)')],
+        "the second call asks for a French"),
+}
+
+
+@pytest.mark.parametrize("probe", WRONG)
+def test_a_wrong_version_that_had_full_marks_fails_the_rule_it_breaks(probe):
+    notebook, name, edits, rule = WRONG[probe]
+    fn = variant(f"solutions/{notebook}.ipynb", name, *edits)
+    exercise = next(e for e in REGISTRY.exercises.values() if e.function == name)
+    failed = [m.name.split(": ", 1)[1] for m in run_exercise(exercise, NotebookContext(fn, REGISTRY)) if not m.passed]
+    assert any(f.startswith(rule) for f in failed), failed

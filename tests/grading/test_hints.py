@@ -1,0 +1,185 @@
+"""A hint is a proof: wrong versions that are not a known mistake, but fail like one on some case, get no hint (the
+issue's probes, each once told a cause it did not have). A hint is named only when the student's function does
+what the mistake does on every case of the exercise where either differs from the reference."""
+from __future__ import annotations
+
+import contextlib
+import io
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from course.grading import reference, registry
+from course.grading.mark import run_exercise
+from course.grading.notebook_context import NotebookContext
+
+REGISTRY = registry.shipped()
+
+
+def hints(grade_id: str, fn) -> set[str]:
+    """The hints a function's failed checks are shown (it must fail some)."""
+    marks = run_exercise(REGISTRY.exercise(grade_id), NotebookContext(fn, REGISTRY))
+    assert any(not m.passed for m in marks), f"the wrong {grade_id} got full marks"
+    return {m.hint for m in marks if not m.passed} - {""}
+
+
+def solution(notebook: str, name: str):
+    return reference.function(f"solutions/{notebook}.ipynb", name)
+
+
+def first_violation_printing(messages):
+    with contextlib.redirect_stdout(io.StringIO()):
+        found = solution("01_messages_and_blocks", "first_violation")(messages)
+    print(found)  # the mistake: printed, not returned
+
+
+def first_violation_swallowing(messages):
+    """Reads every content as a list of blocks, and takes what it cannot read (a string content) for a valid list."""
+    try:
+        if not messages:
+            return ("P1", 0)
+        for m in messages:
+            [b["type"] for b in m["content"]]  # a string's characters are no blocks: TypeError
+        return solution("01_messages_and_blocks", "first_violation")(messages)
+    except Exception:  # the mistake: swallowed
+        return None
+
+
+def first_violation_of_nonempty(messages):
+    return solution("01_messages_and_blocks", "first_violation")(messages) if messages else None
+
+
+def loop_with_cap(cap):
+    """Lesson 03's loop whose cap is `cap(max_turns)`."""
+    def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
+        messages = [{"role": "user", "content": prompt}]
+        turns = 0
+        while True:
+            response = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
+            reply = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in response.content]}
+            if response.stop_reason == "end_turn":
+                return "".join(b.text for b in response.content if b.type == "text"), messages + [reply]
+            if response.stop_reason != "tool_use" or turns == cap(max_turns):
+                return None, messages
+            results = []
+            for b in response.content:
+                if b.type == "tool_use":
+                    try:
+                        results.append({"type": "tool_result", "tool_use_id": b.id,
+                                        "content": run_tool(b.name, b.input)})
+                    except Exception as error:
+                        results.append({"type": "tool_result", "tool_use_id": b.id, "content": f"Error: {error}",
+                                        "is_error": True})
+            messages = messages + [reply, {"role": "user", "content": results}]
+            turns += 1
+    return agent_loop
+
+
+def repeated_call_with(threshold):
+    """Lesson 09's repeated_call whose streak must reach `threshold(max_repeats)`."""
+    def repeated_call(calls, max_repeats=3):
+        streak = 0
+        for i, (name, input) in enumerate(calls):
+            same = i > 0 and calls[i - 1][0] == name and calls[i - 1][1] == input
+            streak = streak + 1 if same else 1
+            if streak >= threshold(max_repeats):
+                return i
+        return None
+    return repeated_call
+
+
+def run_parallel_pool_of_two(tool_uses, run_tool):
+    def answer(use):
+        try:
+            return {"type": "tool_result", "tool_use_id": use["id"], "content": run_tool(use["name"], use["input"])}
+        except Exception as error:
+            return {"type": "tool_result", "tool_use_id": use["id"], "content": f"Error: {error}", "is_error": True}
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the mistake: three calls do not all run at once
+        return list(pool.map(answer, tool_uses))
+
+
+def choose_backend_swapped(env):
+    asked = env.get("COURSE_LIVE") == "1"
+    has_key = bool(env.get("ANTHROPIC_API_KEY"))
+    return "local" if asked and has_key else "live"  # the mistake: the two answers swapped
+
+
+def decide_naming_the_tool(tool_name, tool_input, deny):
+    from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
+
+    matches = solution("14_the_agent_sdk", "rule_matches")
+    for rule in deny:
+        if matches(rule, tool_name, tool_input):
+            return PermissionResultDeny(message=f"Permission denied by rule {tool_name}")  # the tool, not the rule
+    return PermissionResultAllow()
+
+
+WRONG = {  # the issue's probes: a wrong version, and the one hint it may be shown (none: no known mistake is it)
+    "first_violation printing": ("first_violation", first_violation_printing, set()),
+    "first_violation swallowing an exception": ("first_violation", first_violation_swallowing, set()),
+    "first_violation of a non-empty list only": ("first_violation", first_violation_of_nonempty, set()),
+    "agent_loop, cap one too high": ("agent_loop", loop_with_cap(lambda t: t + 1), set()),
+    "agent_loop, cap one too low": ("agent_loop", loop_with_cap(lambda t: t - 1), set()),
+    "agent_loop, cap fixed at 3": ("agent_loop", loop_with_cap(lambda t: 3), set()),
+    "repeated_call, one repeat too many": ("repeated_call", repeated_call_with(lambda n: n + 1), set()),
+    "repeated_call, one repeat too few": ("repeated_call", repeated_call_with(lambda n: n - 1), set()),
+    "repeated_call ignoring max_repeats": ("repeated_call", repeated_call_with(lambda n: 3), set()),
+    "run_parallel with a pool of two": ("run_parallel", run_parallel_pool_of_two, set()),
+    "choose_backend swapping its answers": ("choose_backend", choose_backend_swapped, set()),
+    "decide naming the tool": ("decide", decide_naming_the_tool, set()),
+}
+
+
+@pytest.mark.parametrize("probe", WRONG)
+def test_a_wrong_version_that_is_no_known_mistake_is_told_no_cause(probe):
+    grade_id, fn, allowed = WRONG[probe]
+    assert hints(grade_id, fn) <= allowed
+
+
+def test_max_calls_that_forgets_the_first_call_is_told_so_not_to_round_down():
+    from course.grading.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
+    from course.i18n import tr
+
+    def max_calls(window, s, c):
+        return max((window - s) // c, 0)
+
+    assert hints("max_calls", max_calls) == {tr(NO_PLUS_ONE)}
+
+
+def counted(fn, calls: list):
+    def wrapper(*args, **kwargs):
+        calls.append(args)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def test_the_students_function_runs_once_per_case_whichever_checks_and_hints_ask():
+    """count_run's five rules share their cases: a function right on the counts but changing the history in place
+    passes four rules on every case and fails the fifth, and runs once per case (it ran 57 times for 14 cases)."""
+    def count_run(messages):
+        counts = solution("04_termination", "count_run")(list(messages))
+        messages.append({"role": "user", "content": "counted"})
+        return counts
+
+    calls: list = []
+    exercise = REGISTRY.exercise("count_run")
+    marks = run_exercise(exercise, NotebookContext(counted(count_run, calls), REGISTRY))
+    assert [m.passed for m in marks] == [True] * 4 + [False]
+    assert len(calls) == len(exercise.rules[0].all_cases())
+
+
+def test_a_known_mistakes_outcome_on_a_case_is_computed_once_and_dropped_at_its_first_disagreement(monkeypatch):
+    from course.grading import mistakes, oracle
+
+    ran: list = []
+    real = oracle.trusted_call
+    monkeypatch.setattr(mistakes, "_outcomes", {})
+    monkeypatch.setattr(oracle, "trusted_call", lambda fn, case, *t: ran.append((fn, id(case))) or real(fn, case, *t))
+    for _ in range(2):
+        hints("agent_loop", loop_with_cap(lambda t: t + 1))
+    known = {m.fn for m in mistakes.known()["agent_loop"]}
+    by_mistakes = [r for r in ran if r[0] in known]
+    assert len(by_mistakes) == len(set(by_mistakes))  # once per mistake and case, across two gradings
+    cases = sum(len(r.all_cases()) for r in REGISTRY.exercise("agent_loop").rules)
+    assert len(by_mistakes) < len(known) * cases / 2  # most mistakes are dropped early
