@@ -286,7 +286,7 @@ _one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which
 
 def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT, saved_as: tuple | None = None) -> Outcome:
     """`fn` (the reference, or a known mistake) called on `case` in this process, as check() calls a function;
-    a harness call's outcome is kept on disk under `saved_as` (saved_outcomes), if given."""
+    a harness call's outcome is kept on disk as `saved_as`'s (whose function, in which language), if given."""
     from .notebook_context import NotebookContext
     from .registry import shipped
 
@@ -294,7 +294,7 @@ def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT, saved_as: t
         with _one_call:
             return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
 
-    return saved_outcomes.saved(saved_as, call) if saved_as else call()
+    return saved_outcomes.saved(saved_as, case, call) if saved_as else call()
 
 
 def timed_out(outcome: Outcome, seconds: float) -> bool:
@@ -309,7 +309,7 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | N
         if key not in _outcomes:
             fn, case = reference.function(exercise.notebook, exercise.function), rule.all_cases()[index]
             seconds = max(REFERENCE_TIMEOUT, exercise.call_timeout)
-            saved_as = ("reference", *key) if exercise.call_timeout else None  # a harness run: once per machine
+            saved_as = ("reference", *key[:2]) if exercise.call_timeout else None  # a harness run: once per machine
             outcome = trusted_call(fn, case, seconds, saved_as)
             if timed_out(outcome, seconds):
                 outcome = trusted_call(fn, case, 2 * seconds, saved_as)

@@ -57,13 +57,20 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def saved(key: tuple, compute: Callable[[], Outcome]) -> Outcome:
-    """The outcome saved under `key` for this fingerprint, or compute() (saved when it finished without an error)."""
+def identity(case) -> list:
+    """What a case calls the function with, as data: the same in every process (a scenario by its name)."""
+    return [case.args, case.kwargs, getattr(case.scenario, "name", case.scenario)]
+
+
+def saved(who: tuple, case, compute: Callable[[], Outcome]) -> Outcome:
+    """The outcome of `who` (plain data: whose function, in which language) on `case` saved for this fingerprint, or
+    compute() (saved when it finished without an error)."""
     where = folder()
     if where is None:
         return compute()
     where.mkdir(parents=True, exist_ok=True)
-    name = hashlib.sha256(json.dumps([fingerprint(), *key]).encode()).hexdigest()[:32]
+    key = json.dumps([fingerprint(), *who, identity(case)], sort_keys=True, default=repr)
+    name = hashlib.sha256(key.encode()).hexdigest()[:32]
     path = where / f"{name}.json"
     with locked(path):
         if path.exists():

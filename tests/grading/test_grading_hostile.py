@@ -368,7 +368,7 @@ def test_a_returned_lone_surrogate_reaches_the_report_escaped(tmp_path):
     mark = Mark("ask: returns the answer", 0, 1, f"the return value: yours {shown(chr(0xdcff))}, the reference's 1")
     write_json(tmp_path / "r.json", results_json([mark], 0.5, f"{chr(0xd800)}: 0/1 points"))
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert report["tests"][0]["output"] == 'the return value: yours "\\udcff", the reference\'s 1'
+    assert report["tests"][0]["output"] == "the return value: yours '\\udcff', the reference's 1"
     assert report["output"] == "\\ud800: 0/1 points"
 
 

@@ -9,6 +9,10 @@ import pytest
 from course.grading import saved_outcomes
 from course.grading.batch import private_paths
 from course.grading.exercise import Outcome
+from course.grading.oracle import Case
+
+
+FIRST = Case("a CLI run", ("a prompt", "AGENT_OPTIONS", ["Bash"]), scenario="aurora_run")
 
 
 @pytest.fixture
@@ -28,18 +32,21 @@ def test_an_outcome_is_computed_once_and_read_back_whole(folder):
     calls: list = []
     made = Outcome(value={"subtype": "success"}, requests=[{"model": "m"}], statuses=[200],
                    tool_calls=[("search", {"query": "Aurora Run"})], stdout="hi\n", after={"args": [], "kwargs": {}})
-    assert saved_outcomes.saved(("reference", "en", "limited_run", "rule", 0), counting(calls, made)) == made
-    again = saved_outcomes.saved(("reference", "en", "limited_run", "rule", 0), counting(calls, Outcome(value=2)))
+    assert saved_outcomes.saved(("reference", "en", "limited_run"), FIRST, counting(calls, made)) == made
+    again = saved_outcomes.saved(("reference", "en", "limited_run"), FIRST, counting(calls, Outcome(value=2)))
     assert again == made and len(calls) == 1
-    in_japanese = saved_outcomes.saved(("reference", "ja", "limited_run", "rule", 0), counting(calls, Outcome(value=3)))
+    in_japanese = saved_outcomes.saved(("reference", "ja", "limited_run"), FIRST, counting(calls, Outcome(value=3)))
     assert in_japanese.value == 3
+    other_case = Case("another", ("a prompt", "AGENT_OPTIONS", ["Edit"]), scenario="aurora_run")
+    elsewhere = saved_outcomes.saved(("reference", "en", "limited_run"), other_case, counting(calls, Outcome(value=4)))
+    assert elsewhere.value == 4
 
 
 def test_an_outcome_with_an_error_is_never_kept(folder):
     calls: list = []
     timed_out = Outcome(error="timed out after 45 s")
     for _ in range(2):
-        assert saved_outcomes.saved(("reference", "en", "x", "r", 0), counting(calls, timed_out)) == timed_out
+        assert saved_outcomes.saved(("reference", "en", "x"), FIRST, counting(calls, timed_out)) == timed_out
     assert len(calls) == 2
 
 
@@ -47,7 +54,7 @@ def test_without_the_folder_nothing_is_saved(monkeypatch, tmp_path):
     monkeypatch.delenv("COURSE_SAVED_OUTCOMES", raising=False)
     calls: list = []
     for _ in range(2):
-        saved_outcomes.saved(("k",), counting(calls, Outcome(value=1)))
+        saved_outcomes.saved(("k",), FIRST, counting(calls, Outcome(value=1)))
     assert len(calls) == 2 and saved_outcomes.folder() is None
 
 
@@ -60,7 +67,7 @@ def slow_compute(log: str) -> None:
             f.write("computed\n")
         time.sleep(0.5)
         return Outcome(value=1)
-    assert saved_outcomes.saved(("shared", 1), compute) == Outcome(value=1)
+    assert saved_outcomes.saved(("shared",), FIRST, compute) == Outcome(value=1)
 
 
 def test_two_processes_asking_at_once_run_it_once(folder, tmp_path):

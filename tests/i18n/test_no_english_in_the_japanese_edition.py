@@ -33,12 +33,15 @@ ENGLISH_UPSTREAM = {  # phrase -> where it is English
     "prompt is too long:  tokens": API_400,
     "message must start with a thinking block (preceeding the la": API_400,
     "is enabled, a final": API_400,
+    "block: the system prompt, the tools or an earlier message changed since this block was returned; the "
+    "conversation must stay append-only": API_400,  # the prefix check on a returned thinking block (lesson 10)
     "Writing self-spreading malware could cause serious harm": "a refusal's text, as the real API's model gives it",
     "Claude requested permissions to use mcp": "the Claude Code CLI's answer to a call can_use_tool denies",
 }
 OWED = {  # phrase -> the item of issue 29 that takes it away
     # item 1: the toy tools answer in English (course/scenarios, course/tools, the gate and the hooks)
-    "Aurora Run: Henrik Dahl": "1", "Aurora Run: Aurora Run is a  novel by Henrik Dahl (born": "1",
+    "Aurora Run: Henrik Dahl": "1", "ok: Aurora Run: Aurora Run is a  novel by Henrik Dahl (born": "1",
+    "Aurora Run: Aurora Run is a  novel by Henrik Dahl (born": "1",
     "Aurora Run: Aurora Run is a  novel b'": "1", "It was adapted into a  film directed by Mara Voss": "1",
     "Mara Voss: Mara Voss (born ) is a Norwegian film director, known for Aurora": "1",
     "Mara Voss: Mara Voss (born ) is a Norwegian film director, known for Aurora Run": "1",

@@ -54,7 +54,7 @@ def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT
         if key not in _outcomes:
             harness = timeout > MISTAKE_TIMEOUT  # the exercise's calls start a harness (the CLI)
             _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], timeout,
-                                          saved_as=("mistake", *key) if harness else None)
+                                          saved_as=("mistake", *key[:2]) if harness else None)
         return _outcomes[key]
 
 
