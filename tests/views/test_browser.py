@@ -116,6 +116,14 @@ def open_notebook(browser, lab, name: str, width: int = 1400):
     return page
 
 
+def beside_the_file_browser(browser, lab, name: str):
+    """Notebook `name` at 1024 px with the file browser open, as a student on a laptop sees it."""
+    page = open_notebook(browser, lab, name, width=1024)
+    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+    page.locator(".jp-FileBrowser").wait_for()
+    return page
+
+
 def run_all(page):
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     explorer = page.locator(".course-explorer").first  # lesson 04 has two: the reference loop, then yours
@@ -209,9 +217,7 @@ def test_the_explorer_follows_its_controls_and_labels_them(browser, lab):
 def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
     from playwright.sync_api import expect
 
-    page = open_notebook(browser, lab, "04_narrow.ipynb", width=1024)
-    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
-    page.locator(".jp-FileBrowser").wait_for()
+    page = beside_the_file_browser(browser, lab, "04_narrow.ipynb")
     assert page.locator(".jp-FileBrowser").is_visible()
     shoot_lesson_views(browser, lab, page, 1024)
     assert page.evaluate(SCROLL_TO_OUTPUT_JS, "Loop explorer") >= 0
@@ -237,9 +243,7 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
 def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(browser, lab):
     from playwright.sync_api import expect
 
-    page = open_notebook(browser, lab, "04_ja.ipynb", width=1024)
-    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
-    page.locator(".jp-FileBrowser").wait_for()
+    page = beside_the_file_browser(browser, lab, "04_ja.ipynb")
     expect(page.locator(".jp-RenderedMarkdown h1").first).to_contain_text("04 停止")
     explorer = run_all(page)
     with speaking("ja"):
@@ -335,9 +339,7 @@ def test_a_screen_reader_hears_names_states_and_each_step(browser, lab):
 
 
 def test_plots_are_drawn_at_full_size_at_1024_px(browser, lab):
-    page = open_notebook(browser, lab, "07_plots.ipynb", width=1024)
-    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
-    page.locator(".jp-FileBrowser").wait_for()
+    page = beside_the_file_browser(browser, lab, "07_plots.ipynb")
     images = page.locator(".jp-OutputArea-output img")
     images.first.wait_for()
     sizes = images.evaluate_all("imgs => imgs.map(i => [i.naturalWidth, i.clientWidth])")
@@ -631,9 +633,7 @@ CUT_CELLS_JS = """() => [...document.querySelectorAll('.jp-CodeCell .cm-scroller
 
 def test_code_lines_wrap_at_1024_px_with_the_file_browser_open(browser, scratch_lab):
     """Issue 30 item 2: the course's JupyterLab settings wrap code lines (lesson 03's run to 120 columns)."""
-    page = open_notebook(browser, scratch_lab, "03_wrap.ipynb", width=1024)
-    page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
-    page.locator(".jp-FileBrowser").wait_for()
+    page = beside_the_file_browser(browser, scratch_lab, "03_wrap.ipynb")
     cells = page.locator(".jp-CodeCell .cm-scroller")
     cells.first.wait_for()
     assert cells.count() >= 20
