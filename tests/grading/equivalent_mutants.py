@@ -1,82 +1,106 @@
-"""Mutants of the reference solutions that no check can kill, each with the reason it is equivalent: it behaves
-exactly as the reference on everything the exercise's text makes part of the answer.
-Keyed by (grade_id, mutant name as tests/grading/mutation.py names it)."""
+"""The mutants of the reference solutions that keep full marks, each explained. Keyed by (grade_id, mutant name as
+tests/grading/mutation.py names it).
+
+EQUIVALENT: no check can kill them: each behaves exactly as the reference on everything the exercise's text makes
+part of the answer, for the reason given.
+GAPS: they break a sentence of the text that no case or comparison reaches yet: each names the sentence and what
+would catch it (a case, or a change to what the rule compares), owed to issue 27's cases. The test prints them;
+once one is caught it fails until the entry is dropped.
+"""
 
 NULL_FIELDS = "model_dump with None fields: the API accepts null fields and the comparison drops them"
 FREE_MAX_TOKENS = "the exercise's text sets no max_tokens, so the rule leaves it free (any value is right)"
+FIRST_STREAK = "the initial streak is never used: the first call's streak is 1 whatever it was"
+PAST_THE_CAP = "the loop returns at turn == max_turns, so range(max_turns + 2)'s extra turn is never reached"
+STRING_BLOCK = ("a string content's text block is made only to be searched for tool_use and tool_result blocks: its "
+                "type and key are never read otherwise, and 'text' is neither")
+NO_DEFAULT_NEEDED = "blocks(m)[None:] is blocks(m)[0:]: every block, as for a message that answers no call"
+FLUSH = "flush only empties a terminal's buffer: the captured output holds the same text, printed in the same order"
+WARNING_WORDS = ("the warning's words are the student's own (the text gives them after 'e.g.'), and the rule leaves "
+                 "an is_error result's wording free")
+NO_STOP_SEQUENCE = ("the API ends a response with stop_sequence only when the request names stop_sequences, which "
+                    "this function never sends: no response it gets ends so")
+SUMMARY_WORDS = "the prompt's wording is the student's own: it still asks for a one-sentence summary"
+FRENCH_WORDS = "the prompt's wording is the student's own: it still asks for a translation into French"
 
 EQUIVALENT: dict[tuple[str, str], str] = {
-    ('first_violation', 'line 16: statement removed'):
-        "without `if not ids: continue` a message with no tool_use records answered[i + 1] = 0, the default that "
-        "answered.get gives",
-    ('first_violation', 'line 17: statement removed'):
-        'the same: a `pass` in place of `continue` records answered[i + 1] = 0, the default',
-    ('first_violation', 'line 27, col 45: 0 -> 1'):
+    ('first_violation', 'line 4: `"text",` -> `"XXtextXX",`'): STRING_BLOCK,
+    ('first_violation', 'line 4: `"text",` -> `"TEXT",`'): STRING_BLOCK,
+    ('first_violation', 'line 4: `"text":` -> `"XXtextXX":`'): STRING_BLOCK,
+    ('first_violation', 'line 4: `"text":` -> `"TEXT":`'): STRING_BLOCK,
+    ('first_violation', 'line 20: `b["type"] == "tool_result"` -> `(b["type"] == "tool_result") or True`'):
+        "only a tool_result carries a tool_use_id: any other block's b.get('tool_use_id') is None, as the reference "
+        "puts there, and no tool_use id is None",
+    ('first_violation', 'line 25: `0):]):` -> `None):]):`'): NO_DEFAULT_NEEDED,
+    ('first_violation', 'line 25: `0):]):` -> `):]):`'): "answered.get(i) gives None: " + NO_DEFAULT_NEEDED,
+    ('first_violation', 'line 27: `v[0]))` -> `v[1]))`'):
         "the key (v[1], v[1]) leaves ties to min's order, which is P1, P2, P3: the order found appends them in",
-    ('first_violation', 'line 27, col 45: 0 -> -1'):
-        'v[-1] is v[1]: the same as the mutant above',
-    ('follow_up', 'line 4: 1024 -> 1025'):
-        FREE_MAX_TOKENS,
-    ('follow_up', 'line 4: 1024 -> 1023'):
-        FREE_MAX_TOKENS,
-    ('follow_up', 'line 6: 1024 -> 1025'):
-        FREE_MAX_TOKENS,
-    ('follow_up', 'line 6: 1024 -> 1023'):
-        FREE_MAX_TOKENS,
-    ('agent_loop', 'line 7, col 80: True -> False'):
+    ('follow_up', 'line 4: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('follow_up', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('agent_loop', 'line 7: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
         NULL_FIELDS,
-    ('goal_loop', 'line 9: True -> False'):
+    ('stop_action', 'line 11: `ValueError(f"unknown stop_reason {stop_reason!r}")` -> `ValueError(None)`'):
+        "the text asks for a ValueError and says nothing of its message: the rule compares the exception's type",
+    ('budget_loop', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('worst_costs', 'line 4: `//` -> `/`'):
+        "the text asks for any costs with the property (the rule's holds): where below / c_max rounds up to a whole "
+        "number the mutant adds a last piece of about 1e-16, still in (0, c_max], and the stop lands at the same sum",
+    ('run_parallel', 'line 9: `1)` -> `2)`'): "the pool's size when there are no tool_uses: no call runs either way",
+    ('repeated_call', 'line 3: `0` -> `None`'): FIRST_STREAK,
+    ('repeated_call', 'line 3: `0` -> `1`'): FIRST_STREAK,
+    ('repeated_call', 'line 5: `>` -> `>=`'):
+        "at i = 0 the streak becomes 0 + 1 or 1: the same 1 either way (calls[-1] is read, never counted)",
+    ('guarded_loop', 'line 5: `0` -> `1`'): FIRST_STREAK + " (`last` starts as None)",
+    ('guarded_loop', 'line 6: `None` -> `""`'):
+        "`warned` is only ever compared with a [name, input] list, which \"\" never equals, as None never does",
+    ('guarded_loop', 'line 7: `1):` -> `2):`'): PAST_THE_CAP,
+    ('guarded_loop', 'line 10: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('guarded_loop', 'line 13: `"stop_sequence")` -> `"XXstop_sequenceXX")`'): NO_STOP_SEQUENCE,
+    ('guarded_loop', 'line 13: `"stop_sequence")` -> `"STOP_SEQUENCE")`'): NO_STOP_SEQUENCE,
+    ('guarded_loop', 'line 29: `"Its result is above; try something else."})` -> '
+                     '`"XXIts result is above; try something else.XX"})`'): WARNING_WORDS,
+    ('guarded_loop', 'line 29: `"Its` -> `"its`'): WARNING_WORDS,
+    ('guarded_loop', 'line 29: `"Its result is above; try something else."})` -> '
+                     '`"ITS RESULT IS ABOVE; TRY SOMETHING ELSE."})`'): WARNING_WORDS,
+    ('turn_log', 'line 5: `1):` -> `2):`'): PAST_THE_CAP,
+    ('turn_log', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('summarize_then_translate', 'line 4: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('summarize_then_translate', 'line 8: `node("Summarise this text in one sentence.",` -> '
+                                 '`node("XXSummarise this text in one sentence.XX",`'): SUMMARY_WORDS,
+    ('summarize_then_translate', 'line 8: `node("Summarise` -> `node("summarise`'): SUMMARY_WORDS,
+    ('summarize_then_translate', 'line 8: `node("Summarise this text in one sentence.",` -> '
+                                 '`node("SUMMARISE THIS TEXT IN ONE SENTENCE.",`'): SUMMARY_WORDS,
+    ('summarize_then_translate', 'line 9: `node("Translate this into French.",` -> '
+                                 '`node("XXTranslate this into French.XX",`'): FRENCH_WORDS,
+    ('summarize_then_translate', 'line 9: `node("Translate this into French.",` -> '
+                                 '`node("translate this into french.",`'): FRENCH_WORDS,
+    ('summarize_then_translate', 'line 9: `node("Translate this into French.",` -> '
+                                 '`node("TRANSLATE THIS INTO FRENCH.",`'): FRENCH_WORDS,
+    ('goal_loop', 'line 8: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
+    ('goal_loop', 'line 9: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
         NULL_FIELDS,
-    ('repeated_call', 'line 3: statement removed'):
-        'streak is first read at i = 0, where `same` is False and the conditional gives 1 without reading it',
-    ('repeated_call', 'line 3: 0 -> 1'):
-        'the initial streak is never used: at i = 0 `same` is False and the streak becomes 1',
-    ('repeated_call', 'line 3: 0 -> -1'):
-        'the initial streak is never used: at i = 0 `same` is False and the streak becomes 1',
-    ('repeated_call', 'line 5, col 15: > -> >='):
-        'at i = 0 the streak becomes 0 + 1 or 1: the same 1 either way',
-    ('repeated_call', 'line 5, col 19: 0 -> -1'):
-        'i > -1 is i >= 0: the same as the mutant above',
-    ('guarded_loop', 'line 5, col 25: 0 -> 1'):
-        "the initial streak is never used: `last` starts as None, so the first call's streak is 1",
-    ('guarded_loop', 'line 5, col 25: 0 -> -1'):
-        "the initial streak is never used: `last` starts as None, so the first call's streak is 1",
-    ('guarded_loop', 'line 7: 1 -> 2'):
-        "the loop returns at turn == max_turns, so range(max_turns + 2)'s extra turn is never reached",
-    ('turn_log', 'line 5: 1 -> 2'):
-        "the loop returns at turn == max_turns, so range(max_turns + 2)'s extra turn is never reached",
-    ('guarded_loop', 'line 10: 1024 -> 1025'):
-        FREE_MAX_TOKENS,
-    ('guarded_loop', 'line 10: 1024 -> 1023'):
-        FREE_MAX_TOKENS,
-    ('turn_log', 'line 6: 1024 -> 1025'):
-        FREE_MAX_TOKENS,
-    ('turn_log', 'line 6: 1024 -> 1023'):
-        FREE_MAX_TOKENS,
-    ('summarize_then_translate', 'line 4: 1024 -> 1025'):
-        FREE_MAX_TOKENS,
-    ('summarize_then_translate', 'line 4: 1024 -> 1023'):
-        FREE_MAX_TOKENS,
-    ('goal_loop', 'line 8: 1024 -> 1025'):
-        FREE_MAX_TOKENS,
-    ('goal_loop', 'line 8: 1024 -> 1023'):
-        FREE_MAX_TOKENS,
-    ('send_notices', 'line 10: statement removed'):
-        '`continue` is the last statement of the loop body: `pass` does the same',
-    ('worst_costs', 'line 4, col 27: // -> /'):
-        'int(x / c) and int(x // c) are the same whole number for x, c > 0',
-    ("run_parallel", "line 9: 1 -> 2"): "the pool's size when there are no tool_uses: no call runs either way",
-    ("stream_reply", "line 6, col 39: True -> False"): "flush=False prints the same text: only a terminal's buffer "
-                                               "could hold it back, and captured output has none",
-    ("stream_reply", "line 8: statement removed"): "the final print() only ends the line: the text asks for the "
-                                                   "pieces, and the check accepts the output with or without it",
-    ("gated_run", "line 6: statement removed"): "every run of the CLI ends with a ResultMessage, so `result` is always "
-                                                "assigned before it is returned: `result = None` never shows",
-    ("limited_run", "line 4: statement removed"): "the same: every run yields its ResultMessage before query() returns "
-                                                  "or raises",
-    ("limited_run", "line 10: statement removed"): "`if result is None: raise` matters only when query() raises before "
-                                                   "any ResultMessage, which no run of the CLI within the text's "
-                                                   "limits does (the text says what to return after a result only)",
-    ("limited_run", "line 11: statement removed"): "the same: only an exception before any ResultMessage would reach "
-                                                   "this raise",
+    ('stream_reply', 'line 6: `flush=True)` -> `flush=None)`'): FLUSH,
+    ('stream_reply', 'line 6: `flush=True)` -> `)`'): FLUSH,
+    ('stream_reply', 'line 6: `flush=True)` -> `flush=False)`'): FLUSH,
+}
+
+GAPS: dict[tuple[str, str], str] = {
+    ('first_violation', 'line 15: `m["role"] == "assistant"` -> `(m["role"] == "assistant") or True`'):
+        "P2 ('each assistant tool_use answered first ...'): no list has a user message holding a tool_use, which "
+        "P2 leaves alone and this mutant reports; a case needs a new shape, which redraws every sampled list",
+    ('run_parallel', 'line 9: `ThreadPoolExecutor(max_workers=len(tool_uses) or 1)` -> '
+                     '`ThreadPoolExecutor(max_workers=None)`'):
+        "'all the calls run at the same time': the default pool, min(32, CPUs + 4), holds the 3 reads of the one "
+        "case; a case of 33 reads would catch it, but the barrier tools finish reads 0.1 s apart (3.2 s a call)",
+    ('clear_old_results', 'line 11: `b.get("type") == "tool_result"` -> '
+                          '`(b.get("type") == "tool_result") or True`'):
+        "'blocks, ids, is_error, text and tool_use blocks stay as they are': the mutant adds the placeholder as a "
+        "'content' key to the text block of an old turn (the cases have one), and the value's canonical form drops "
+        "a text block's other keys; the rule must compare blocks as they are",
+    ('summarize_then_translate', 'line 6: `"".join(block.text` -> `"XXXX".join(block.text`'):
+        "'the translation is returned: the second call's text': the toy model always answers in one text block; "
+        "a case whose translation comes in two would catch it",
+    ('summarize_then_translate', 'line 8: `node("Summarise this text in one sentence.",` -> `node(None,`'):
+        "'the first call asks for a summary of the text': the rule checks only that the message carries the text, "
+        "so a first prompt of 'None' passes; it needs a check as for French (the message names a summary)",
 }

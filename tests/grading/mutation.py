@@ -1,151 +1,66 @@
 """Mutants of the reference solutions: the checks' own test (each mutant must lose marks).
 
-The operators are mutmut's, on the solution block of each solution cell (the lines between `### BEGIN
-SOLUTION` and `### END SOLUTION`): a comparison flipped, an arithmetic or boolean operator swapped, an integer
-constant moved by one, True and False swapped, a statement removed, a slice bound moved by one, break and
-continue swapped. A mutant is named by its line in the cell and what changed: "line 7: >= -> >".
+The mutants are mutmut's: its visitor (mutmut.mutation.file_mutation.MutationVisitor) walks the libcst tree of a
+solution cell with every operator of its table (mutmut.mutation.mutators.mutation_operators: numbers, strings,
+names, assignments, calls' arguments, operators, keywords, conditional expressions, ...), on the lines of the
+solution block only (between `### BEGIN SOLUTION` and `### END SOLUTION`), and each mutation is applied alone with
+mutmut's own deep_replace. A mutant is named by the line where it starts and what changed there:
+"line 7: `>=` -> `>`" (with the column when the same change happens twice on a line).
 """
 from __future__ import annotations
 
-import ast
-import copy
+import re
 from dataclasses import dataclass
 
-SWAPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
-         ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
-         ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
-         ast.Mod: ast.FloorDiv, ast.And: ast.Or, ast.Or: ast.And}
-SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.In: "in",
-           ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.Add: "+", ast.Sub: "-", ast.Mult: "*",
-           ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.And: "and", ast.Or: "or"}
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+from mutmut.mutation.file_mutation import MutationVisitor, deep_replace
+from mutmut.mutation.mutators import mutation_operators
+from mutmut.mutation.pragma_handling import IgnoredCode
 
 
 @dataclass(frozen=True)
 class Mutant:
-    name: str  # "line 7: >= -> >"
+    name: str  # "line 7: `>=` -> `>`"
     source: str  # the whole cell, mutated
 
 
-def solution_lines(source: str) -> range:
+def solution_lines(source: str) -> set[int]:
     """The cell's lines (1-based) inside its solution block."""
     lines = source.splitlines()
     begin = next(i for i, line in enumerate(lines, 1) if "### BEGIN SOLUTION" in line)
     end = next(i for i, line in enumerate(lines, 1) if "### END SOLUTION" in line)
-    return range(begin + 1, end)
-
-
-def changes(node: ast.AST) -> list[tuple[str, callable]]:
-    """The mutations of one node: (what changes, a function that applies it to a copy of the node)."""
-    return operator_changes(node) or constant_changes(node) or jump_changes(node)
-
-
-def operator_changes(node: ast.AST) -> list[tuple[str, callable]]:
-    """A comparison flipped, an arithmetic or boolean operator swapped, a `not` removed."""
-    found = []
-    if isinstance(node, ast.Compare):
-        for i, op in enumerate(node.ops):
-            if type(op) in SWAPS:
-                def flip(n, i=i, op=op):
-                    n.ops[i] = SWAPS[type(op)]()
-                found.append((f"{SYMBOLS[type(op)]} -> {SYMBOLS[SWAPS[type(op)]]}", flip))
-    elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in SWAPS:
-        def swap(n):
-            n.op = SWAPS[type(n.op)]()
-        found.append((f"{SYMBOLS[type(node.op)]} -> {SYMBOLS[SWAPS[type(node.op)]]}", swap))
-    elif isinstance(node, ast.BoolOp):
-        def other(n):
-            n.op = SWAPS[type(n.op)]()
-        found.append((f"{SYMBOLS[type(node.op)]} -> {SYMBOLS[SWAPS[type(node.op)]]}", other))
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        found.append(("not removed", None))  # replaced by its operand, in `mutate`
-    return found
-
-
-def constant_changes(node: ast.AST) -> list[tuple[str, callable]]:
-    """True and False swapped, an integer moved by one either way."""
-    found = []
-    if isinstance(node, ast.Constant) and type(node.value) is bool:
-        def negate(n):
-            n.value = not n.value
-        found.append((f"{node.value} -> {not node.value}", negate))
-    elif isinstance(node, ast.Constant) and type(node.value) is int:
-        for delta in (1, -1):
-            def move(n, delta=delta):
-                n.value += delta
-            found.append((f"{node.value} -> {node.value + delta}", move))
-    return found
-
-
-def jump_changes(node: ast.AST) -> list[tuple[str, str]]:
-    """break and continue swapped."""
-    if isinstance(node, ast.Break):
-        return [("break -> continue", "continue")]
-    if isinstance(node, ast.Continue):
-        return [("continue -> break", "break")]
-    return []
-
-
-class Replace(ast.NodeTransformer):
-    """Replaces the node at `target` (its position in ast.walk order) by `make(node)`."""
-
-    def __init__(self, target: int, make):
-        self.target, self.make, self.at = target, make, -1
-
-    def visit(self, node):
-        self.at += 1
-        if self.at == self.target:
-            return self.make(node)
-        return self.generic_visit(node)
-
-
-def mutate(tree: ast.Module, target: int, make) -> str:
-    new = Replace(target, make).visit(copy.deepcopy(tree))
-    return ast.unparse(ast.fix_missing_locations(new))
+    return set(range(begin + 1, end))
 
 
 def mutants(source: str) -> list[Mutant]:
-    """Every mutant of the cell's solution block, in source order; the same change twice on one line is told apart
-    by its column ("line 18, col 52: + -> -")."""
-    tree = ast.parse(source)
-    inside = solution_lines(source)
-    made: list[Mutant] = []
-    for target, node in enumerate(n for n in walk(tree)):
-        line = getattr(node, "lineno", None)
-        if line not in inside:
-            continue
-        where = f"{line}, col {node.col_offset}" if same_line_twice(tree, node) else f"{line}"
-        for what, how in changes(node):
-            if how is None:
-                make = lambda n: n.operand  # noqa: E731 - `not x` -> `x`
-            elif isinstance(how, str):
-                make = lambda n, how=how: ast.Continue() if how == "continue" else ast.Break()  # noqa: E731
-            else:
-                make = lambda n, how=how: (lambda m: (how(m), m)[1])(copy.deepcopy(n))  # noqa: E731
-            made.append(Mutant(f"line {where}: {what}", mutate(tree, target, make)))
-        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.Return)):
-            made.append(Mutant(f"line {where}: statement removed", mutate(tree, target, lambda n: ast.Pass())))
-        if isinstance(node, ast.Slice):
-            for bound in ("lower", "upper"):
-                if getattr(node, bound) is not None:
-                    made.append(Mutant(f"line {where}: slice {bound} + 1", mutate(tree, target, moved(bound))))
-    return made
+    """Every mutant mutmut makes of the cell's solution block, in its order."""
+    nothing_ignored = IgnoredCode(no_mutate_lines=set(), ignore_node_lines=set(), ignore_pattern_lines=set())
+    visitor = MutationVisitor(mutation_operators, nothing_ignored, covered_lines=solution_lines(source))
+    module = MetadataWrapper(cst.parse_module(source)).visit(visitor)  # the tree whose nodes the mutations name
+    made = [deep_replace(module, m.original_node, m.mutated_node).code for m in visitor.mutations]
+    changes = [change(source, mutated) for mutated in made]
+    names = [f"line {line}: `{before}` -> `{after}`" for line, _, before, after in changes]
+    return [Mutant(name if names.count(name) == 1 else name.replace(":", f", col {column}:", 1), mutated)
+            for name, (_, column, _, _), mutated in zip(names, changes, made, strict=True)]
 
 
-def same_line_twice(tree: ast.AST, node: ast.AST) -> bool:
-    """Another node of the same kind starts on the same line (so the line alone does not name the mutant)."""
-    return sum(1 for n in ast.walk(tree) if type(n) is type(node) and getattr(n, "lineno", None) == node.lineno) > 1
+def change(source: str, mutated: str) -> tuple[int, int, str, str]:
+    """(line, column, before, after): where `mutated` starts to differ from `source` and the words that differ
+    (whitespace-separated, so `<` -> `<=` reads whole; a span over lines is shown on one)."""
+    shorter = min(len(source), len(mutated))
+    start = next((i for i, (a, b) in enumerate(zip(source, mutated, strict=False)) if a != b), shorter)
+    end = 0  # characters in common at the end, not overlapping the start
+    while end < shorter - start and source[-1 - end] == mutated[-1 - end]:
+        end += 1
+    while start > 0 and not source[start - 1].isspace():
+        start -= 1
+    while end > 0 and not source[len(source) - end].isspace():
+        end -= 1
+    line = source.count("\n", 0, start) + 1
+    column = start - (source.rfind("\n", 0, start) + 1)
+    return line, column, one_line(source[start:len(source) - end]), one_line(mutated[start:len(mutated) - end])
 
 
-def moved(bound: str):
-    def make(n):
-        n = copy.deepcopy(n)
-        setattr(n, bound, ast.BinOp(getattr(n, bound), ast.Add(), ast.Constant(1)))
-        return n
-    return make
-
-
-def walk(tree: ast.AST):
-    """ast.walk in the order Replace visits: depth first, fields in order (so positions agree)."""
-    yield tree
-    for child in ast.iter_child_nodes(tree):
-        yield from walk(child)
+def one_line(code: str) -> str:
+    return re.sub(r"\s+", " ", code).strip()

@@ -1,14 +1,19 @@
-"""Mutation testing of the checks: every mutant of every reference solution must lose marks, unless it is listed
-in equivalent_mutants.py with the reason it behaves exactly as the reference on everything the text asks.
+"""Mutation testing of the checks: every mutant mutmut makes of a reference solution must lose marks, unless it is
+listed in equivalent_mutants.py: as equivalent (the reason it behaves exactly as the reference on everything the text
+asks), or as a gap in the cases (the sentence it breaks, and what would catch it).
 
-Each mutant is graded as a student's function would be, in-process, stopping at its first failed check. The
-score, killed / (mutants - equivalent ones), is printed and must be at least 98%.
+Each mutant is graded as a student's function would be, in-process, stopping at its first failed check. The test
+prints, per function, the mutants, how many lost marks and how many survive listed, and every gap; it fails on any
+survivor that is not listed (naming each, with its change) and on any listed one that no longer survives. The
+exercises whose calls start the Claude Code CLI (a call_timeout: gated_run and limited_run, seconds per case) are
+left out; decide, the pure part of that lesson, is in.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from unittest import mock
 
 import pytest
 
@@ -16,14 +21,12 @@ from course.grading import reference, registry
 from course.grading.mark import run_check
 from course.grading.notebook_context import NotebookContext
 
-from equivalent_mutants import EQUIVALENT  # tests/grading/, on sys.path as pytest imports this file
+from equivalent_mutants import EQUIVALENT, GAPS  # tests/grading/, on sys.path as pytest imports this file
 from mutation import mutants
 
 REGISTRY = registry.shipped()
-EXERCISES = [e for e in REGISTRY.exercises.values() if e.rules]
-MUTANT_TIMEOUT = 2.0  # seconds per call: the references take milliseconds (those that start the CLI, more: their
-# exercise says), a mutant that loops is stopped
-SCORE = 0.98
+EXERCISES = [e for e in REGISTRY.exercises.values() if e.rules and not e.call_timeout]
+MUTANT_TIMEOUT = 2.0  # seconds per call: the references take milliseconds, a mutant that loops is stopped
 
 
 def solution_cell(exercise):
@@ -41,12 +44,13 @@ def survives(grade_id: str, source: str) -> bool:
         namespace = reference.run_cells(before + [source], exercise.notebook)
     except Exception:  # noqa: BLE001 - a mutant that breaks the cell loses every mark
         return False
-    context = NotebookContext(namespace[exercise.function], REGISTRY, max(MUTANT_TIMEOUT, exercise.call_timeout))
-    return all(run_check(exercise, check, context).passed for check in exercise.checks)
+    context = NotebookContext(namespace[exercise.function], REGISTRY, MUTANT_TIMEOUT)
+    with mock.patch("course.grading.mistakes.hint", return_value=""):  # only the marks matter here, not the hint
+        return all(run_check(exercise, check, context).passed for check in exercise.checks)
 
 
 def judged() -> list[tuple[str, str, bool]]:
-    """(grade_id, mutant, survived) for every mutant of every exercise, two processes at a time."""
+    """(grade_id, mutant name, survived) for every mutant of every exercise, two processes at a time."""
     jobs = [(e.grade_id, m) for e in EXERCISES for m in mutants(solution_cell(e)[1])]
     with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 1),
                              mp_context=multiprocessing.get_context("fork")) as pool:
@@ -59,17 +63,32 @@ def results():
     return judged()
 
 
-def test_every_mutant_of_the_references_loses_marks_but_the_listed_equivalent_ones(results, record_property):
+def summary(results) -> str:
+    """Per function: mutants, how many lost marks, how many survive listed (equivalent, gap), how many unlisted; then
+    the gaps."""
+    lines = ["mutation test (mutmut's operators): mutants, caught, survivors equivalent, gaps, unlisted"]
+    for grade_id in [e.grade_id for e in EXERCISES] + [None]:
+        mine = [(g, name) for g, name, alive in results if grade_id is None or g == grade_id]
+        alive = [(g, name) for g, name, survived in results if survived and (grade_id is None or g == grade_id)]
+        equivalent, gaps = sum(k in EQUIVALENT for k in alive), sum(k in GAPS for k in alive)
+        lines.append(f"  {grade_id or 'all'}: {len(mine)}, {len(mine) - len(alive)}, {equivalent}, {gaps}, "
+                     f"{len(alive) - equivalent - gaps}")
+    lines.append("gaps in the cases (equivalent_mutants.GAPS):")
+    lines += [f"  {g}: {name}: {why}" for (g, name), why in GAPS.items()]
+    return "\n".join(lines)
+
+
+def test_every_mutant_of_the_references_loses_marks_but_the_listed_ones(results, record_property):
+    record_property("summary", summary(results))  # printed at the end of the run (conftest.py)
     survivors = {(g, name) for g, name, alive in results if alive}
-    listed = {k for k in EQUIVALENT if k[0] in {e.grade_id for e in EXERCISES}}
-    counted = len(results) - len(listed & survivors)
-    killed = sum(not alive for _, _, alive in results)
-    record_property("summary", f"mutation score: {killed} of {counted} mutants killed ({killed / counted:.1%}); "
-                               f"{len(listed & survivors)} listed as equivalent")  # printed at the end (conftest.py)
+    listed = EQUIVALENT.keys() | GAPS.keys()
     unlisted = sorted(survivors - listed)
-    assert killed / counted >= SCORE, f"mutants that keep full marks: {unlisted}"
-    killed_listed = sorted(listed - survivors)
-    assert killed_listed == [], "listed as equivalent but killed: drop them from equivalent_mutants.py"
+    assert unlisted == [], "mutants that keep full marks, neither caught nor listed in equivalent_mutants.py:\n" + \
+        "\n".join(f"  {g}: {name}" for g, name in unlisted)
+    made = {(g, name) for g, name, _ in results}
+    stale = sorted(listed - survivors)
+    assert stale == [], "listed in equivalent_mutants.py but caught, or no longer made: drop them:\n" + \
+        "\n".join(f"  {g}: {name}{'' if (g, name) in made else ' (no such mutant)'}" for g, name in stale)
 
 
 def test_the_mutation_operators_reach_every_solution_block():
