@@ -35,6 +35,8 @@ def solution_lines(source: str) -> set[int]:
 
 def mutants(source: str) -> list[Mutant]:
     """Every mutant mutmut makes of the cell's solution block, in its order."""
+    # mutmut's create_mutations would also read its configuration from the working directory (pragmas, patterns):
+    # a solution block has none, so its visitor is given an empty one
     nothing_ignored = IgnoredCode(no_mutate_lines=set(), ignore_node_lines=set(), ignore_pattern_lines=set())
     visitor = MutationVisitor(mutation_operators, nothing_ignored, covered_lines=solution_lines(source))
     module = MetadataWrapper(cst.parse_module(source)).visit(visitor)  # the tree whose nodes the mutations name
