@@ -13,9 +13,10 @@ import nbformat
 import pytest
 
 from course.editions.translation import JAPANESE  # a kana or kanji
-from course.grading import checks, registry
+from course.grading import checks, mistakes, registry
 from course.grading.mark import Mark, run_exercise
 from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
+from course.grading.oracle import Case, inputs
 from course.i18n import speaking, tr
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,12 +39,34 @@ def grade(grade_id: str, fn) -> list[Mark]:
     return run_exercise(exercise, NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout)))
 
 
+class AsTheKnownMistake(NotebookContext):
+    """A known mistake of a harness exercise graded as a student's function: each call is the mistake's own outcome on
+    that case (mistakes.outcome: the same NotebookContext call, with the same time limit), so the grade and the hint's
+    proof share one run of the Claude Code CLI per case instead of making two."""
+
+    def __init__(self, mistake: mistakes.Mistake, exercise):
+        super().__init__(mistake.fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout))
+        assert self.timeout == max(mistakes.MISTAKE_TIMEOUT, exercise.call_timeout), "the two calls differ"
+        self.mistake, self.cases = mistake, {}
+        for rule in exercise.rules:  # a case two rules share is the first one's
+            for index, case in enumerate(rule.all_cases()):
+                self.cases.setdefault(inputs(case), (rule, index))
+
+    def call(self, *args, scenario=None, **kwargs):
+        rule, index = self.cases[inputs(Case("", args, kwargs, scenario))]
+        return mistakes.outcome(self.mistake, rule, index, self.timeout)
+
+
 @functools.cache
-def marks(path: Path, lang: str = "en") -> tuple[dict, list[Mark]]:
-    """(the mistake's file run, its Marks in `lang`)."""
+def marks(path: Path, lang: str) -> tuple[dict, list[Mark]]:
+    """(the mistake's file run, its Marks in `lang`); a harness exercise's through AsTheKnownMistake."""
     meta = load(path)
+    exercise = REGISTRY.exercise(meta["GRADE_ID"])
     with speaking(lang):
-        return meta, grade(meta["GRADE_ID"], meta[REGISTRY.exercise(meta["GRADE_ID"]).function])
+        if not exercise.call_timeout:
+            return meta, grade(meta["GRADE_ID"], meta[exercise.function])
+        mistake = next(m for m in mistakes.known()[exercise.grade_id] if m.name == path.stem)
+        return meta, run_exercise(exercise, AsTheKnownMistake(mistake, exercise))
 
 
 def notebooks() -> dict[str, dict]:
@@ -74,7 +97,7 @@ def test_solution_gets_full_marks(exercise):
 
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
 def test_mistake_loses_marks_and_no_hint_names_another(path):
-    meta, results = marks(path)
+    meta, results = marks(path, "en")
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
     assert sum(r.score for r in results) < exercise.points, f"{path.name} got full marks"
     hints = {r.hint for r in results if not r.passed and r.hint}
@@ -86,7 +109,7 @@ def test_most_known_mistakes_are_named_by_their_own_hint():
     gets none; most must still be named."""
     named = 0
     for path in MISTAKES:
-        meta, results = marks(path)
+        meta, results = marks(path, "en")
         hints = {r.hint for r in results if not r.passed}
         named += meta["MISTAKE"] is not None and tr(meta["MISTAKE"]) in hints
     hinted = sum(load(p)["MISTAKE"] is not None for p in MISTAKES)
@@ -115,8 +138,6 @@ def stub(*args, **kwargs):
 
 @pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
 def test_a_stub_fails_every_check_and_runs_no_known_mistake(exercise, monkeypatch):
-    from course.grading import mistakes
-
     ran = []
     monkeypatch.setattr(mistakes, "outcome", lambda mistake, *rest: ran.append(mistake.name))
     results = grade(exercise.grade_id, stub)
