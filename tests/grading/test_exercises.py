@@ -86,16 +86,20 @@ def notebooks() -> dict[str, dict]:
 
 
 SOLUTIONS = notebooks()
+CLI = pytest.mark.slow  # grading it starts the Claude Code CLI (minutes): make check leaves it to make test
+EXERCISES = [pytest.param(e, marks=[CLI] if e.call_timeout else [], id=e.grade_id) for e in checks.EXERCISES]
+MISTAKE_FILES = [pytest.param(p, marks=[CLI] if REGISTRY.exercise(load(p)["GRADE_ID"]).call_timeout else [], id=p.stem)
+                 for p in MISTAKES]
 
 
-@pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
+@pytest.mark.parametrize("exercise", EXERCISES)
 def test_solution_gets_full_marks(exercise):
     assert exercise.grade_id in SOLUTIONS, f"no solution cell for {exercise.grade_id} in solutions/"
     results = grade(exercise.grade_id, SOLUTIONS[exercise.grade_id][exercise.function])
     assert [(r.name, r.reason) for r in results if not r.passed] == []
 
 
-@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MISTAKE_FILES)
 def test_mistake_loses_marks_and_no_hint_names_another(path):
     meta, results = marks(path, "en")
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
@@ -104,6 +108,7 @@ def test_mistake_loses_marks_and_no_hint_names_another(path):
     assert hints <= {tr(meta["MISTAKE"])} - {None}, f"{path.name}: a hint names another mistake: {hints}"
 
 
+@CLI
 def test_most_known_mistakes_are_named_by_their_own_hint():
     """A hint is named only on an exact match, so a mistake that behaves like another on its first failing case
     gets none; most must still be named."""
@@ -116,7 +121,7 @@ def test_most_known_mistakes_are_named_by_their_own_hint():
     assert named >= 0.8 * hinted, f"only {named} of {hinted} mistakes with a hint were named by it"
 
 
-@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MISTAKE_FILES)
 def test_every_why_and_hint_of_every_known_mistake_is_japanese_with_the_same_marks(path):
     english, japanese = ([m for m in marks(path, lang)[1] if not m.passed] for lang in ("en", "ja"))
     assert [(m.name.split(": ")[0], m.score) for m in japanese] == [(m.name.split(": ")[0], m.score) for m in english]
