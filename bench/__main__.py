@@ -1,6 +1,8 @@
 """`python -m bench`: run every benchmark and rewrite docs/BENCHMARKS.md with the figures.
 
 `python -m bench loop grading` runs only those, prints their tables and rewrites only their sections of the file.
+`python -m bench make_test` (`make test` on a fresh clone, 20 min or more on 2 cores, and the machine's whole) runs
+only when named: a whole run keeps its section as it was.
 """
 from __future__ import annotations
 
@@ -104,7 +106,16 @@ BENCHMARKS = {
                     "the server already listening: the 9.3 prompt (Bash lists the files: 2 requests) and Example "
                     "4.3 (Bash, Read, Edit: 4 requests, the file fixed). Beside it, the same scenario run by "
                     "`course.loop.Agent` in-process, with the course's tools."),
+    "make_test": ("bench.make_test", "bench_make_test", "make test: a fresh clone, every check",
+                  "`make test` in a fresh `git clone` of the checkout's HEAD (a new .venv and no build/: no side "
+                  "venv and no saved Claude Code outcome yet; uv's download cache is the machine's), timed from the "
+                  "command's start to its end. Setup is the Debian packages, the venvs, ruff and the bytecode, "
+                  "until make starts the test suite (pytest on two workers) and the notebooks (strict nbval) side by "
+                  "side; each of the two is timed by its own pytest. Run only when named (`python -m bench "
+                  "make_test`): it takes the machine for 20 minutes or more, so a whole `make bench` keeps the "
+                  "section as it was, with its date."),
 }
+ON_DEMAND = {"make_test"}  # run only when named; a whole run keeps their sections
 
 
 def available() -> dict:
@@ -162,6 +173,15 @@ def rewrite_sections(doc: str, records: dict, modules: dict) -> str:
     return head.rstrip() + "\n\n" + "\n\n".join(sections[t] for t in order) + "\n"
 
 
+def kept_on_demand(doc: str, old: str) -> str:
+    """`doc` with the on-demand benchmarks' sections of the `old` document it replaces, where `doc` has none."""
+    parts = re.split(r"(?m)^(?=## )", doc)
+    have = {p.splitlines()[0][3:] for p in parts[1:]}
+    titles = {BENCHMARKS[name][2] for name in ON_DEMAND} - have
+    kept = [p.rstrip() for p in re.split(r"(?m)^(?=## )", old)[1:] if p.splitlines()[0][3:] in titles]
+    return "\n\n".join([doc.rstrip(), *kept]) + "\n"
+
+
 def measure(name: str, module) -> dict:
     """Run one benchmark: its figures, when it started, how long it took, the load average around it."""
     started, clock, load = datetime.datetime.now(datetime.UTC), time.monotonic(), os.getloadavg()[0]
@@ -172,7 +192,7 @@ def measure(name: str, module) -> dict:
 
 def main(argv: list[str]) -> int:
     modules = available()
-    chosen = argv or list(modules)
+    chosen = argv or [name for name in modules if name not in ON_DEMAND]
     unknown = [n for n in chosen if n not in modules]
     if unknown:
         print(f"unknown benchmark {', '.join(unknown)}; available: {', '.join(modules)}", file=sys.stderr)
@@ -187,9 +207,10 @@ def main(argv: list[str]) -> int:
         records = {**(json.loads(FIGURES.read_text()) if FIGURES.exists() else {}), name: record}
         FIGURES.parent.mkdir(exist_ok=True)
         FIGURES.write_text(json.dumps(records, indent=1))
-    if all(name in records for name in modules):
+    if all(name in records for name in modules if name not in ON_DEMAND):
         DOC.parent.mkdir(exist_ok=True)
-        DOC.write_text(render({name: records[name] for name in modules}, modules))
+        whole = render({name: records[name] for name in modules if name in records}, modules)
+        DOC.write_text(kept_on_demand(whole, DOC.read_text() if DOC.exists() else ""))
         print(f"wrote {DOC.relative_to(ROOT)}", file=sys.stderr)
     elif DOC.exists():  # some figures only: their sections are rewritten, the others kept as they were
         DOC.write_text(rewrite_sections(DOC.read_text(), {name: records[name] for name in chosen}, modules))

@@ -3,13 +3,16 @@ API on both of its mounts; tests that need a system package this machine lacks s
 (tests/system_packages.py)."""
 from __future__ import annotations
 
+import collections
 import functools
 import ipaddress
+import json
 import os
 import socket
 
 import pytest
 from hypothesis import HealthCheck, settings
+from file_order import SECONDS, longest_first, took
 from system_packages import PACKAGES
 
 from course.api import LocalAPI, Server
@@ -53,6 +56,23 @@ def pytest_collection_modifyitems(config, items) -> None:
         for item in items:
             if item.get_closest_marker(marker):
                 item.add_marker(pytest.mark.skip(reason=reason))
+    items.sort(key=longest_first(took()))  # stable: a file's tests keep their order
+
+
+_seconds: collections.Counter = collections.Counter()
+
+
+def pytest_runtest_logreport(report) -> None:
+    _seconds[report.nodeid.split("::")[0]] += report.duration
+
+
+def pytest_sessionfinish(session) -> None:
+    """After a run of every test on workers (make test's suite), each file's seconds, for the next run's order."""
+    option = session.config.option
+    whole = not option.keyword and not option.markexpr  # every test of each file ran (not make check's part)
+    if getattr(option, "numprocesses", None) and not hasattr(session.config, "workerinput") and _seconds and whole:
+        SECONDS.parent.mkdir(exist_ok=True)
+        SECONDS.write_text(json.dumps({**took(), **_seconds}, indent=0, sort_keys=True))
 
 
 class NetworkBlocked(OSError):

@@ -113,3 +113,33 @@ def test_isolation_bench_grades_a_tiny_class_both_ways(tmp_path):
     figures = isolation.bench_isolation(students=2, repeats=1, base=tmp_path, lessons=3)
     assert figures["notebooks"] == 2 * 3 and set(figures["per_second"]) == {"default", "none"}
     assert figures["modes"]["none"] == "none" and "| none |" in isolation.table(figures)
+
+
+MAKE_TEST = """the test suite and the notebooks run side by side; each prints its report when it ends
+.venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=10 tests
+========== 3054 passed, 4 skipped in 1114.20s (0:18:34) ==========
+env -u ANTHROPIC_API_KEY SHELL=/bin/sh .venv/bin/python -m pytest -q --durations=5 --nbval notebooks
+===== 1 failed, 798 passed in 427.50s (0:07:07) =====
+make: *** [Makefile:99: test-notebooks] Error 1"""
+
+
+def test_make_test_is_timed_in_a_fresh_clone_and_its_phases_read_from_its_output(tmp_path):
+    """A stand-in for `make test` that prints what it prints: the clone is made, the command run there and timed."""
+    from bench import make_test
+
+    figures = make_test.bench_make_test(tmp_path / "clone", ("sh", "-c", f"test -f Makefile && cat <<'END'\n"
+                                                              f"{MAKE_TEST}\nEND\nexit 2"))
+    assert (tmp_path / "clone" / "Makefile").exists() and figures["returncode"] == 2 and figures["total_s"] > 0
+    assert figures["suite"]["counts"] == "3054 passed, 4 skipped" and figures["suite"]["seconds"] == 1114.2
+    assert figures["notebooks"]["counts"] == "1 failed, 798 passed" and figures["notebooks"]["seconds"] == 427.5
+    assert 0 <= figures["setup_s"] <= figures["suite"]["ended_s"] <= figures["notebooks"]["ended_s"]
+    assert list(figures["targets"].values()) == [False]  # it failed
+    assert "| failed |" in make_test.table(figures) and "1114 s (3054 passed, 4 skipped)" in make_test.table(figures)
+
+
+def test_a_whole_bench_run_keeps_the_make_test_section_it_did_not_run():
+    loop, kept = "## Loop: per-call overhead\n\n", "\n## make test: a fresh clone, every check\n\nkept\n"
+    old = f"# Benchmarks\n\n{loop}old loop\n{kept}"
+    new = runner.kept_on_demand(f"# Benchmarks\n\n{loop}new loop\n", old)
+    assert new == f"# Benchmarks\n\n{loop}new loop\n{kept}"
+    assert runner.kept_on_demand(old, "") == old

@@ -13,9 +13,10 @@ import nbformat
 import pytest
 
 from course.editions.translation import JAPANESE  # a kana or kanji
-from course.grading import checks, registry
+from course.grading import checks, mistakes, registry
 from course.grading.mark import Mark, run_exercise
 from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
+from course.grading.oracle import Case, inputs
 from course.i18n import speaking, tr
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,12 +39,34 @@ def grade(grade_id: str, fn) -> list[Mark]:
     return run_exercise(exercise, NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout)))
 
 
+class AsTheKnownMistake(NotebookContext):
+    """A known mistake of a harness exercise graded as a student's function: each call is the mistake's own outcome on
+    that case (mistakes.outcome: the same NotebookContext call, with the same time limit), so the grade and the hint's
+    proof share one run of the Claude Code CLI per case instead of making two."""
+
+    def __init__(self, mistake: mistakes.Mistake, exercise):
+        super().__init__(mistake.fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout))
+        assert self.timeout == max(mistakes.MISTAKE_TIMEOUT, exercise.call_timeout), "the two calls differ"
+        self.mistake, self.cases = mistake, {}
+        for rule in exercise.rules:  # a case two rules share is the first one's
+            for index, case in enumerate(rule.all_cases()):
+                self.cases.setdefault(inputs(case), (rule, index))
+
+    def call(self, *args, scenario=None, **kwargs):
+        rule, index = self.cases[inputs(Case("", args, kwargs, scenario))]
+        return mistakes.outcome(self.mistake, rule, index, self.timeout)
+
+
 @functools.cache
-def marks(path: Path, lang: str = "en") -> tuple[dict, list[Mark]]:
-    """(the mistake's file run, its Marks in `lang`)."""
+def marks(path: Path, lang: str) -> tuple[dict, list[Mark]]:
+    """(the mistake's file run, its Marks in `lang`); a harness exercise's through AsTheKnownMistake."""
     meta = load(path)
+    exercise = REGISTRY.exercise(meta["GRADE_ID"])
     with speaking(lang):
-        return meta, grade(meta["GRADE_ID"], meta[REGISTRY.exercise(meta["GRADE_ID"]).function])
+        if not exercise.call_timeout:
+            return meta, grade(meta["GRADE_ID"], meta[exercise.function])
+        mistake = next(m for m in mistakes.known()[exercise.grade_id] if m.name == path.stem)
+        return meta, run_exercise(exercise, AsTheKnownMistake(mistake, exercise))
 
 
 def notebooks() -> dict[str, dict]:
@@ -63,37 +86,42 @@ def notebooks() -> dict[str, dict]:
 
 
 SOLUTIONS = notebooks()
+CLI = pytest.mark.slow  # grading it starts the Claude Code CLI (minutes): make check leaves it to make test
+EXERCISES = [pytest.param(e, marks=[CLI] if e.call_timeout else [], id=e.grade_id) for e in checks.EXERCISES]
+MISTAKE_FILES = [pytest.param(p, marks=[CLI] if REGISTRY.exercise(load(p)["GRADE_ID"]).call_timeout else [], id=p.stem)
+                 for p in MISTAKES]
 
 
-@pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
+@pytest.mark.parametrize("exercise", EXERCISES)
 def test_solution_gets_full_marks(exercise):
     assert exercise.grade_id in SOLUTIONS, f"no solution cell for {exercise.grade_id} in solutions/"
     results = grade(exercise.grade_id, SOLUTIONS[exercise.grade_id][exercise.function])
     assert [(r.name, r.reason) for r in results if not r.passed] == []
 
 
-@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MISTAKE_FILES)
 def test_mistake_loses_marks_and_no_hint_names_another(path):
-    meta, results = marks(path)
+    meta, results = marks(path, "en")
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
     assert sum(r.score for r in results) < exercise.points, f"{path.name} got full marks"
     hints = {r.hint for r in results if not r.passed and r.hint}
     assert hints <= {tr(meta["MISTAKE"])} - {None}, f"{path.name}: a hint names another mistake: {hints}"
 
 
+@CLI
 def test_most_known_mistakes_are_named_by_their_own_hint():
     """A hint is named only on an exact match, so a mistake that behaves like another on its first failing case
     gets none; most must still be named."""
     named = 0
     for path in MISTAKES:
-        meta, results = marks(path)
+        meta, results = marks(path, "en")
         hints = {r.hint for r in results if not r.passed}
         named += meta["MISTAKE"] is not None and tr(meta["MISTAKE"]) in hints
     hinted = sum(load(p)["MISTAKE"] is not None for p in MISTAKES)
     assert named >= 0.8 * hinted, f"only {named} of {hinted} mistakes with a hint were named by it"
 
 
-@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MISTAKE_FILES)
 def test_every_why_and_hint_of_every_known_mistake_is_japanese_with_the_same_marks(path):
     english, japanese = ([m for m in marks(path, lang)[1] if not m.passed] for lang in ("en", "ja"))
     assert [(m.name.split(": ")[0], m.score) for m in japanese] == [(m.name.split(": ")[0], m.score) for m in english]
@@ -115,8 +143,6 @@ def stub(*args, **kwargs):
 
 @pytest.mark.parametrize("exercise", checks.EXERCISES, ids=lambda e: e.grade_id)
 def test_a_stub_fails_every_check_and_runs_no_known_mistake(exercise, monkeypatch):
-    from course.grading import mistakes
-
     ran = []
     monkeypatch.setattr(mistakes, "outcome", lambda mistake, *rest: ran.append(mistake.name))
     results = grade(exercise.grade_id, stub)

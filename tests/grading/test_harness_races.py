@@ -2,8 +2,8 @@
 budget stop, whether the CLI had already run the response's ToolSearch when it checked the cost decides its
 ResultMessage's num_turns and stop_reason (1 and None, or 2 and "tool_use"); a stream with 10 ms between events (a
 loaded machine) flips them. Either way the budget rule judges the reference right, and on a slowed stream every rule
-of exercise 14's two runs does too, so a CLI run is graded once. Neither test needs the race to be reached: a loaded
-machine reaches it on the fast stream as well."""
+of exercise 14's two runs does too, so a CLI run is graded once. Neither test needs the race to be reached, nor
+either of its ends: a loaded machine reaches it on the fast stream as well."""
 from __future__ import annotations
 
 import dataclasses
@@ -29,9 +29,13 @@ def runs(monkeypatch, function: str, rule, pace: float) -> list:
         monkeypatch.setattr(Scenario, "api", made)
 
 
-def test_a_budget_stop_is_judged_alike_whichever_way_the_race_went(monkeypatch):
-    rule = registry.shipped().exercise("limited_run").rules[1]  # max_budget_usd stops the run
-    for case, theirs in zip(rule.all_cases(), runs(monkeypatch, "limited_run", rule, 0.0), strict=True):
+def test_a_budget_stop_is_judged_alike_whichever_way_the_race_went():
+    """Both ends of the race are written into the reference's own outcome (the grader's, saved once per machine):
+    nothing here depends on which end a run reached, so no machine's speed can fail it."""
+    exercise = registry.shipped().exercise("limited_run")
+    rule = exercise.rules[1]  # max_budget_usd stops the run
+    for index, case in enumerate(rule.all_cases()):
+        theirs = reference_outcome(exercise, rule, index)
         assert theirs.value["subtype"] == "error_max_budget_usd"
         for turns, stop_reason in ((1, None), (2, "tool_use")):  # the two ends of the race
             mine = dataclasses.replace(theirs, value={**theirs.value, "num_turns": turns, "stop_reason": stop_reason})
