@@ -23,7 +23,7 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         FREE_MAX_TOKENS,
     ('follow_up', 'line 6: 1024 -> 1023'):
         FREE_MAX_TOKENS,
-    ('agent_loop', 'line 7, col 80: True -> False'):
+    ('agent_loop', 'line 9, col 80: True -> False'):
         NULL_FIELDS,
     ('goal_loop', 'line 9: True -> False'):
         NULL_FIELDS,
