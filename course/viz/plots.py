@@ -58,9 +58,23 @@ def usd(amount: float) -> str:
     return dollars(amount).replace("$", r"\$")
 
 
-def new_figure(height: float) -> Figure:
+class DescribedFigure(Figure):
+    """A Figure a notebook shows with its description as an output of its own, right after the image: JupyterLab
+    gives an image output no alt text, so this text is what a screen reader reads (nbval compares it too)."""
+    description = ""
+
+    def _ipython_display_(self):
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
+
+        display({"image/png": print_figure(self, "png", base64=True), "text/plain": repr(self)}, raw=True)
+        if self.description:  # in Markdown a $ would start math
+            display({"text/markdown": self.description.replace("$", r"\$"), "text/plain": self.description}, raw=True)
+
+
+def new_figure(height: float, figure_class: type[Figure] = Figure) -> Figure:
     """A figure made through pyplot (so a notebook's inline backend can show it), then released by pyplot."""
-    fig = plt.figure(figsize=(WIDTH_IN, height), layout="constrained")
+    fig = plt.figure(figsize=(WIDTH_IN, height), layout="constrained", FigureClass=figure_class)
     plt.close(fig)
     return fig
 
@@ -73,7 +87,7 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
     material's model (`course.context.inputs_per_call(s, turn_sizes)`). With `window`, the note
     gives the bound K <= (W - s) / c + 1, with s = n_1 and c the smallest growth per call.
     """
-    fig = new_figure(3.6)
+    fig = new_figure(3.6, DescribedFigure)
     ax = fig.subplots()
     calls = range(1, len(inputs) + 1)
     bars = ax.bar(calls, inputs, color=PALETTE[0], label=tr("n_k: input of call k (left axis)"))
@@ -101,9 +115,14 @@ def token_growth(inputs: list[int], *, window: int | None = None, title: str = T
     ax2.yaxis.set_major_formatter(TOKENS)
     note = tr("n_1 = {first}, n_{k} = {last}, total = {total}").format(
         first=tokens(inputs[0]), k=len(inputs), last=tokens(inputs[-1]), total=tokens(total[-1]))
+    fig.description = tr("Figure: bars, the input tokens of each of {count} model calls, from {first} (call 1) to "
+                         "{last} (call {count}); line, the running total, {total} after call {count}.").format(
+        count=len(inputs), first=tokens(inputs[0]), last=tokens(inputs[-1]), total=tokens(total[-1]))
     if window is not None and growth and min(growth) > 0:
-        note += "\n" + tr("W = {window}: K ≤ {bound} calls").format(
-            window=tokens(window), bound=window_bound(window, inputs[0], min(growth)))
+        bound = window_bound(window, inputs[0], min(growth))
+        note += "\n" + tr("W = {window}: K ≤ {bound} calls").format(window=tokens(window), bound=bound)
+        fig.description += " " + tr("With a window of {window} tokens, at most {bound} calls fit.").format(
+            window=tokens(window), bound=bound)
     ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=LABEL_SIZE - 1)
     ax2.legend(handles=[bars, *line], loc="upper left", bbox_to_anchor=(0, 0.84), fontsize=LABEL_SIZE - 1)
     ax.set_title(tr(title), fontsize=LABEL_SIZE + 1, wrap=True)
@@ -117,10 +136,13 @@ def budget_spend(costs: list[float], limit: float, *, title: str = BUDGET_TITLE)
     The loop compares S_k with B only after response k has arrived, so the last bar can
     cross the line: the overshoot S_k - B is less than that one response's cost (Prop. 5.4).
     """
-    fig = new_figure(3.6)
+    fig = new_figure(3.6, DescribedFigure)
     ax = fig.subplots()
     calls = list(range(1, len(costs) + 1))
     spent = list(accumulate(costs))
+    fig.description = tr("Figure: bars, the cost of each of {count} responses; line, the spend so far, {spent} after "
+                         "response {count}; dashed line, the budget B = {limit}.").format(
+        count=len(costs), spent=dollars(spent[-1]) if spent else dollars(0), limit=dollars(limit))
     ax.bar(calls, costs, color=PALETTE[4], label=tr("c_k: cost of response k"))
     ax.step(calls, spent, where="mid", color=OK, marker="o", label=tr("S_k: spent so far"))
     ax.axhline(limit, color=ERROR, linestyle="--", label=f"B = {usd(limit)}")
@@ -128,6 +150,9 @@ def budget_spend(costs: list[float], limit: float, *, title: str = BUDGET_TITLE)
         over = spent[-1] - limit
         ax.fill_between([calls[-1] - 0.4, calls[-1] + 0.4], limit, spent[-1], color=ERROR, alpha=0.25)
         overshoot = tr("overshoot {over} < c_{k} = {cost}").format(over=usd(over), k=calls[-1], cost=usd(costs[-1]))
+        fig.description += " " + tr("The spend reaches B at response {k}: the overshoot, {over}, is less than that "
+                                    "response's cost, {cost}.").format(k=calls[-1], over=dollars(over),
+                                                                       cost=dollars(costs[-1]))
         ax.annotate(overshoot, (calls[-1], spent[-1]),
                     xytext=(-10, 6), textcoords="offset points", ha="right", color=ERROR, fontsize=LABEL_SIZE - 1)
     ax.set_xlabel(tr("response k"))

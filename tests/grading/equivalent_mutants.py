@@ -37,7 +37,7 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         "the key (v[1], v[1]) leaves ties to min's order, which is P1, P2, P3: the order found appends them in",
     ('follow_up', 'line 4: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
     ('follow_up', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
-    ('agent_loop', 'line 7: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
+    ('agent_loop', 'line 9: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
         NULL_FIELDS,
     ('stop_action', 'line 11: `ValueError(f"unknown stop_reason {stop_reason!r}")` -> `ValueError(None)`'):
         "the text asks for a ValueError and says nothing of its message: the rule compares the exception's type",

@@ -212,6 +212,8 @@ def test_the_colleagues_broken_loop_in_exercise_03_loses_marks_and_is_named_only
 
 def ending_appended(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
     """The other reading of the contract: at a None exit, the response that ended the loop is appended."""
+    if max_turns < 0:
+        raise ValueError(f"max_turns must be 0 or more, not {max_turns}")
     messages = [{"role": "user", "content": prompt}]
     for turn in range(max_turns + 1):
         r = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)

@@ -41,10 +41,29 @@ def points(fn) -> tuple[float, float, str]:
     return float(found[1]), float(found[2]), report
 
 
+def failed_rules(fn) -> list[str]:
+    """The rules of check('agent_loop', ...) that `fn` fails, in the language of the rules' source."""
+    from course.grading import registry
+    from course.grading.mark import run_exercise
+    from course.grading.notebook_context import NotebookContext
+
+    shipped = registry.shipped()
+    marks = run_exercise(shipped.exercise("agent_loop"), NotebookContext(fn, shipped))
+    return [m.name.split(": ", 1)[1] for m in marks if not m.passed]
+
+
 @pytest.mark.parametrize("stem", LOOP_LESSONS)
-def test_every_loop_cell_gets_full_marks_from_the_agent_loop_checks(stem):
-    earned, possible, report = points(loop_of(stem))
-    assert possible > 0 and earned == possible, report
+def test_every_loop_cell_passes_every_agent_loop_check_but_the_exercises_own(stem):
+    """Exercise 03 asks for one thing no lesson's loop does (issue 28: the lesson must not answer it): refuse a
+    negative max_turns. Every other rule of the exercise holds for every stage of the loop."""
+    from course.grading.checks.l03_the_first_loop import BAD_CAP
+
+    assert failed_rules(loop_of(stem)) == [BAD_CAP]
+
+
+def test_lesson_03s_loop_does_not_get_full_marks_in_exercise_03():
+    earned, possible, report = points(loop_of(LOOP_LESSONS[0]))
+    assert 0 < earned < possible, report
 
 
 def test_a_loop_that_ignores_the_cap_loses_marks():

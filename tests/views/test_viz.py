@@ -240,4 +240,24 @@ def test_figures_are_released_by_pyplot():
     before = plt.get_fignums()
     fig = token_growth([1, 2, 3])
     assert plt.get_fignums() == before  # a notebook shows it once, as the cell's value
-    assert repr(fig) == "<Figure size 560x360 with 2 Axes>"  # what nbval compares
+    assert repr(fig) == "<DescribedFigure size 560x360 with 2 Axes>"  # what nbval compares, with its description
+
+
+@pytest.mark.parametrize("plot", [lambda: token_growth([21_235, 22_307, 24_006], window=200_000),
+                                  lambda: budget_spend([3, 3, 3, 3], 10)], ids=["token_growth", "budget_spend"])
+def test_a_plot_is_shown_with_a_text_description_after_its_image(plot):
+    """JupyterLab gives an image output no alt text: the description is an output of its own, read by a screen
+    reader, and it says the numbers the figure draws."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()
+    fig = plot()
+    with capture_output() as shown:
+        display(fig)
+    assert [sorted(o.data) for o in shown.outputs] == [["image/png", "text/plain"], ["text/markdown", "text/plain"]]
+    described = shown.outputs[1].data["text/plain"]
+    assert described.startswith("Figure: ") and described == fig.description
+    assert ("24,006" in described and "67,548" in described) or ("$12.00" in described and "$10.00" in described)
+    assert r"\$" in shown.outputs[1].data["text/markdown"] or "$" not in described  # no math mode in Markdown

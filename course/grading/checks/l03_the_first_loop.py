@@ -4,7 +4,8 @@ agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1
 
 Each rule is one sentence of the exercise's text, judged against the reference (solutions/03_...) on generated
 toy models: every stop reason (end_turn, tool_use, max_tokens cutting text or a tool_use, refusal, pause_turn),
-0 to 3 calls in one response, a tool that raises, thinking blocks (empty, as 5.x models send them), caps 0 to 3.
+0 to 3 calls in one response, a tool that raises, thinking blocks (empty, as 5.x models send them), caps 0 to 3,
+and a negative cap (bad input).
 """
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ DROPS_HISTORY = deferred("sending only the prompt and the latest turn: each requ
 REORDERS_HISTORY = deferred("putting the newest turn before the older ones: the history is appended in order")
 DROPS_THINKING = deferred("rebuilding the assistant message without its thinking blocks: send the reply back exactly "
                           "as received, empty thinking blocks included")
+# the exercise's one rule beyond lesson 03's loop (which never checks its cap): bad input is refused
+BAD_CAP = deferred("a max_turns below 0 is bad input: ValueError before any call")
 FIXED_MAX_TOKENS = deferred("sending a fixed max_tokens: every request sends the max_tokens argument")
 
 # --- the toy models -----------------------------------------------------------------------------------
@@ -118,6 +121,12 @@ def none_exit_cases() -> list[Case]:
                   ((Step(("search", "broken")), Step(stop="refusal")), {})])
 
 
+def bad_cap_cases() -> list[Case]:
+    """A negative max_turns, with a model that answers at once and one that asks for tools first: the loop of
+    lesson 03 calls anyway (its cap is never reached); the exercise asks for a ValueError before any call."""
+    return cases([((ANSWERS,), {"max_turns": -1}), ((ASKS, ANSWERS), {"max_turns": -2})])
+
+
 def thinking_cases() -> list[Case]:
     return cases([((Step(("search",), thinking=True), ANSWERS), {}),
                   ((Step(("search", "broken"), thinking=True), Step(("search",), text="More.", thinking=True),
@@ -171,6 +180,7 @@ EXERCISES = [
         rule(deferred("any other stop reason (a refusal) is treated as max_tokens"), other_stop_cases),
         rule(deferred("at most max_turns + 1 calls; at the cap the tools are not run and there is no answer"),
              cap_cases, points=2.0),
+        rule(BAD_CAP, bad_cap_cases),
         rule(deferred("an answer returns the last request's messages plus the final assistant message"),
              history_cases),
         rule(deferred("no answer returns the last request's messages (the ending response appended is accepted)"),

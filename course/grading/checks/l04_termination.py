@@ -1,14 +1,14 @@
 """Lesson 04, termination: the turn cap T bounds the calls by T+1 (Thm. 4.1); turns counted two ways.
 
-calls_needed(rounds, max_turns) -> (calls, finished)
-  a model needs `rounds` tool-use rounds before it answers; with max_turns (None: no cap), how many
+calls_needed(turns, max_turns) -> (calls, finished)
+  a model needs `turns` tool-use turns before it answers; with max_turns (None: no cap), how many
   model calls happen and does the run finish?
 count_run(messages) -> {"calls": ..., "turns": ..., "tool_calls": ..., "steps": ...}
   for a finished history (it ends with the final assistant message): model calls, tool-use turns
   (the Agent SDK's count), tool calls, and steps counted as LangGraph does (model steps + tool steps).
 
 Each rule is one sentence of the exercise's text, judged against the reference (solutions/04_...) on generated
-cases: every rounds 0-6 against every cap 0-5 and no cap; finished runs of 0-3 turns of 1-3 calls each.
+cases: every turns 0-6 against every cap 0-5 and no cap; finished runs of 0-3 turns of 1-3 calls each.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ NOTEBOOK = "solutions/04_termination.ipynb"
 # the known mistakes' causes (course/grading/mistakes/l04_*), named only when a student's function does exactly that
 CAP_AS_CALLS = deferred("counting max_turns as model calls: the cap allows max_turns tool-use turns, so up to "
                         "max_turns + 1 calls")
-NO_ANSWER_CALL = deferred("forgetting the call that brings the answer: rounds tool-use turns take rounds + 1 calls")
-CAP_BOUNDARY = deferred("taking rounds == max_turns for capped: the model answers in call max_turns + 1, which the cap "
+NO_ANSWER_CALL = deferred("forgetting the call that brings the answer: turns tool-use turns take turns + 1 calls")
+CAP_BOUNDARY = deferred("taking turns == max_turns for capped: the model answers in call max_turns + 1, which the cap "
                         "allows")
 ZERO_IS_NO_CAP = deferred("reading max_turns=0 as no cap (`if not max_turns`): 0 is a cap that allows no tool-use "
                           "turn; only None means no cap")
@@ -35,7 +35,7 @@ IN_PLACE = deferred("changing messages in place: count without modifying the his
 
 # --- calls_needed -------------------------------------------------------------------------------------
 
-PAIRS = [(rounds, cap) for cap in [None, *range(6)] for rounds in range(7)]
+PAIRS = [(turns, cap) for cap in [None, *range(6)] for turns in range(7)]
 
 
 def need_cases(keep, n: int, seed: int):
@@ -91,11 +91,11 @@ def key(*names: str):
 
 EXERCISES = [
     exercise("calls_needed", "calls_needed", deferred("How many calls a capped run makes"), NOTEBOOK, [
-        Rule(deferred("no cap (None), or rounds <= max_turns: rounds + 1 calls, and the run finishes"),
+        Rule(deferred("no cap (None), or turns <= max_turns: turns + 1 calls, and the run finishes"),
              need_cases(lambda r, cap: cap is None or r <= cap, 12, 0)),
-        Rule(deferred("rounds > max_turns: max_turns + 1 calls, and the run does not finish"),
+        Rule(deferred("turns > max_turns: max_turns + 1 calls, and the run does not finish"),
              need_cases(lambda r, cap: cap is not None and r > cap, 10, 1)),
-        Rule(deferred("max_turns=0 allows no tool-use turn: one call, which finishes only when rounds is 0"),
+        Rule(deferred("max_turns=0 allows no tool-use turn: one call, which finishes only when turns is 0"),
              need_cases(lambda r, cap: cap == 0, 4, 2)),
     ]),
     exercise("count_run", "count_run", deferred("Counting calls, turns, tool calls and steps"), NOTEBOOK, [

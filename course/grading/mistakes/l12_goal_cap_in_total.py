@@ -7,7 +7,7 @@ GRADE_ID = "goal_loop"
 def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2, max_turns=10):
     messages = [{"role": "user", "content": prompt}]
     idle, turns = 0, 0  # rounds in a row without a tool call; the mistake: one count for all rounds
-    for lap in range(1, max_rounds + 1):
+    for round_number in range(1, max_rounds + 1):
         used = turns
         while True:
             response = client.messages.create(model=model, max_tokens=1024, tools=tools, messages=messages)
@@ -16,7 +16,7 @@ def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_ro
             if response.stop_reason != "tool_use":
                 break
             if turns == max_turns:
-                return "error_max_turns", lap
+                return "error_max_turns", round_number
             turns += 1
             results = []
             for block in response.content:
@@ -30,9 +30,9 @@ def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_ro
             messages = messages + [{"role": "user", "content": results}]
         verdict = run_tool("evaluate_goal", {"messages": messages})  # it reads only the conversation
         if verdict.startswith(("achieved", "impossible")):
-            return verdict.split(":")[0], lap
+            return verdict.split(":")[0], round_number
         idle = 0 if turns > used else idle + 1
         if idle >= stall_rounds:
-            return "stalled", lap
+            return "stalled", round_number
         messages = messages + [{"role": "user", "content": verdict}]  # "not yet: ...", in the same conversation
     return "max_rounds", max_rounds
