@@ -101,9 +101,9 @@ def summary(messages: list) -> str:
             r = results.get(u["id"], {})
             content = r.get("content", "")
             content = content if isinstance(content, str) else json.dumps(content)
-            status = "error" if r.get("is_error") else "ok"
-            lines.append(f"- {u['name']}({json.dumps(u['input'], sort_keys=True)}) -> {status}: "
-                         f"{' '.join(content.split())[:80]}")
+            lines.append(tr("- {call} -> {status}: {content}").format(
+                call=f"{u['name']}({json.dumps(u['input'], sort_keys=True)})",
+                status=tr("error") if r.get("is_error") else tr("ok"), content=" ".join(content.split())[:80]))
     return "\n".join(lines)
 
 

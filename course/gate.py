@@ -13,8 +13,12 @@ import re
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
+from .i18n import deferred, tr
+
 RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>.*)\))?$")
 ACTIONS = ("deny", "ask", "allow")  # in order of precedence
+DENIED = deferred("Permission denied")  # how every refusal of the gate begins, in every language (a toy model reads it)
+BLOCKED = deferred("Blocked by a hook: {reason}")  # the refusal of a pre-tool hook (the loop gives it)
 MAIN_KEYS = ("path", "file_path", "command", "url", "to", "query")  # what a spec is about, when the call has one
 
 
@@ -25,8 +29,9 @@ class Decision:
 
     @property
     def reason(self) -> str:
-        by = f"rule {self.action} {self.rule}" if self.rule else f"the default ({self.action})"
-        return f"Permission denied by {by}"
+        if self.rule:
+            return tr("Permission denied by rule {action} {rule}").format(action=self.action, rule=self.rule)
+        return tr("Permission denied by the default ({action})").format(action=self.action)
 
 
 def matches(rule: str, name: str, input: dict) -> bool:
@@ -87,9 +92,11 @@ class Gate:
         if d.action == "ask" and self.approver is not None:
             if self.approver(name, input):
                 return True, ""
-            return False, f"Permission denied: a human refused {name} (rule ask {d.rule})"
+            return False, tr("Permission denied: a human refused {name} (rule ask {rule})").format(name=name,
+                                                                                                   rule=d.rule)
         if d.action == "ask":
-            return False, f"Permission denied: {name} needs approval (rule ask {d.rule}) and nobody approved it"
+            return False, tr("Permission denied: {name} needs approval (rule ask {rule}) and nobody approved "
+                             "it").format(name=name, rule=d.rule)
         return False, d.reason
 
 

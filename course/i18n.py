@@ -47,6 +47,12 @@ def tr_plural(singular: str, plural: str, n: int) -> str:
     return catalogue(language()).ngettext(singular, plural, n)
 
 
+def every_language(message: str) -> set[str]:
+    """`message` in each language the course speaks: a toy model recognises a tool's answer by what it means,
+    whatever language the tool spoke."""
+    return {catalogue(lang).gettext(message) for lang in LANGUAGES}
+
+
 def deferred(message: str) -> str:
     """Mark a module-level sentence for the catalogue; it is translated where it is shown, with `tr`."""
     return message

@@ -22,7 +22,7 @@ import anthropic
 from .events import (CONTEXT_WINDOW, DURING_EXECUTION, ESCALATED, MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL,
                      REPEATED, SUCCESS, TIMEOUT, TOKEN_BUDGET, Finished, LimitHit, ModelCall, ModelResponse, Result,
                      ToolEnd, ToolStart)
-from .gate import Gate
+from .gate import BLOCKED, Gate
 from .i18n import tr
 from .messages import as_dict, text, text_of, tool_result, tool_uses
 from .pricing import cost_usd
@@ -222,7 +222,7 @@ class _Run:
             allowed, reason = ag.gate.permits(u["name"], u["input"])
             if allowed and ag.hooks.pre_tool:  # a hook may block a call the gate let through
                 blocked = ag.hooks.pre_tool(u["name"], u["input"])
-                allowed, reason = blocked is None, f"Blocked by a hook: {blocked}"
+                allowed, reason = blocked is None, tr(BLOCKED).format(reason=blocked)
             if not allowed:  # Prop. 3.5: a refused call still gets a result, marked as an error
                 content, is_error = reason, True
             else:
@@ -231,7 +231,7 @@ class _Run:
                     replaced = ag.hooks.post_tool(u["name"], u["input"], content, is_error)
                     content = content if replaced is None else replaced
         except Exception as e:  # a failing hook or approver is the harness's error, reported to the model
-            content, is_error = f"Error in the harness: {type(e).__name__}: {e}", True
+            content, is_error = tr("Error in the harness: {kind}: {error}").format(kind=type(e).__name__, error=e), True
         return content, is_error, started, self.elapsed()
 
     def result(self, stop: Stop) -> Result:

@@ -14,7 +14,8 @@ Settings come from the environment (see docs/WORKSHOP.md):
   WORKSHOP_RELAY_URL         server gets ANTHROPIC_BASE_URL=the relay, ANTHROPIC_API_KEY=the student's token and
                              COURSE_LIVE=1 (lesson 13 then runs live, through the relay)
   WORKSHOP_PROXY           the configurable-http-proxy command (default: configurable-http-proxy on PATH)
-  WORKSHOP_LANG            ja: the Japanese edition (JupyterLab opens notebooks/ja, the library speaks Japanese)
+  WORKSHOP_LANG            ja: the Japanese edition (JupyterLab opens notebooks/ja in Japanese, the library speaks
+                             Japanese)
 """
 import csv
 import os
@@ -28,6 +29,7 @@ COURSE = Path(__file__).resolve().parent.parent  # the course's checkout: what i
 COPIED = ("notebooks", "exercises")  # folders a student gets on first login
 BIN = Path(sys.executable).parent  # the environment the hub runs in, with the course installed
 STATE = Path(os.environ.get("WORKSHOP_STATE", "/srv/workshop"))
+JAPANESE = os.environ.get("WORKSHOP_LANG") == "ja"  # the room's edition
 
 
 def roster() -> dict[str, str]:
@@ -47,9 +49,22 @@ def copy_course(home: Path) -> None:
             shutil.copytree(COURSE / name, home / name)
 
 
+def choose_japanese_lab(home: Path) -> None:
+    """JupyterLab's own menus in Japanese (the language pack the course installs), as `make lab-ja` has them: the
+    setting goes into the student's JupyterLab settings once, so a language they pick later stays theirs."""
+    target = home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "translation-extension" / \
+        "plugin.jupyterlab-settings"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(COURSE / "jupyter" / "lab-ja.jupyterlab-settings", target)
+
+
 def before_spawn(spawner) -> None:
-    """Each time a student's server starts: the course in their home and, with a relay, its address and their token."""
+    """Each time a student's server starts: the course in their home, JupyterLab in the room's language and, with a
+    relay, its address and their token."""
     copy_course(Path(spawner.home_dir))
+    if JAPANESE:
+        choose_japanese_lab(Path(spawner.home_dir))
     token = TOKENS.get(spawner.user.name)
     if token and os.environ.get("WORKSHOP_RELAY_URL"):
         spawner.environment = {**spawner.environment, "ANTHROPIC_BASE_URL": os.environ["WORKSHOP_RELAY_URL"],
@@ -89,7 +104,6 @@ else:
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = str(STATE / "homes" / "{username}")
 c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
-JAPANESE = os.environ.get("WORKSHOP_LANG") == "ja"
 c.Spawner.default_url = f"/lab/tree/notebooks/{'ja/' if JAPANESE else ''}00_start_here.ipynb"
 if JAPANESE:
     c.Spawner.environment = {"COURSE_LANG": "ja"}

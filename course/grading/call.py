@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..i18n import tr
+from ..i18n import language, speaking, tr
 from ..tools.workspace import RUNNER
 from .exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING, CLIENT, CLOCK, RUN_TOOL, Outcome
 from .sandbox.child import agent_options, decode, tool_answer
@@ -55,6 +55,14 @@ def watched(policy, cap: int | None, pause: Callable[[], None] | None):
     return answer
 
 
+def spoken(policy, lang: str):
+    """`policy` answering in `lang`, in whatever thread the server asks it."""
+    def answer(conversation):
+        with speaking(lang):
+            return policy(conversation)
+    return answer
+
+
 class Call:
     """The API and tools one call of the student's function talks to, and what they recorded. `cap`: model calls
     answered at most; `pause()`, if given, is called before each model call is answered and each tool runs."""
@@ -65,6 +73,9 @@ class Call:
         self.pause = pause
         self.api = None if scenario is None else scenario.api() if cap is None and pause is None else \
             scenario.api(policy=watched(scenario.policy, cap, pause))  # the explorer's: the scenario's own policy
+        self.lang = language()  # the submission's: the server's threads answering this call speak it too
+        if self.api is not None:
+            self.api.policy = spoken(self.api.policy, self.lang)
         self.tools = scenario.tools() if scenario else None
         self.args = [tag(a, self.tools) for a in args]
         self.kwargs = {k: tag(v, self.tools) for k, v in kwargs.items()}
@@ -85,7 +96,8 @@ class Call:
             return "Error: this call has no tools", True
         token = RUNNER.set(self.runner) if self.runner else None
         try:
-            return self.tools.run(name, input)
+            with speaking(self.lang):
+                return self.tools.run(name, input)
         finally:
             if token:
                 RUNNER.reset(token)

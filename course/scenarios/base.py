@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from ..api import Conversation, LocalAPI, Turn
 from ..client import MODEL, local_client
-from ..gate import Gate
-from ..i18n import tr
+from ..gate import BLOCKED, DENIED, Gate
+from ..i18n import every_language, tr
 from ..loop import Agent, Limits
 from ..tools import Toolbox, Workspace
 
@@ -90,10 +90,16 @@ def last_turn(c: Conversation) -> list[tuple[dict, dict]]:
     return [(u, r) for u, r in c.all_results() if r["tool_use_id"] in ids]
 
 
+def says(content: str, *messages: str) -> bool:
+    """Whether `content` holds one of `messages` in any language (up to its first placeholder): a toy model
+    recognises the gate's or a hook's answer by what it is, whatever language the tools speak."""
+    return any(text.split("{", 1)[0] in content for message in messages for text in every_language(message))
+
+
 def refused(c: Conversation) -> str | None:
     """The first refusal (gate or hook) among the last results, in words, or None."""
     for _, r in last_turn(c):
         content = c.result_text(r)
-        if r.get("is_error") and ("Permission denied" in content or "Blocked by a hook" in content):
+        if r.get("is_error") and says(content, DENIED, BLOCKED):
             return content
     return None

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 from ..api import Conversation, Turn
-from ..gate import Gate
+from ..gate import DENIED, Gate
 from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
 from ..i18n import deferred, tr
 from ..messages import tool_uses
 from ..tools import Workspace
-from .base import Scenario, call, last_turn, refused, say, since_request
+from .base import Scenario, call, last_turn, refused, say, says, since_request
 
 # --- fix_failing_test: total() forgets qty; 3 tests, 2 fail -------------------------------------------
 
@@ -174,7 +174,7 @@ def checker_verdict(messages: list) -> Verdict:
     outputs = tool_outputs(messages, "run_python")
     if not outputs:
         return Verdict(NOT_YET, tr("check.py has not been run; run it to show the state."))
-    if "Permission denied" in outputs[-1]:
+    if says(outputs[-1], DENIED):
         return Verdict(IMPOSSIBLE, tr("the checker cannot be run: {output}").format(output=outputs[-1]))
     if "ALL OK" in outputs[-1]:
         return Verdict(ACHIEVED, tr("check.py prints ALL OK"))

@@ -1,8 +1,6 @@
 """Tool errors the model can read and recover from: an unknown tool, then an input against the schema."""
 from __future__ import annotations
 
-import re
-
 from ..api import Conversation, Turn
 from ..i18n import deferred, tr
 from .base import Scenario, call, last_turn, say
@@ -16,17 +14,17 @@ def recovering_policy(c: Conversation) -> Turn:
     error = c.result_text(result)
     if not result.get("is_error"):
         return say(tr("The notes say: {notes}").format(notes=error.strip()))
-    names = re.search(r"Available tools: (.*)\.", error)
-    if "unknown tool" in error and names:
-        reader = next((n for n in names.group(1).split(", ") if n.startswith("read")), None)
+    # what went wrong is read from the request (its tools and their schemas), not from the error's wording
+    if use["name"] not in c.tool_names:
+        reader = next((n for n in c.tool_names if n.startswith("read")), None)
         if reader:
             return say(tr("There is no {name}; {reader} exists.").format(name=use["name"], reader=reader),
                        call(reader, **use["input"]))
-    missing = re.search(r"'(\w+)' is a required property", error)
+    schema = next((t.get("input_schema", {}) for t in c.body.get("tools") or [] if t.get("name") == use["name"]), {})
+    missing = next((p for p in schema.get("required", []) if p not in use["input"]), None)
     if missing:
         value = next(iter(use["input"].values()), "notes.txt")
-        return say(tr("The argument is called {name}.").format(name=missing.group(1)),
-                   call(use["name"], **{missing.group(1): value}))
+        return say(tr("The argument is called {name}.").format(name=missing), call(use["name"], **{missing: value}))
     return say(tr("I could not read the notes: {error}").format(error=error))
 
 

@@ -13,7 +13,8 @@ import re
 from ..api import Conversation, Turn
 from ..api.toolset import harness_text
 from ..i18n import deferred, tr
-from .base import Scenario, call, last_turn, say
+from ..gate import BLOCKED, DENIED
+from .base import Scenario, call, last_turn, say, says
 from .coding import BUG, CART, TEST_CART
 
 CWD = re.compile(r"Primary working directory: (\S+)")  # where Claude Code's system message says it runs
@@ -113,7 +114,8 @@ def three_turns_policy(c: Conversation) -> Turn:
         return say(tr("I'll run the tests first."), step) if step else unable(deferred("run the tests"))
     uses = [u["name"] for u, _ in done]
     texts = [output(c, r) for _, r in done]
-    if any(r.get("is_error") and ("ermission" in output(c, r) or "approval" in output(c, r)) for _, r in done):
+    if any(r.get("is_error") and ("ermission" in output(c, r) or "approval" in output(c, r)  # the CLI's refusals
+                                  or says(output(c, r), DENIED, BLOCKED)) for _, r in done):  # the course's
         return say(tr("I was not allowed to go on ({reason}).").format(reason=texts[0][:120]))
     if SUBMIT in texts[-1]:
         return say(tr("Submitted: cart.py multiplies price by qty and the tests pass."))

@@ -2,32 +2,34 @@
 from __future__ import annotations
 
 from ..api import Conversation, Turn
-from ..i18n import deferred, tr
+from ..i18n import deferred, every_language, tr
 from ..tools import Tool, Toolbox
 from .base import Scenario, call, say
 
-# The four-page corpus of the material's lesson; page 1 holds the distractor 1951. The pages stay English in
-# every edition (the grader's policies read them); the policies here read facts (names, years), not sentences.
+# The four-page corpus of the material's lesson; page 1 holds the distractor 1951. A page speaks the run's language
+# with the same facts (names, years) in each: the policies here read facts, not sentences.
 PAGES = {
-    "Aurora Run": "Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film "
-                  "directed by Mara Voss.",
-    "Mara Voss": "Mara Voss (born 1974) is a Norwegian film director, known for Aurora Run (2011).",
-    "Henrik Dahl": "Henrik Dahl (born 1951) is a Norwegian novelist, the author of Aurora Run (1998).",
-    "Northern Lights": "The northern lights (aurora borealis) are a natural light display in high-latitude skies.",
+    "Aurora Run": deferred("Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film "
+                           "directed by Mara Voss."),
+    "Mara Voss": deferred("Mara Voss (born 1974) is a Norwegian film director, known for Aurora Run (2011)."),
+    "Henrik Dahl": deferred("Henrik Dahl (born 1951) is a Norwegian novelist, the author of Aurora Run (1998)."),
+    deferred("Northern Lights"): deferred("The northern lights (aurora borealis) are a natural light display in "
+                                          "high-latitude skies."),
 }
-NOT_FOUND = "No matching page found."
+NOT_FOUND = deferred("No matching page found.")
 
 
 def search(query: str) -> str:
-    """The page whose title best matches the query."""
+    """The page whose title best matches the query (a title is a name, or a word of the run's language)."""
     q = query.lower().strip()
-    for title, page in PAGES.items():
+    titles = {tr(title): page for title, page in PAGES.items()}
+    for title, page in titles.items():
         if title.lower() == q:
-            return f"{title}: {page}"
-    for title, page in PAGES.items():
+            return tr("{title}: {page}").format(title=title, page=tr(page))
+    for title, page in titles.items():
         if title.lower() in q or q in title.lower():
-            return f"{title}: {page}"
-    return NOT_FOUND
+            return tr("{title}: {page}").format(title=title, page=tr(page))
+    return tr(NOT_FOUND)
 
 
 def search_tools() -> Toolbox:
@@ -51,10 +53,10 @@ def aurora_policy(c: Conversation) -> Turn:
         return say(tr("The film was directed by Mara Voss; the 1951 is the novelist. Searching for her."),
                    call("search", query="Mara Voss"))
     searched = sum(1 for u, _ in c.all_results() if u["name"] == "search")  # a harness's ToolSearch turn aside
-    if NOT_FOUND in seen and searched >= 2:
+    if any(text in seen for text in every_language(NOT_FOUND)) and searched >= 2:
         return say(tr("I could not find the film, so I cannot answer."))
     if searched:
-        return Turn([call("search", query="Aurora Run film")])
+        return Turn([call("search", query=tr("Aurora Run film"))])
     return Turn([call("search", query="Aurora Run")])
 
 
@@ -70,7 +72,7 @@ def paris_policy(c: Conversation) -> Turn:
 
 def always_tool_policy(c: Conversation) -> Turn:
     """M_inf of Thm. 4.1: every response asks for one more tool call."""
-    return Turn([call("search", query=f"Aurora Run part {c.calls_so_far + 1}")])
+    return Turn([call("search", query=tr("Aurora Run part {n}").format(n=c.calls_so_far + 1))])
 
 
 AURORA = Scenario("aurora_run", deferred("Multi-step search: Aurora Run"),

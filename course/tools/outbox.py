@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..i18n import tr
 from .toolbox import Tool, Toolbox
 
 
@@ -26,14 +27,15 @@ class Outbox:
 
     def send(self, to: str, subject: str, body: str, idempotency_key: str | None = None) -> str:
         if idempotency_key is not None and idempotency_key in self.keys:
-            return f"already sent to {to} (idempotency key {idempotency_key!r}); nothing sent"
+            return tr("already sent to {to} (idempotency key {key}); nothing sent").format(to=to,
+                                                                                            key=repr(idempotency_key))
         self.sent.append({"to": to, "subject": subject, "body": body})
         if idempotency_key is not None:
             self.keys.add(idempotency_key)
         if self.crash_after is not None and len(self.sent) >= self.crash_after:
             self.crash_after = None  # the restarted process does not crash again
-            raise Crash(f"the process died right after sending to {to}, before the result was saved")
-        return f"sent to {to}"
+            raise Crash(tr("the process died right after sending to {to}, before the result was saved").format(to=to))
+        return tr("sent to {to}").format(to=to)
 
     def received(self, to: str) -> int:
         """How many e-mails `to` got."""
@@ -44,6 +46,6 @@ class Outbox:
         s = {"type": "string"}
         props = {"to": s, "subject": s, "body": s}
         if keyed:
-            props["idempotency_key"] = {"type": "string", "description": "the same key never sends twice"}
-        return Toolbox([Tool("send_email", "Send an e-mail. It cannot be unsent.",
+            props["idempotency_key"] = {"type": "string", "description": tr("the same key never sends twice")}
+        return Toolbox([Tool("send_email", tr("Send an e-mail. It cannot be unsent."),
                              {"type": "object", "properties": props, "required": list(props)}, self.send)])

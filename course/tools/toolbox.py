@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import jsonschema
 
+from ..i18n import tr
+
 PY_TO_JSON = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
 
 
@@ -72,6 +74,18 @@ def validator(schema_json: str):
     return cls(schema)
 
 
+def schema_problem(e: jsonschema.ValidationError) -> str:
+    """jsonschema's sentence for an invalid input, in the course's language for the two a model meets most (a
+    missing property, a wrong type)."""
+    if e.validator == "required":
+        missing = next((p for p in e.validator_value if p not in e.instance), None)
+        return tr("{name} is a required property").format(name=repr(missing))
+    if e.validator == "type":
+        types = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        return tr("{value} is not of type {type}").format(value=repr(e.instance), type=", ".join(map(repr, types)))
+    return e.message
+
+
 @dataclass
 class Toolbox:
     """The tools of one run, by name."""
@@ -100,11 +114,13 @@ class Toolbox:
     def problem(self, name: str, input: Any) -> str | None:
         """Why this call cannot run (unknown tool, input against the schema), or None."""
         if name not in self.tools:
-            return f"Error: unknown tool {name!r}. Available tools: {', '.join(self.tools) or 'none'}."
+            return tr("Error: unknown tool {name}. Available tools: {names}.").format(
+                name=repr(name), names=", ".join(self.tools) or tr("none"))
         e = jsonschema.exceptions.best_match(validator(json.dumps(self.tools[name].input_schema)).iter_errors(input))
         if e is not None:  # the error jsonschema.validate would raise
-            where = "/".join(str(p) for p in e.absolute_path) or "input"
-            return f"Error: invalid input for {name}: {where}: {e.message}"
+            where = "/".join(str(p) for p in e.absolute_path) or tr("input")
+            return tr("Error: invalid input for {name}: {where}: {problem}").format(name=name, where=where,
+                                                                                    problem=schema_problem(e))
         return None
 
     def run(self, name: str, input: Any) -> tuple[str, bool]:
@@ -115,5 +131,5 @@ class Toolbox:
         try:
             out = self.tools[name].fn(**input)
         except Exception as e:  # the model sees the failure and can try something else
-            return f"Error: {type(e).__name__}: {e}", True
+            return tr("Error: {kind}: {error}").format(kind=type(e).__name__, error=e), True
         return (out if isinstance(out, str) else json.dumps(out, ensure_ascii=False)), False

@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from collections.abc import Callable
 
+from ..i18n import tr
 from .toolbox import Tool, Toolbox
 
 
@@ -49,7 +50,7 @@ def run_here(files: dict[str, str], path: str, timeout: float) -> tuple[int, str
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.communicate()
     if output is None:
-        return -1, f"timed out after {timeout:g} s"
+        return -1, tr("timed out after {seconds} s").format(seconds=f"{timeout:g}")
     return proc.returncode, output.replace(tmp + "/", "").strip()
 
 
@@ -68,49 +69,50 @@ class Workspace:
     def resolve(path: str) -> str:
         """The normalised relative path, or OutsideWorkspace."""
         if not isinstance(path, str) or path.startswith(("/", "~")) or "\\" in path or "\0" in path:
-            raise OutsideWorkspace(f"{path!r} is outside the workspace")
+            raise OutsideWorkspace(tr("{path} is outside the workspace").format(path=repr(path)))
         norm = posixpath.normpath(path)
         if norm == ".." or norm.startswith("../"):
-            raise OutsideWorkspace(f"{path!r} is outside the workspace")
+            raise OutsideWorkspace(tr("{path} is outside the workspace").format(path=repr(path)))
         return norm
 
     def _file_path(self, path: str) -> str:
         """A path a file may have: not the root, not inside another file, not a folder of files."""
         p = self.resolve(path)
         if p == ".":
-            raise IsADirectoryError(f"{path!r} is the workspace folder, not a file")
+            raise IsADirectoryError(tr("{path} is the workspace folder, not a file").format(path=repr(path)))
         parents = [posixpath.dirname(p)]
         while parents[-1]:
             parents.append(posixpath.dirname(parents[-1]))
         clash = [q for q in parents if q in self.files]
         if clash:
-            raise NotADirectoryError(f"{clash[0]!r} is a file, so {path!r} cannot be created")
+            raise NotADirectoryError(tr("{file} is a file, so {path} cannot be created").format(
+                file=repr(clash[0]), path=repr(path)))
         if any(q.startswith(p + "/") for q in self.files):
-            raise IsADirectoryError(f"{path!r} is a folder")
+            raise IsADirectoryError(tr("{path} is a folder").format(path=repr(path)))
         return p
 
     def read(self, path: str) -> str:
         p = self._file_path(path)  # a folder raises IsADirectoryError (EISDIR), as reading one on disk does
         if p not in self.files:
-            raise FileNotFoundError(f"no such file: {path}")
+            raise FileNotFoundError(tr("no such file: {path}").format(path=path))
         return self.files[p]
 
     def write(self, path: str, content: str) -> str:
         self.files[self._file_path(path)] = content
-        return f"wrote {len(content)} characters to {path}"
+        return tr("wrote {n} characters to {path}").format(n=len(content), path=path)
 
     def edit(self, path: str, old: str, new: str) -> str:
         """Replace the one occurrence of `old`; fail, changing nothing, if it is absent."""
         text = self.read(path)
         if old not in text:
-            raise ValueError(f"{old!r} not found in {path}")
+            raise ValueError(tr("{old} not found in {path}").format(old=repr(old), path=path))
         self.files[self.resolve(path)] = text.replace(old, new, 1)
-        return f"edited {path}"
+        return tr("edited {path}").format(path=path)
 
     def listing(self, path: str = ".") -> str:
         base = self.resolve(path)
         names = sorted(p for p in self.files if base == "." or p.startswith(base + "/"))
-        return "\n".join(names) if names else "(empty)"
+        return "\n".join(names) if names else tr("(empty)")
 
     def checkpoint(self) -> int:
         """Save the files; returns the checkpoint's number."""
@@ -133,20 +135,20 @@ class Workspace:
         (killed after `run_timeout` seconds; the other tools have no timeout)."""
         s = {"type": "string"}
         tools = [
-            Tool("read_file", "Read a file of the workspace. Read-only.",
+            Tool("read_file", tr("Read a file of the workspace. Read-only."),
                  {"type": "object", "properties": {"path": s}, "required": ["path"]}, self.read, read_only=True),
-            Tool("list_files", "List the files of the workspace under a folder. Read-only.",
+            Tool("list_files", tr("List the files of the workspace under a folder. Read-only."),
                  {"type": "object", "properties": {"path": s}}, self.listing, read_only=True),
-            Tool("write_file", "Create or overwrite a file of the workspace.",
+            Tool("write_file", tr("Create or overwrite a file of the workspace."),
                  {"type": "object", "properties": {"path": s, "content": s},
                   "required": ["path", "content"]}, self.write),
-            Tool("edit_file", "Replace the text `old` by `new` in a file; fails if `old` is absent.",
+            Tool("edit_file", tr("Replace the text `old` by `new` in a file; fails if `old` is absent."),
                  {"type": "object", "properties": {"path": s, "old": s, "new": s}, "required": ["path", "old", "new"]},
                  self.edit),
         ]
         if run:
-            tools.append(Tool("run_python", "Run a Python file of the workspace (for example the tests) and "
-                              "return its exit code and output.",
+            tools.append(Tool("run_python", tr("Run a Python file of the workspace (for example the tests) and "
+                                 "return its exit code and output."),
                               {"type": "object", "properties": {"path": s}, "required": ["path"]},
                               lambda path: self._run_tool(path, run_timeout)))
         return Toolbox(tools)
@@ -154,6 +156,6 @@ class Workspace:
     def _run_tool(self, path: str, timeout: float) -> str:
         code, output = self.run_python(path, timeout)
         if code != 0:
-            raise RuntimeError(f"exit code {code}\n{output}")
-        return f"exit code 0\n{output}"
+            raise RuntimeError(tr("exit code {code}").format(code=code) + f"\n{output}")
+        return tr("exit code {code}").format(code=0) + f"\n{output}"
 

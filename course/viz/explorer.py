@@ -29,7 +29,7 @@ from ..loop import Limits
 from ..scenarios import SCENARIOS
 from .run import Frame, frame_html, frames, outcome_tag, step_line
 from .student import FEATURES, StudentLoop
-from .style import FONT, LINE, MUTED, count, dollars, esc, ink, n_calls, n_turns
+from .style import FONT, LINE, MUTED, dollars, esc, ink, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
@@ -411,8 +411,9 @@ class Explorer:
         s, final = self.setting, self.frames[-1]
         loop = f", loop={self.student.name}" if self.student else ""
         return (f"Explorer(scenario={s.scenario!r}, max_turns={s.max_turns}, max_budget_usd={s.max_budget_usd}, "
-                f"deny={list(s.deny)}{loop}): {final.outcome} after {count(final.calls, 'call')}, "
-                f"{count(final.turns, 'turn')}; step {self.step.value}/{len(self.frames) - 1}")
+                f"deny={list(s.deny)}{loop}): " + tr("{outcome} after {calls}, {turns}; step {step}/{last}").format(
+                    outcome=final.outcome, calls=n_calls(final.calls), turns=n_turns(final.turns),
+                    step=self.step.value, last=len(self.frames) - 1))
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """The live widget where a front end is, else the HTML snapshot; text/plain is deterministic."""

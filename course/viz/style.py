@@ -84,11 +84,6 @@ def tokens(n: int) -> str:
     return f"{n:,}"
 
 
-def count(n: int, noun: str) -> str:
-    """'1 call', '0 turns' (in English: for text reprs)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def n_calls(n: int) -> str:
     """'1 call', '3 calls', in the language the course speaks."""
     return tr_plural("{n} call", "{n} calls", n).format(n=n)

@@ -24,6 +24,7 @@ import pytest
 
 from bench.explorer import STUDENT_LOOP
 from bench.jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
+from course.gate import DENIED
 from course.i18n import speaking, tr
 from course.viz.explorer import Explorer
 
@@ -227,7 +228,7 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
     explorer.locator("button", has_text="search").click()  # deny search: the toggle shows its on state
     denied = explorer.locator("button.course-deny", has_text="search")
     expect(denied.locator("i.fa-ban")).to_have_count(1, timeout=CHANGE_S * 1000)  # not by colour alone
-    expect(explorer.locator(".course-frame")).to_contain_text("Permission denied", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text(denied, timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer", 1024)
     page.screenshot(path=str(SHOTS / "lab-1024.png"))
     clipped = explorer.evaluate(CLIPPED_JS)
@@ -249,11 +250,12 @@ def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(browser, lab):
     with speaking("ja"):
         turns = tr("tool-use turns")  # the meter's label, as the catalogue says it
         step = tr("step")
-    assert turns != "tool-use turns"
+        denied = tr(DENIED)  # how the gate's refusal begins
+    assert turns != "tool-use turns" and denied != DENIED
     expect(explorer.get_by_role("slider", name=step)).to_have_count(1)  # named in Japanese too
     expect(explorer.locator(".course-frame")).to_contain_text(f"{turns}：", timeout=CHANGE_S * 1000)
     explorer.locator("button", has_text="search").click()  # the gate's refusal, as the Japanese frame says it
-    expect(explorer.locator(".course-frame")).to_contain_text("Permission denied", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text(denied, timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer-ja", 1024)
     clipped = explorer.evaluate(CLIPPED_JS)
     assert not clipped, f"clipped at 1024 px in Japanese: {clipped}"

@@ -11,6 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import json5
 import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -84,3 +85,13 @@ def test_post_build_opens_jupyterlab_on_lesson_00(tmp_path):
     if (ROOT / "jupyter" / "overrides.json").exists():
         settings = prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
         assert settings.read_text() == (ROOT / "jupyter" / "overrides.json").read_text()
+
+
+def test_the_image_has_the_japanese_language_pack_that_the_japanese_settings_select():
+    """Binder's image (and so the hub's) installs pyproject.toml's dependencies (the test above): among them the
+    pack whose locale `make lab-ja` and the Japanese profile select."""
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    wanted = {Requirement(r).name for r in dependencies}
+    locale = json5.loads((ROOT / "jupyter" / "lab-ja.jupyterlab-settings").read_text())["locale"]
+    packs = {e.name: e.dist.name for e in importlib.metadata.entry_points(group="jupyterlab.languagepack")}
+    assert locale == "ja_JP" and packs[locale] in wanted

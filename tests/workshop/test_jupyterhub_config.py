@@ -13,6 +13,9 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from bench import workshop as bench
 
+sys.path.insert(0, str(Path(__file__).parent))
+from lab_settings import lab_locale  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 
@@ -50,6 +53,18 @@ def test_a_japanese_room_opens_the_japanese_lesson_00_and_its_library_speaks_jap
     assert c.Spawner.default_url == "/lab/tree/notebooks/ja/00_start_here.ipynb"
     assert (ROOT / c.Spawner.default_url.removeprefix("/lab/tree/")).is_file()
     assert c.Spawner.environment == {"COURSE_LANG": "ja"}
+
+
+def test_a_japanese_room_shows_jupyterlab_in_japanese_and_keeps_a_language_the_student_picks(monkeypatch, tmp_path):
+    english, japanese = tmp_path / "en", tmp_path / "ja"
+    load(monkeypatch, tmp_path).Spawner.pre_spawn_hook(spawner("ada", english))
+    c = load(monkeypatch, tmp_path, WORKSHOP_LANG="ja")
+    c.Spawner.pre_spawn_hook(spawner("ada", japanese))
+    assert (lab_locale(english), lab_locale(japanese)) == ("default", "ja_JP")
+    picked = next(japanese.rglob("plugin.jupyterlab-settings"))
+    picked.write_text('{"locale": "en"}')  # the student picks English in Settings > Language
+    c.Spawner.pre_spawn_hook(spawner("ada", japanese))  # the next login
+    assert lab_locale(japanese) == "en"
 
 
 def test_first_login_copies_the_course_into_the_home_and_never_over_a_student_s_files(monkeypatch, tmp_path):

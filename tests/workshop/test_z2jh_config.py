@@ -3,7 +3,10 @@ against the chart's own schema (both copied from the chart), and the hub's spawn
 from __future__ import annotations
 
 import copy
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,6 +15,9 @@ import pytest
 import yaml
 from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
 from traitlets.config.loader import PyFileConfigLoader
+
+sys.path.insert(0, str(Path(__file__).parent))
+from lab_settings import lab_locale  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 Z2JH = ROOT / "workshop" / "z2jh"
@@ -67,6 +73,25 @@ def test_students_get_the_binder_image_s_lessons_in_their_language():
     assert [p["slug"] for p in single["profileList"]] == ["en", "ja"]
     culling = single["extraFiles"]["kernel_culling"]["data"]["MappingKernelManager"]
     assert set(culling) <= set(MappingKernelManager.class_trait_names()), culling  # real jupyter_server settings
+
+
+@pytest.mark.parametrize("language, locale", [("en", "default"), ("ja", "ja_JP")])
+def test_the_japanese_profile_shows_jupyterlab_in_japanese_and_keeps_a_language_the_student_picks(tmp_path, language,
+                                                                                               locale):
+    """The first start's command, run by sh in a home, with the checkout where the image has the course."""
+    command = read("config.yaml")["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"]
+    script = command[-1].replace("/srv/course", str(ROOT))
+    home = tmp_path / "home"
+    home.mkdir()
+    def start():
+        subprocess.run([*command[:-1], script], env={"HOME": str(home), "COURSE_LANG": language,
+                                                     "PATH": os.environ["PATH"]}, check=True, timeout=60)
+    start()
+    assert lab_locale(home) == locale and (home / "notebooks").is_dir()
+    if language == "ja":
+        next(home.rglob("plugin.jupyterlab-settings")).write_text('{"locale": "en"}')  # picked in the menu
+        start()  # the next start
+        assert lab_locale(home) == "en"
 
 
 def test_the_memory_guarantee_covers_a_student_as_measured():

@@ -23,8 +23,9 @@ from ..oracle import Case, Rule, exercise, trusted_call
 NOTEBOOK = "solutions/07_context_growth_and_budgets.ipynb"
 
 # the known mistakes' causes (course/grading/mistakes/l07_*), named only when a student's function does exactly that
-CHECK_BEFORE_TOOLS = deferred("checking the budget before the next call instead of after each response: "
-                              "the tools of the response that crossed it ran")
+CHECK_BEFORE_TOOLS = deferred("checking the budget before the next call instead of after each response: the tools "
+                              "of the response that crosses it run, and a budget spent from the start (0) makes no "
+                              "call at all")
 LAST_COST = deferred("leaving the last response's cost out of the spend: it is paid once the response arrives")
 FINAL_AS_BUDGET = deferred("checking the budget before stop_reason: a response without tool use ends the run as "
                            "success")
