@@ -90,13 +90,15 @@ def goal_case(script: tuple, verdicts: str, **options) -> Case:
 
 
 def round_cases() -> list[Case]:
-    """Rounds of 0 to 3 tool-use turns (parallel calls, a tool that raises, thinking), each capped on its own."""
-    broken, thinks = Step(("broken",)), Step(text="1974", thinking=True)
+    """Rounds of 0 to 3 tool-use turns (parallel calls, a tool that raises, thinking, text before a call), each capped
+    on its own."""
+    broken, thinks, says_first = Step(("broken",)), Step(text="1974", thinking=True), Step(("search",), text="Looking.")
     return [goal_case((SAYS,), "a"), goal_case((ASK, SAYS), "a"), goal_case((ASK, TWO, SAYS, broken, thinks), "na"),
             goal_case((ASK, ASK, SAYS, ASK, ASK, SAYS), "na", max_turns=2),
             goal_case((ASK, ASK, SAYS, ASK, ASK, SAYS), "na", max_turns=1),
             goal_case((ASK, SAYS, ASK, ASK, ASK, SAYS), "na", max_turns=2), goal_case((ASK, SAYS), "a", max_turns=0),
-            goal_case((SAYS, ASK, SAYS), "na", max_turns=0), goal_case((ASK,) * 11 + (SAYS,), "a")]
+            goal_case((SAYS, ASK, SAYS), "na", max_turns=0), goal_case((ASK,) * 11 + (SAYS,), "a"),
+            goal_case((says_first, SAYS), "a")]
 
 
 def verdict_cases() -> list[Case]:
