@@ -24,7 +24,7 @@ from ...i18n import deferred, tr
 from ...tools.outbox import Outbox
 from ...scenarios import Scenario
 from ...tools import Tool, Toolbox
-from ..cases import ANSWERS, Step, describe, loop_tools, max_tokens_free, scenario
+from ..cases import ANSWERS, Step, describe, loop_tools, max_tokens_free, scenario, settings
 from ..exercise import CLIENT, RUN_TOOL, Outcome
 from ..oracle import Case, Rule, exercise
 from .common import tools_only
@@ -82,9 +82,9 @@ def goal_case(script: tuple, verdicts: str, **options) -> Case:
     sc = scenario(script, tools=judge_tools(verdicts))
     offered = [d for d in sc.make_tools().definitions() if d["name"] != EVALUATOR]
     said = ", ".join(LINES[v].split(":")[0] for v in verdicts)
-    settings = "".join(f"; {k}={v!r}" for k, v in options.items())
     def label() -> str:  # described in the language spoken when the report is written
-        return tr("{model}; an evaluator that says {said}").format(model=describe(script), said=said) + settings
+        return tr("{model}; an evaluator that says {said}").format(model=describe(script), said=said) + \
+            settings(options)
 
     return Case(label, (CLIENT, MODEL, offered, RUN_TOOL, sc.prompt), options, sc)
 

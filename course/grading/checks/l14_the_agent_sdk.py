@@ -134,6 +134,8 @@ def unlimited_case() -> Case:
 
 
 TINY = 0.000001  # dollars: a budget the first response's cost passes, so the run stops after one request
+SECOND = 0.0025  # dollars: more than the first response costs ($0.00167: the CLI's prompt written to the cache), less
+# than the first two ($0.00337): the second response crosses it, so a budget given wrong (or not at all) shows
 
 
 EXERCISES = [
@@ -159,7 +161,8 @@ EXERCISES = [
              lambda: [limited_case(1, None), limited_case(2, None), unlimited_case()], ("requests", "value"),
              loose=RUN),
         Rule(deferred("max_budget_usd stops the run with subtype error_max_budget_usd once its cost reaches it"),
-             lambda: [limited_case(3, TINY), limited_case(None, TINY)], ("requests", "value"), loose=RUN),
+             lambda: [limited_case(3, TINY), limited_case(None, TINY), limited_case(3, SECOND)], ("requests", "value"),
+             loose=RUN),
         Rule(deferred("the ResultMessage is returned although query() raises ResultError after it"),
              lambda: [limited_case(1, None)], ("value",), loose=RUN),
     ], call_timeout=CLI_SECONDS),
