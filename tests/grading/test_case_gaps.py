@@ -24,6 +24,18 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
         "03_the_first_loop", "agent_loop",
         [('answer = "".join(block.text for block in response.content if block.type == "text")',
           f"answer = {LAST_TEXT}")], "end_turn: the answer"),
+    "agent_loop answering a paused turn with its text": (
+        "03_the_first_loop", "agent_loop",
+        [('if response.stop_reason == "end_turn":', 'if response.stop_reason in ("end_turn", "pause_turn"):')],
+        "pause_turn: the reply is appended"),
+    "agent_loop continuing a paused turn with a user message": (
+        "03_the_first_loop", "agent_loop",
+        [("messages, turns = messages + [reply], turns + 1",
+          'messages, turns = messages + [reply, {"role": "user", "content": "Continue."}], turns + 1')],
+        "pause_turn: the reply is appended"),
+    "agent_loop continuing a paused turn without counting it": (
+        "03_the_first_loop", "agent_loop", [("messages, turns = messages + [reply], turns + 1",
+                                             "messages = messages + [reply]")], "pause_turn: the reply is appended"),
     "finish_turn answering with the last text block": (
         "06_other_stop_reasons", "finish_turn",
         [('return "".join(block.text for block in response.content if block.type == "text")',

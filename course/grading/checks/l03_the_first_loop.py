@@ -38,7 +38,8 @@ RAN_LAST_TOOLS = deferred("running the tools of the response after the last allo
 ANSWER_WITHOUT_END_TURN = deferred("returning text when the run did not end with end_turn: a capped, cut or refused "
                                    "run has no answer (None)")
 STOP_NOT_TOOL_USE_IS_ANSWER = deferred("treating every stop_reason but tool_use as finished: only end_turn gives an "
-                                       "answer; a reply cut at max_tokens, refused or paused gives None")
+                                       "answer; a reply cut at max_tokens or refused gives None, a paused one is "
+                                       "continued")
 TOOL_EXCEPTION = deferred("a tool exception crashing the loop: it must become an is_error tool_result")
 DROPS_HISTORY = deferred("sending only the prompt and the latest turn: each request carries the whole history")
 REORDERS_HISTORY = deferred("putting the newest turn before the older ones: the history is appended in order")
@@ -91,11 +92,22 @@ def cut_cases() -> list[Case]:
 
 
 def other_stop_cases() -> list[Case]:
-    """A refusal, at once and after tool turns (pause_turn is left out: lesson 06 teaches the loop to continue a
-    paused turn, and its loop must keep these marks)."""
+    """A refusal, at once and after tool turns."""
     refuses = Step(stop="refusal")
     return cases([((refuses,), {}), ((ASKS, refuses), {}),
                   ((Step(("search", "search"), thinking=True), refuses), {})])
+
+
+PAUSES = Step(stop="pause_turn", text="Searching the encyclopedia.")
+
+
+def pause_cases() -> list[Case]:
+    """A paused turn: at once, after a tool turn, twice in a row, after a thinking block, and at the cap (max_turns 0
+    and 1), where the run ends in pause_turn with no answer on either reading, and before a tool turn the cap then
+    stops (a paused turn counts)."""
+    return cases([((PAUSES, ANSWERS), {}), ((ASKS, PAUSES, ANSWERS), {}), ((PAUSES, PAUSES, ANSWERS), {}),
+                  ((Step(stop="pause_turn", thinking=True), THOUGHT_ANSWER), {}), ((PAUSES,), {"max_turns": 0}),
+                  ((ASKS, PAUSES), {"max_turns": 1}), ((PAUSES, ASKS, ANSWERS), {"max_turns": 1})])
 
 
 def cap_cases() -> list[Case]:
@@ -225,8 +237,23 @@ STOPPED = {"requests": calls, "tool_calls": says_what_failed, "value": answer}  
 RESULTS = {"requests": results_messages, "tool_calls": says_what_failed}
 
 
-def rule(name, cases_, aspects=ASPECTS, loose=None, points: float = 1.0) -> Rule:
-    return Rule(name, cases_, aspects, readings=ending_appended, loose=loose or says_what_failed, points=points)
+def ended_at_pause(ref, case: Case) -> list:
+    """The other reading of a paused turn (lesson 03's own loop, before lesson 06): it ends the run as max_tokens
+    does, so the calls up to the first paused response, the tools run before it, and no answer (that response
+    appended or not)."""
+    paused = next((k for k, r in enumerate(ref.replies) if (r or {}).get("stop_reason") == "pause_turn"), None)
+    if paused is None or paused + 1 == len(ref.replies):  # no pause, or the reference ended there too
+        return []
+    ran = sum(b.get("type") == "tool_use" for r in ref.replies[:paused] for b in r.get("content", []))
+    messages = ref.requests[paused].get("messages", [])
+    ended = replace(ref, requests=ref.requests[:paused + 1], statuses=ref.statuses[:paused + 1],
+                    replies=ref.replies[:paused + 1], tool_calls=ref.tool_calls[:ran])
+    return [replace(ended, value=[None, messages]), replace(ended, value=[None, [*messages, {
+        "role": "assistant", "content": ref.replies[paused].get("content")}]])]
+
+
+def rule(name, cases_, aspects=ASPECTS, loose=None, points: float = 1.0, readings=ending_appended) -> Rule:
+    return Rule(name, cases_, aspects, readings=readings, loose=loose or says_what_failed, points=points)
 
 
 EXERCISES = [
@@ -240,7 +267,11 @@ EXERCISES = [
         rule(deferred("a tool that raises becomes a result with is_error: true and the error as its content"),
              raising_cases, ("requests", "tool_calls"), RESULTS),
         rule(deferred("max_tokens: no answer, no tools run, no further call"), cut_cases, loose=STOPPED),
-        rule(deferred("any other stop reason (a refusal) is treated as max_tokens"), other_stop_cases, loose=STOPPED),
+        rule(deferred("pause_turn: the reply is appended as received and sent again with nothing added, as a turn "
+                      "(ending the run there, as at max_tokens, is accepted too)"), pause_cases,
+             points=0.5, readings=lambda ref, case: ending_appended(ref, case) + ended_at_pause(ref, case)),
+        rule(deferred("any other stop reason (a refusal) is treated as max_tokens"), other_stop_cases, loose=STOPPED,
+             points=0.5),
         rule(deferred("at most max_turns + 1 model calls (with max_turns=0, one call)"), cap_cases, ("requests",),
              {"requests": calls}),
         rule(deferred("when the response after the last allowed turn still asks for tools, they are not run and there "

@@ -5,6 +5,7 @@ GRADE_ID = "agent_loop"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
     "decide from stop_reason, never from how the text looks",
     "max_tokens: no answer, no tools run, no further call",
+    "pause_turn: the reply is appended as received and sent again with nothing added, as a turn (ending the run there, as at max_tokens, is accepted too)",
     "any other stop reason (a refusal) is treated as max_tokens",
 ]
 

@@ -3,6 +3,7 @@ from course.grading.checks.l03_the_first_loop import OFF_BY_ONE as MISTAKE
 
 GRADE_ID = "agent_loop"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "pause_turn: the reply is appended as received and sent again with nothing added, as a turn (ending the run there, as at max_tokens, is accepted too)",
     "at most max_turns + 1 model calls (with max_turns=0, one call)",
     "when the response after the last allowed turn still asks for tools, they are not run and there is no answer",
     "an answer returns the last request's messages plus the final assistant message",

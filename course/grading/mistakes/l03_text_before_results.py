@@ -9,6 +9,7 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
     "tool_use: every tool_use run in order, all results in one user message, results first, each with its id",
     "a tool that raises becomes a result with is_error: true and the error as its content",
     "max_tokens: no answer, no tools run, no further call",
+    "pause_turn: the reply is appended as received and sent again with nothing added, as a turn (ending the run there, as at max_tokens, is accepted too)",
     "any other stop reason (a refusal) is treated as max_tokens",
     "at most max_turns + 1 model calls (with max_turns=0, one call)",
     "when the response after the last allowed turn still asks for tools, they are not run and there is no answer",

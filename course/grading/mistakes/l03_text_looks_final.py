@@ -7,6 +7,7 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
     "decide from stop_reason, never from how the text looks",
     "tool_use: every tool_use run in order, all results in one user message, results first, each with its id",
     "max_tokens: no answer, no tools run, no further call",
+    "pause_turn: the reply is appended as received and sent again with nothing added, as a turn (ending the run there, as at max_tokens, is accepted too)",
     "any other stop reason (a refusal) is treated as max_tokens",
 ]
 
