@@ -6,7 +6,7 @@ import pytest
 
 from course.grading import registry
 from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
+from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
 from variants import variant  # tests/grading/, on sys.path as pytest imports this file
 
 REGISTRY = registry.shipped()
@@ -24,6 +24,18 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
         "03_the_first_loop", "agent_loop",
         [('answer = "".join(block.text for block in response.content if block.type == "text")',
           f"answer = {LAST_TEXT}")], "end_turn: the answer"),
+    "agent_loop answering a paused turn with its text": (
+        "03_the_first_loop", "agent_loop",
+        [('if response.stop_reason == "end_turn":', 'if response.stop_reason in ("end_turn", "pause_turn"):')],
+        "pause_turn: the reply is appended"),
+    "agent_loop continuing a paused turn with a user message": (
+        "03_the_first_loop", "agent_loop",
+        [("messages, turns = messages + [reply], turns + 1",
+          'messages, turns = messages + [reply, {"role": "user", "content": "Continue."}], turns + 1')],
+        "pause_turn: the reply is appended"),
+    "agent_loop continuing a paused turn without counting it": (
+        "03_the_first_loop", "agent_loop", [("messages, turns = messages + [reply], turns + 1",
+                                             "messages = messages + [reply]")], "pause_turn: the reply is appended"),
     "finish_turn answering with the last text block": (
         "06_other_stop_reasons", "finish_turn",
         [('return "".join(block.text for block in response.content if block.type == "text")',
@@ -49,6 +61,10 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
           "        if response.stop_reason == \"pause_turn\":\n"
           "            messages = messages + [{\"role\": \"assistant\", \"content\": response.content}]\n"
           "            continue\n")], "the loop of lesson 03"),
+    "limited_run giving the SDK a tiny budget whatever budget it is given": (
+        "14_the_agent_sdk", "limited_run",
+        [("max_budget_usd=max_budget_usd)", "max_budget_usd=max_budget_usd and 0.000001)")],
+        "max_budget_usd stops the run"),
     "send_notices sending in alphabetical order": (
         "12_three_loops", "send_notices", [("for to in recipients:", "for to in sorted(recipients):")],
         "one send_email per recipient, in order"),
@@ -63,10 +79,16 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
 }
 
 
-@pytest.mark.parametrize("probe", WRONG)
+def harness(probe: str) -> bool:
+    """The probe's exercise starts the Claude Code CLI (slow)."""
+    return next(e for e in REGISTRY.exercises.values() if e.function == WRONG[probe][1]).call_timeout > 0
+
+
+@pytest.mark.parametrize("probe", [pytest.param(p, marks=pytest.mark.slow) if harness(p) else p for p in WRONG])
 def test_a_wrong_version_that_had_full_marks_fails_the_rule_it_breaks(probe):
     notebook, name, edits, rule = WRONG[probe]
     fn = variant(f"solutions/{notebook}.ipynb", name, *edits)
     exercise = next(e for e in REGISTRY.exercises.values() if e.function == name)
-    failed = [m.name.split(": ", 1)[1] for m in run_exercise(exercise, NotebookContext(fn, REGISTRY)) if not m.passed]
+    context = NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout))
+    failed = [m.name.split(": ", 1)[1] for m in run_exercise(exercise, context) if not m.passed]
     assert any(f.startswith(rule) for f in failed), failed
