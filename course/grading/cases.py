@@ -20,7 +20,7 @@ from ..scenarios import Scenario, call, say
 from ..scenarios.search import PAGES, search_tools
 from ..tools import Tool, Toolbox
 from .exercise import CLIENT, RUN_TOOL
-from .oracle import Case, error_text_free, label
+from .oracle import Case, error_text_free, label, written
 
 LONG = "The director of Aurora Run is Mara Voss, born in 1974. " * 30  # cut by a small max_tokens
 GIVE_UP = "I give up."  # what the toy model says after its script
@@ -89,9 +89,13 @@ def describe(script: tuple[Step, ...]) -> str:
 def loop_case(script: tuple[Step, ...], *, tools=loop_tools, **options) -> Case:
     """A Case for a loop exercise: the script's scenario, the loop's arguments, and keyword options."""
     sc = scenario(script, tools=tools)
-    settings = "".join(f"; {k}={v!r}" for k, v in options.items())
     args = (CLIENT, MODEL, sc.make_tools().definitions(), RUN_TOOL, sc.prompt)
-    return Case(lambda: describe(script) + settings, args, options, sc)  # described in the language spoken then
+    return Case(lambda: describe(script) + settings(options), args, options, sc)  # in the language spoken then
+
+
+def settings(options: dict) -> str:
+    """A case's keyword arguments as its label ends with them: '; max_turns=2; max_budget_usd=0.0000258'."""
+    return "".join(f"; {k}={written(v)}" for k, v in options.items())
 
 
 def with_model(case: Case, model: str) -> Case:

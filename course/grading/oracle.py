@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import threading
+from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
@@ -204,11 +205,18 @@ MISSING = Missing()
 
 def shown(value: Any) -> str:
     """A value in a few characters, in Python's syntax (None, True, 'text': what the student wrote), a float with 10
-    significant digits, cut with an ellipsis."""
-    if isinstance(value, float):
-        return f"{value:.10g}"
-    text = repr(value)
+    significant digits (two sums taken in another order agree to 1e-9) without an exponent, cut with an ellipsis."""
+    text = written(float(f"{value:.10g}")) if isinstance(value, float) else repr(value)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
+def written(value: Any) -> str:
+    """A value in Python's syntax, exactly; a float without an exponent where it reads better so (an amount of money:
+    0.0000258, never 2.58e-05; 1e+300 stays)."""
+    if not isinstance(value, float) or not math.isfinite(value) or not 1e-12 <= abs(value) < 1e16:
+        return repr(value)
+    text = format(Decimal(repr(value)), "f")
+    return text if "." in text else text + ".0"
 
 
 WHERE = {"error": deferred("what it raised"), "tool_calls": deferred("the tools it ran"),

@@ -35,14 +35,29 @@ def text_report(exercise: Exercise, results: list[Mark]) -> str:
     if results and len(stub) == len(results):  # an untouched stub: one line, not the same failure per check
         return "\n".join(lines + [f"  {stub[0].reason}", "  " + tr("hint: {hint}").format(hint=stub[0].hint)])
     passed_label, failed_label = tr("PASS"), tr("FAIL")
-    for r in results:
-        what = r.name.split(": ", 1)[1]
-        lines.append(f"  {passed_label if r.passed else failed_label}  {what}")
-        if not r.passed:
-            lines.append(hanging(tr("why:  {reason}").format(reason=r.reason)))
-            if r.hint:
-                lines.append(hanging(tr("hint: {hint}").format(hint=r.hint)))
+    for r, (why, hint) in zip(results, said_once(results), strict=True):
+        lines.append(f"  {passed_label if r.passed else failed_label}  {r.name.split(': ', 1)[1]}")
+        lines += [hanging(line) for line in (why, hint) if line]
     return "\n".join(lines)
+
+
+def said_once(results: list[Mark]) -> list[tuple[str, str]]:
+    """Each check's why and hint lines ("" for none): a why an earlier check gave points to that check, and a hint
+    already given is not given again (one mistake fails several checks the same way)."""
+    first: dict[str, str] = {}
+    hinted: set[str] = set()
+    lines = []
+    for r in results:
+        if r.passed:
+            lines.append(("", ""))
+            continue
+        what = r.name.split(": ", 1)[1]
+        why = tr("why:  the same as for '{check}' above").format(check=first[r.reason]) if r.reason in first else \
+            tr("why:  {reason}").format(reason=r.reason)
+        first.setdefault(r.reason, what)
+        lines.append((why, tr("hint: {hint}").format(hint=r.hint) if r.hint and r.hint not in hinted else ""))
+        hinted.add(r.hint)
+    return lines
 
 
 def hanging(text: str, width: int = WIDTH) -> str:
@@ -78,14 +93,12 @@ def html_report(exercise: Exercise, results: list[Mark]) -> str:
     rows = [f'<div style="font-weight:600">{esc(head)} {tag(points, colour)}</div>']
     stub = [r for r in results if r.stub]
     shown = stub[:1] if results and len(stub) == len(results) else results
-    for r in shown:
+    for r, (why, hint) in zip(shown, said_once(shown), strict=True):
         what = r.name.split(": ", 1)[1] if not r.stub or shown is results else ""
         label = tag(tr("PASS"), OK) if r.passed else tag(tr("FAIL"), ERROR)
-        lines = [f"{label}{esc(what)}"]
-        if not r.passed:
-            lines.append(esc(tr("why:  {reason}").format(reason=r.reason)))
-            if r.hint:
-                lines.append(f'<span style="color:{MUTED}">{esc(tr("hint: {hint}").format(hint=r.hint))}</span>')
+        lines = [f"{label} {esc(what)}" if what else label]  # a space after the badge: it is a word of its own
+        lines += [esc(why)] if why else []
+        lines += [f'<span style="color:{MUTED}">{esc(hint)}</span>'] if hint else []
         body = "<br>".join(lines)
         rows.append(f'<div style="padding-left:4.5em;text-indent:-4.5em;margin:2px 0;white-space:normal;'
                     f'overflow-wrap:break-word">{body}</div>')

@@ -6,7 +6,7 @@ import pytest
 
 from course.grading import registry
 from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
+from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
 from variants import variant  # tests/grading/, on sys.path as pytest imports this file
 
 REGISTRY = registry.shipped()
@@ -49,6 +49,10 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
           "        if response.stop_reason == \"pause_turn\":\n"
           "            messages = messages + [{\"role\": \"assistant\", \"content\": response.content}]\n"
           "            continue\n")], "the loop of lesson 03"),
+    "limited_run giving the SDK a tiny budget whatever budget it is given": (
+        "14_the_agent_sdk", "limited_run",
+        [("max_budget_usd=max_budget_usd)", "max_budget_usd=max_budget_usd and 0.000001)")],
+        "max_budget_usd stops the run"),
     "send_notices sending in alphabetical order": (
         "12_three_loops", "send_notices", [("for to in recipients:", "for to in sorted(recipients):")],
         "one send_email per recipient, in order"),
@@ -63,10 +67,16 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
 }
 
 
-@pytest.mark.parametrize("probe", WRONG)
+def harness(probe: str) -> bool:
+    """The probe's exercise starts the Claude Code CLI (slow)."""
+    return next(e for e in REGISTRY.exercises.values() if e.function == WRONG[probe][1]).call_timeout > 0
+
+
+@pytest.mark.parametrize("probe", [pytest.param(p, marks=pytest.mark.slow) if harness(p) else p for p in WRONG])
 def test_a_wrong_version_that_had_full_marks_fails_the_rule_it_breaks(probe):
     notebook, name, edits, rule = WRONG[probe]
     fn = variant(f"solutions/{notebook}.ipynb", name, *edits)
     exercise = next(e for e in REGISTRY.exercises.values() if e.function == name)
-    failed = [m.name.split(": ", 1)[1] for m in run_exercise(exercise, NotebookContext(fn, REGISTRY)) if not m.passed]
+    context = NotebookContext(fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout))
+    failed = [m.name.split(": ", 1)[1] for m in run_exercise(exercise, context) if not m.passed]
     assert any(f.startswith(rule) for f in failed), failed

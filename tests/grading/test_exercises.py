@@ -108,6 +108,15 @@ def test_mistake_loses_marks_and_no_hint_names_another(path):
     assert hints <= {tr(meta["MISTAKE"])} - {None}, f"{path.name}: a hint names another mistake: {hints}"
 
 
+@pytest.mark.parametrize("path", MISTAKE_FILES)
+def test_mistake_fails_exactly_the_rules_its_file_lists(path):
+    """One point per sentence: a known mistake fails the rules of the sentences it breaks (its file's FAILS, in the
+    exercise's order), and no other rule."""
+    meta, results = marks(path, "en")
+    failed = [r.name.split(": ", 1)[1] for r in results if not r.passed]
+    assert failed == list(meta["FAILS"]), f"{path.name} fails other rules than its FAILS lists"
+
+
 @CLI
 def test_most_known_mistakes_are_named_by_their_own_hint():
     """A hint is named only on an exact match, so a mistake that behaves like another on its first failing case
@@ -235,9 +244,10 @@ def test_a_loop_that_appends_the_cut_refused_or_capped_response_gets_full_marks(
     assert [(r.name, r.reason) for r in results if not r.passed] == []
 
 
-def test_an_extra_message_at_every_none_exit_fails_exactly_the_rules_with_such_an_exit():
-    """The accepted reading appends the ending response once; appending it twice fails every rule that has a case
-    ending without an answer (cap, cut, refusal, pause), on the returned messages, and no other rule."""
+def test_an_extra_message_at_every_none_exit_fails_only_the_sentence_about_what_a_none_exit_returns():
+    """The accepted reading appends the ending response once; appending it twice breaks one sentence, what a run
+    without an answer returns, and fails that rule alone (the rules of the cap, the cut, the refusal and the pause
+    compare the calls, the tools and the answer, which it gets right)."""
     from course.grading.checks import l03_the_first_loop as l03
 
     def appended_twice(*args, **kwargs):
@@ -245,7 +255,6 @@ def test_an_extra_message_at_every_none_exit_fails_exactly_the_rules_with_such_a
         return answer, messages + messages[-1:] if answer is None else messages
 
     failed = {r.name.split(": ", 1)[1]: r for r in grade("agent_loop", appended_twice) if not r.passed}
-    none_exits = {tr(rule.name) for rule in registry.shipped().exercise("agent_loop").rules if rule.cases in (
-        l03.looks_final_cases, l03.cut_cases, l03.other_stop_cases, l03.cap_cases, l03.none_exit_cases)}
-    assert set(failed) == none_exits
-    assert all("the return value at [1]" in r.reason and r.hint == "" for r in failed.values())
+    assert set(failed) == {tr(rule.name) for rule in registry.shipped().exercise("agent_loop").rules
+                           if rule.cases is l03.none_exit_cases}
+    assert all("the returned messages at [1]" in r.reason and r.hint == "" for r in failed.values())

@@ -47,7 +47,7 @@ def test_numbers_agree_within_a_sum_taken_in_another_order_but_true_is_not_one()
 
 
 def test_values_are_shown_in_python_syntax_floats_with_ten_digits_long_ones_cut():
-    assert shown(["P2", 1]) == "['P2', 1]" and shown(5.0900000000000004e-05) == "5.09e-05"
+    assert shown(["P2", 1]) == "['P2', 1]" and shown(5.0900000000000004e-05) == "0.0000509"  # money: no exponent
     assert shown({"is_error": True, "content": None}) == "{'is_error': True, 'content': None}"
     assert len(shown("x" * 500)) == 160 and shown("x" * 500).endswith("…")
 

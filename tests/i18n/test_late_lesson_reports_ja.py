@@ -22,11 +22,11 @@ def mistake(stem: str, function: str):
 # (grade_id, submission, (why, hint) in English, the same in Japanese)
 REPORTS = [
     ("budget_loop", mistake("l07_budget_strictly_over", "budget_loop"),
-     ("with a model that 1) asks for search + search 2) asks for search 3) answers '1974'; max_budget_usd=2.58e-05: "
+     ("with a model that 1) asks for search + search 2) asks for search 3) answers '1974'; max_budget_usd=0.0000258: "
       "your function sent 2 requests; the reference sends 1",
       "stopping only once the spend is past the budget: the text says spent_usd >= max_budget_usd"),
      ("次のように応答するモデル（1) search + search を求める 2) search を求める 3) '1974' と回答する）; "
-      "max_budget_usd=2.58e-05 のとき：あなたの関数が送ったリクエストは 2 件、参照解答は 1 件です",
+      "max_budget_usd=0.0000258 のとき：あなたの関数が送ったリクエストは 2 件、参照解答は 1 件です",
       "支出が予算を超えてから止めています。問題文の条件は spent_usd >= max_budget_usd です")),
     ("max_calls", mistake("l07_window_rounded", "max_calls"),
      ("with max_calls(200000, 5000, 2000): the return value: yours 99, the reference's 98",

@@ -97,16 +97,19 @@ def cases_of(which: str, n: int, seed: int):
     return made
 
 
+KINDS = [cases_of("None", 8, 0), cases_of("P1", 8, 1), cases_of("P2", 12, 2), cases_of("P3", 10, 3),
+         cases_of("earliest", 16, 4)]  # the lists that keep the invariant, those that break P1, P2, P3, several
+
 EXERCISES = [
     exercise("first_violation", "first_violation", deferred("Checking the pairing invariant"), NOTEBOOK, [
-        Rule(deferred("a list that keeps P1-P3 gives None"), cases_of("None", 8, 0), ("value", "after")),
+        Rule(deferred("a list that keeps P1-P3 gives None"), KINDS[0], points=0.5),
         Rule(deferred("P1: the first and the last message are from the user (index 0 or the last index; an empty list "
-                      "breaks it at 0)"), cases_of("P1", 8, 1), ("value", "after")),
+                      "breaks it at 0)"), KINDS[1]),
         Rule(deferred("P2: each assistant tool_use answered first, in order, in the next user message (index: the "
-                      "assistant message)"), cases_of("P2", 12, 2), ("value", "after")),
-        Rule(deferred("P3: no other tool_result anywhere (index: the message holding it)"), cases_of("P3", 10, 3),
-             ("value", "after")),
-        Rule(deferred("several breaks: the earliest message, and P1 before P2 before P3 at one message"),
-             cases_of("earliest", 16, 4), ("value", "after")),
+                      "assistant message)"), KINDS[2]),
+        Rule(deferred("P3: no other tool_result anywhere (index: the message holding it)"), KINDS[3]),
+        Rule(deferred("several breaks: the earliest message, and P1 before P2 before P3 at one message"), KINDS[4]),
+        Rule(deferred("the list is left unchanged"), lambda: [c for kind in KINDS for c in kind()], ("after",),
+             points=0.5),
     ]),
 ]

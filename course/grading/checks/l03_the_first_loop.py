@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...client import MODELS
-from ...i18n import deferred
+from ...i18n import deferred, tr
 from ..cases import ANSWERS, ASKS, LONG, TWO_TEXTS, Step, loop_case, pick, scripts, signatures_free, with_model
-from ..oracle import Case, Rule, exercise
+from ..oracle import Case, Rule, canonical, difference, equal, exercise, shown
 
 NOTEBOOK = "solutions/03_the_first_loop.ipynb"
 
@@ -154,30 +154,102 @@ def ending_appended(ref, case: Case) -> list:
     return [replace(ref, value=[None, [*value[1], last]])]
 
 
-def rule(name, cases_, points: float = 1.0) -> Rule:
-    return Rule(name, cases_, ASPECTS, readings=ending_appended, loose=says_what_failed, points=points)
+# what each sentence is about: a rule compares that part of the outcome alone, so one mistake fails only the
+# sentences it breaks (a loop that returns the wrong messages still sends the model it is given)
+
+def sent_fields(requests):
+    """Each request's model, tools and max_tokens."""
+    return [{k: r.get(k) for k in ("model", "tools", "max_tokens")} if isinstance(r, dict) else r for r in requests]
+
+
+def calls(requests):
+    """How many requests were sent, and nothing of what they hold."""
+    return [{} for _ in requests]
+
+
+def results_messages(requests):
+    """The message each request after the first ends with: the previous response's results."""
+    return [says_what_failed(r["messages"][-1]) if k and isinstance(r, dict) and r.get("messages") else {}
+            for k, r in enumerate(requests)]
+
+
+def answer(value):
+    """The answer of an (answer, messages) pair."""
+    return value[0] if isinstance(value, list) and len(value) == 2 else value
+
+
+def as_received(out, k: int) -> dict:
+    """Response k (from 0) as an assistant message, exactly as the API sent it."""
+    return canonical({"role": "assistant", "content": (out.replies[k] or {}).get("content")})
+
+
+def returns_what_it_sent(out, case: Case) -> str:
+    """A `holds`: the returned messages are the last request's messages, plus the final assistant message when there
+    is an answer (with none, the response that ended the loop may be appended too)."""
+    value = canonical(out.value)
+    if not out.requests or not (isinstance(value, list) and len(value) == 2):
+        return "" if not out.requests else tr("the return value: yours {mine}, not an (answer, messages) pair").format(
+            mine=shown(value))
+    sent = canonical(out.requests[-1].get("messages"))
+    ended = sent + [as_received(out, len(out.requests) - 1)]
+    right = [ended] if value[0] is not None else [sent, ended]
+    if any(equal(value[1], messages) for messages in right):
+        return ""
+    path, mine, theirs = difference(value[1], right[0], "[1]")
+    return tr("the returned messages at {path}: yours {mine}, the last request's {theirs}").format(
+        path=path, mine=shown(mine), theirs=shown(theirs)) if value[0] is None else tr(
+        "the returned messages at {path}: yours {mine}, the last request's plus the final reply: {theirs}").format(
+        path=path, mine=shown(mine), theirs=shown(theirs))
+
+
+def grows_by_one_turn(out, case: Case) -> str:
+    """A `holds`: each request's messages are the previous request's, the reply to it exactly as received, and one
+    user message."""
+    for k in range(1, len(out.requests)):
+        now = canonical(out.requests[k].get("messages"))
+        grown = canonical(out.requests[k - 1].get("messages")) + [as_received(out, k - 1)]
+        last = now[-1] if isinstance(now, list) and now else None
+        found = difference(now, grown + [last]) if isinstance(last, dict) and last.get("role") == "user" and \
+            len(now) == len(grown) + 1 else difference(now, grown + [{"role": "user"}])
+        if found:
+            path, mine, theirs = found
+            return tr("request {number}, messages{path}: yours {mine}, the previous request's messages, the reply "
+                      "as received and one user message: {theirs}").format(number=k + 1, path=path, mine=shown(mine),
+                                                                           theirs=shown(theirs))
+    return ""
+
+
+SENT = {"requests": sent_fields}
+ANSWER = {"value": answer}
+STOPPED = {"requests": calls, "tool_calls": says_what_failed, "value": answer}  # how many calls, the tools, the answer
+RESULTS = {"requests": results_messages, "tool_calls": says_what_failed}
+
+
+def rule(name, cases_, aspects=ASPECTS, loose=None, points: float = 1.0) -> Rule:
+    return Rule(name, cases_, aspects, readings=ending_appended, loose=loose or says_what_failed, points=points)
 
 
 EXERCISES = [
     exercise("agent_loop", "agent_loop", deferred("Fix a broken loop"), NOTEBOOK, [
-        rule(deferred("every request sends the model, the tools and the max_tokens given"), sent_cases),
-        rule(deferred("end_turn: the answer is the response's text"), answer_cases),
-        rule(deferred("decide from stop_reason, never from how the text looks"), looks_final_cases),
+        rule(deferred("every request sends the model, the tools and the max_tokens given"), sent_cases, ("requests",),
+             SENT),
+        rule(deferred("end_turn: the answer is the response's text"), answer_cases, ("value",), ANSWER),
+        rule(deferred("decide from stop_reason, never from how the text looks"), looks_final_cases, loose=STOPPED),
         rule(deferred("tool_use: every tool_use run in order, all results in one user message, results first, each "
-                      "with its id"), parallel_cases),
+                      "with its id"), parallel_cases, ("requests", "tool_calls"), RESULTS),
         rule(deferred("a tool that raises becomes a result with is_error: true and the error as its content"),
-             raising_cases),
-        rule(deferred("max_tokens: no answer, no tools run, no further call"), cut_cases),
-        rule(deferred("any other stop reason (a refusal) is treated as max_tokens"), other_stop_cases),
-        rule(deferred("at most max_turns + 1 calls; at the cap the tools are not run and there is no answer"),
-             cap_cases, points=2.0),
-        rule(deferred("an answer returns the last request's messages plus the final assistant message"),
-             history_cases),
-        rule(deferred("no answer returns the last request's messages (the ending response appended is accepted)"),
-             none_exit_cases),
-        rule(deferred("each request is the previous one plus the reply exactly as received (thinking blocks "
-                      "included) and one user message"), thinking_cases),
+             raising_cases, ("requests", "tool_calls"), RESULTS),
+        rule(deferred("max_tokens: no answer, no tools run, no further call"), cut_cases, loose=STOPPED),
+        rule(deferred("any other stop reason (a refusal) is treated as max_tokens"), other_stop_cases, loose=STOPPED),
+        rule(deferred("at most max_turns + 1 model calls (with max_turns=0, one call)"), cap_cases, ("requests",),
+             {"requests": calls}),
+        rule(deferred("when the response after the last allowed turn still asks for tools, they are not run and there "
+                      "is no answer"), cap_cases, ("tool_calls", "value"), STOPPED),
+        Rule(deferred("an answer returns the last request's messages plus the final assistant message"),
+             history_cases, ("requests", "value"), holds=returns_what_it_sent),
+        Rule(deferred("no answer returns the last request's messages (the ending response appended is accepted)"),
+             none_exit_cases, ("requests", "value"), holds=returns_what_it_sent),
+        Rule(deferred("each request is the previous one plus the reply exactly as received (thinking blocks "
+                      "included) and one user message"), thinking_cases, ("requests",), holds=grows_by_one_turn),
     ]),
 ]
-
-# --- kept for the lessons whose checks still use them (05, 09, 13) -------------------------------------

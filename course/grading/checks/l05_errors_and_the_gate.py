@@ -213,18 +213,20 @@ def carries_the_error(out, case: Case) -> str:
     return ""
 
 
-CALL_ASPECTS = ("value", "tool_calls", "after")
+CALL_ASPECTS = ("value", "tool_calls")
 
 EXERCISES = [
     exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"), NOTEBOOK, [
         Rule(deferred("a rule Tool matches every call of the tool named exactly Tool, whatever its arguments"),
-             bare_cases, ("value", "after")),
-        Rule(deferred("a rule Tool(spec) matches calls of the tool Tool only"), tool_cases, ("value", "after")),
+             bare_cases, points=0.5),
+        Rule(deferred("a rule Tool(spec) matches calls of the tool Tool only"), tool_cases),
         Rule(deferred("it matches when one of the call's string arguments matches the glob spec as a whole, "
-                      "case-sensitively; other arguments are never compared"), glob_cases, ("value", "after")),
+                      "case-sensitively; other arguments are never compared"), glob_cases),
+        Rule(deferred("input is left as it is"), lambda: bare_cases() + tool_cases() + glob_cases(), ("after",),
+             points=0.5),
     ]),
     exercise("answer_calls", "answer_calls", deferred("Answering every tool_use through the gate"), NOTEBOOK, [
-        Rule(deferred("a call matching a rule of deny is not run"), listed(REFUSALS), ("tool_calls", "after")),
+        Rule(deferred("a call matching a rule of deny is not run"), listed(REFUSALS), ("tool_calls",)),
         Rule(deferred("a refused call gets an is_error result saying why"), listed(REFUSALS), CALL_ASPECTS,
              loose=reason_free),
         Rule(deferred("the other calls run with run_tool, each result carrying the tool's text"), listed(ALLOWED),
@@ -233,6 +235,8 @@ EXERCISES = [
              listed(FAILURES), CALL_ASPECTS, loose=error_text_free),
         Rule(deferred("the is_error result of an exception carries the error"), listed(FAILURES + MIXED),
              ("value",), holds=carries_the_error, points=0.5),
-        Rule(deferred("one result per call, in order"), listed(MIXED), CALL_ASPECTS, loose=reason_free),
+        Rule(deferred("one result per call, in order"), listed(MIXED), CALL_ASPECTS, loose=reason_free, points=0.5),
+        Rule(deferred("tool_uses and deny are left as they are"), listed(REFUSALS + ALLOWED + FAILURES + MIXED),
+             ("after",), points=0.5),
     ]),
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...client import MODEL
 from ...i18n import deferred, tr
-from ..cases import ANSWERS, LONG, TWO_TEXTS, Step, describe, no_tools_free, pick, scenario, scripts
+from ..cases import ANSWERS, LONG, TWO_TEXTS, Step, describe, no_tools_free, pick, scenario, scripts, settings
 from ..exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
@@ -75,8 +75,7 @@ ENDS = (ANSWERS, ANSWER_THINKING, REFUSES, Cut())
 def turn_case(script: tuple[Step, ...], **options) -> Case:
     """A Case for finish_turn: the model answers the k-th call with the script's k-th step."""
     sc = scenario(script)
-    settings = "".join(f"; {k}={v!r}" for k, v in options.items())
-    return Case(lambda: describe(script) + settings, (CLIENT, MODEL, sc.prompt), options, sc)
+    return Case(lambda: describe(script) + settings(options), (CLIENT, MODEL, sc.prompt), options, sc)
 
 
 def first_cases() -> list[Case]:

@@ -158,8 +158,11 @@ def turn_cases() -> list[Case]:
 
 EXERCISES = [
     exercise("budget_loop", "budget_loop", deferred("Report how a budgeted run ended"), NOTEBOOK, [
-        Rule(deferred("every response's cost is added as it arrives, the final one included; calls counts the "
-                      "model calls"), spend_cases, LOOP_ASPECTS, loose=max_tokens_free),
+        Rule(deferred("every response's cost is added to spent_usd as it arrives, the final one included"),
+             spend_cases, ("value",), loose={"value": lambda v: v[1] if isinstance(v, list) and len(v) == 3 else v},
+             points=0.5),
+        Rule(deferred("calls is the number of model calls made"), spend_cases, ("value",),
+             loose={"value": lambda v: v[2] if isinstance(v, list) and len(v) == 3 else v}, points=0.5),
         Rule(deferred("a response without tool use ends the run as success, even when its cost reaches the budget"),
              no_tool_use_cases, LOOP_ASPECTS, loose=max_tokens_free),
         Rule(deferred("after a response asking for tools: error_max_budget_usd once spent_usd >= max_budget_usd, "

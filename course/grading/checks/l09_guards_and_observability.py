@@ -195,8 +195,8 @@ EXERCISES = [
     exercise("repeated_call", "repeated_call", deferred("Detecting a repeated identical call"), NOTEBOOK, [
         Rule(deferred("the index of the call that makes max_repeats identical calls in a row, or None"),
              streak_cases),
-        Rule(deferred("identical: the same name and an equal input, compared as values; calls is left unchanged"),
-             value_cases, ("value", "after")),
+        Rule(deferred("identical: the same name and an equal input, compared as values"), value_cases, points=0.5),
+        Rule(deferred("calls is left unchanged"), lambda: streak_cases() + value_cases(), ("after",), points=0.5),
     ]),
     exercise("guarded_loop", "guarded_loop", deferred("A repeat rule that warns once, and a deadline"), NOTEBOOK, [
         Rule(deferred("as lesson 03: success with the text on end_turn, (stop_reason, None) on any other stop reason, "

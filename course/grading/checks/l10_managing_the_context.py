@@ -13,7 +13,7 @@ Each rule is one sentence of the exercise's text, judged against the reference (
 from __future__ import annotations
 
 from ...api.models import MODELS
-from ...i18n import deferred, tr
+from ...i18n import deferred, tr, tr_plural
 from ...messages import assistant, text, tool_result, tool_use, user
 from ...pricing import price
 from ..oracle import Case, Rule, exercise
@@ -65,7 +65,7 @@ def clearing_cases() -> list[Case]:
     made = [Case(tr("[] and keep=1"), ([], 1, PLACEHOLDER))]
     for n in (1, 2, 3):
         for keep in range(0, n + 2):
-            label = tr("{n} turns and keep={keep}").format(n=n, keep=keep)
+            label = tr_plural("{n} turn and keep={keep}", "{n} turns and keep={keep}", n).format(n=n, keep=keep)
             made.append(Case(label, (plain_turns(n), keep, PLACEHOLDER)))
     return made
 
@@ -120,7 +120,7 @@ EXERCISES = [
                       "placeholder"), clearing_cases),
         Rule(deferred("blocks, ids, is_error, text and tool_use blocks stay as they are; a turn is a user message "
                       "holding results"), keeping_cases),
-        Rule(deferred("messages is left unchanged: a new list is returned"), unchanged_cases, ("value", "after")),
+        Rule(deferred("messages is left unchanged: a new list is returned"), unchanged_cases, ("after",)),
     ]),
     exercise("cache_costs", "cache_costs", deferred("What a prompt cache saves"), NOTEBOOK, [
         Rule(deferred("without_usd: the prefix at price_in on every call"), priced_cases, loose=without),

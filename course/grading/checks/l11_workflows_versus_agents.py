@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ...api import Conversation, LocalAPI, Turn
 from ...client import MODEL
-from ...i18n import deferred, tr
+from ...i18n import deferred, tr, tr_plural
 from ...messages import text_of
 from ...scenarios import Scenario, say
 from ..exercise import CLIENT, Outcome
@@ -94,7 +94,9 @@ def user_text(body: dict) -> str:
 def two_fresh_calls(out: Outcome, case: Case) -> str:
     model = case.args[1]
     if len(out.requests) != 2:
-        return tr("your function made {n} calls; a two-node chain makes exactly 2").format(n=len(out.requests))
+        return tr_plural("your function made {n} call; a two-node chain makes exactly 2",
+                         "your function made {n} calls; a two-node chain makes exactly 2", len(out.requests)).format(
+            n=len(out.requests))
     for k, (body, status) in enumerate(zip(out.requests, out.statuses, strict=True), 1):
         if status != 200:
             return tr("call {k} was rejected by the API with {status}: {message}").format(
@@ -120,8 +122,9 @@ def summarises_text(out: Outcome, case: Case) -> str:
 
 def translates_summary(out: Outcome, case: Case) -> str:
     if len(out.requests) < 2 or out.statuses[0] != 200:
-        return tr("your function made {n} calls; the second call must carry the first's output").format(
-            n=len(out.requests))
+        return tr_plural("your function made {n} call; the second call must carry the first's output",
+                         "your function made {n} calls; the second call must carry the first's output",
+                         len(out.requests)).format(n=len(out.requests))
     summary = text_of(out.replies[0])
     if summary not in user_text(out.requests[1]):
         return tr("the second call's message does not carry the first call's output {summary!r}").format(

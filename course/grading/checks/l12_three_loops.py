@@ -24,7 +24,7 @@ from ...i18n import deferred, tr
 from ...tools.outbox import Outbox
 from ...scenarios import Scenario
 from ...tools import Tool, Toolbox
-from ..cases import ANSWERS, Step, describe, loop_tools, max_tokens_free, scenario
+from ..cases import ANSWERS, Step, describe, loop_tools, max_tokens_free, scenario, settings
 from ..exercise import CLIENT, RUN_TOOL, Outcome
 from ..oracle import Case, Rule, exercise
 from .common import tools_only
@@ -82,21 +82,23 @@ def goal_case(script: tuple, verdicts: str, **options) -> Case:
     sc = scenario(script, tools=judge_tools(verdicts))
     offered = [d for d in sc.make_tools().definitions() if d["name"] != EVALUATOR]
     said = ", ".join(LINES[v].split(":")[0] for v in verdicts)
-    settings = "".join(f"; {k}={v!r}" for k, v in options.items())
     def label() -> str:  # described in the language spoken when the report is written
-        return tr("{model}; an evaluator that says {said}").format(model=describe(script), said=said) + settings
+        return tr("{model}; an evaluator that says {said}").format(model=describe(script), said=said) + \
+            settings(options)
 
     return Case(label, (CLIENT, MODEL, offered, RUN_TOOL, sc.prompt), options, sc)
 
 
 def round_cases() -> list[Case]:
-    """Rounds of 0 to 3 tool-use turns (parallel calls, a tool that raises, thinking), each capped on its own."""
-    broken, thinks = Step(("broken",)), Step(text="1974", thinking=True)
+    """Rounds of 0 to 3 tool-use turns (parallel calls, a tool that raises, thinking, text before a call), each capped
+    on its own."""
+    broken, thinks, says_first = Step(("broken",)), Step(text="1974", thinking=True), Step(("search",), text="Looking.")
     return [goal_case((SAYS,), "a"), goal_case((ASK, SAYS), "a"), goal_case((ASK, TWO, SAYS, broken, thinks), "na"),
             goal_case((ASK, ASK, SAYS, ASK, ASK, SAYS), "na", max_turns=2),
             goal_case((ASK, ASK, SAYS, ASK, ASK, SAYS), "na", max_turns=1),
             goal_case((ASK, SAYS, ASK, ASK, ASK, SAYS), "na", max_turns=2), goal_case((ASK, SAYS), "a", max_turns=0),
-            goal_case((SAYS, ASK, SAYS), "na", max_turns=0), goal_case((ASK,) * 11 + (SAYS,), "a")]
+            goal_case((SAYS, ASK, SAYS), "na", max_turns=0), goal_case((ASK,) * 11 + (SAYS,), "a"),
+            goal_case((says_first, SAYS), "a")]
 
 
 def verdict_cases() -> list[Case]:

@@ -127,7 +127,15 @@ def limited_case(max_turns: int | None, max_budget_usd: float | None) -> Case:
                 (ALWAYS.english_prompt, AGENT_OPTIONS_ALLOWING, max_turns, max_budget_usd), {}, ALWAYS)
 
 
+def unlimited_case() -> Case:
+    """Aurora Run with neither limit (None: none): the run ends by itself, with success, and query() never raises."""
+    return Case(lambda: tr("Aurora Run on the Claude Code CLI, max_turns=None, max_budget_usd=None"),
+                (AURORA.english_prompt, AGENT_OPTIONS_ALLOWING, None, None), {}, AURORA)
+
+
 TINY = 0.000001  # dollars: a budget the first response's cost passes, so the run stops after one request
+SECOND = 0.0025  # dollars: more than the first response costs ($0.00167: the CLI's prompt written to the cache), less
+# than the first two ($0.00337): the second response crosses it, so a budget given wrong (or not at all) shows
 
 
 EXERCISES = [
@@ -150,9 +158,11 @@ EXERCISES = [
     ], call_timeout=CLI_SECONDS),
     exercise("limited_run", "limited_run", deferred("Stopping the real harness by turns and by money"), NOTEBOOK, [
         Rule(deferred("max_turns stops the run with subtype error_max_turns"),
-             lambda: [limited_case(1, None), limited_case(2, None)], ("requests", "value"), loose=RUN),
+             lambda: [limited_case(1, None), limited_case(2, None), unlimited_case()], ("requests", "value"),
+             loose=RUN),
         Rule(deferred("max_budget_usd stops the run with subtype error_max_budget_usd once its cost reaches it"),
-             lambda: [limited_case(3, TINY), limited_case(None, TINY)], ("requests", "value"), loose=RUN),
+             lambda: [limited_case(3, TINY), limited_case(None, TINY), limited_case(3, SECOND)], ("requests", "value"),
+             loose=RUN),
         Rule(deferred("the ResultMessage is returned although query() raises ResultError after it"),
              lambda: [limited_case(1, None)], ("value",), loose=RUN),
     ], call_timeout=CLI_SECONDS),

@@ -1,7 +1,9 @@
 """Known mistakes: plausible wrong versions of the graded functions, one per file, each naming its mistake.
 
-A file holds GRADE_ID, the function (named as the exercise's), and MISTAKE: the hint that names the mistake
-(a `deferred` English sentence), or None when its behaviour is not one cause. A hint is a proof: the grader names
+A file holds GRADE_ID, the function (named as the exercise's), MISTAKE: the hint that names the mistake
+(a `deferred` English sentence), or None when its behaviour is not one cause, and FAILS: the rules it fails (their
+English sentences, in the exercise's order), the sentences of the text its code breaks and no other (one point per
+sentence: a test holds each file to its list). A hint is a proof: the grader names
 a mistake only when, on every case of the exercise where the student's function or that mistake differs from the
 reference, the two do the same, and no known mistake with another hint does; otherwise the feedback shows the
 difference and names nothing. The tests hold them to it: each loses marks, and none is given a hint naming another.

@@ -2,6 +2,14 @@
 from course.grading.checks.l01_messages_and_blocks import STRING_CONTENT as MISTAKE
 
 GRADE_ID = "first_violation"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a list that keeps P1-P3 gives None",
+    "P1: the first and the last message are from the user (index 0 or the last index; an empty list breaks it at 0)",
+    "P2: each assistant tool_use answered first, in order, in the next user message (index: the assistant message)",
+    "P3: no other tool_result anywhere (index: the message holding it)",
+    "several breaks: the earliest message, and P1 before P2 before P3 at one message",
+    "the list is left unchanged",
+]
 
 
 def first_violation(messages):

@@ -2,6 +2,9 @@
 from course.grading.checks.l01_messages_and_blocks import P1_FIRST as MISTAKE
 
 GRADE_ID = "first_violation"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "several breaks: the earliest message, and P1 before P2 before P3 at one message",
+]
 
 
 def first_violation(messages):

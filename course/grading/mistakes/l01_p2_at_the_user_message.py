@@ -2,6 +2,10 @@
 from course.grading.checks.l01_messages_and_blocks import P2_AT_USER as MISTAKE
 
 GRADE_ID = "first_violation"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "P2: each assistant tool_use answered first, in order, in the next user message (index: the assistant message)",
+    "several breaks: the earliest message, and P1 before P2 before P3 at one message",
+]
 
 
 def first_violation(messages):

@@ -2,6 +2,9 @@
 from course.grading.checks.l01_messages_and_blocks import USER_ONLY as MISTAKE
 
 GRADE_ID = "first_violation"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "P3: no other tool_result anywhere (index: the message holding it)",
+]
 
 
 def first_violation(messages):

@@ -2,6 +2,9 @@
 from course.grading.checks.l02_a_model_is_a_function import FIRST_BLOCK as MISTAKE
 
 GRADE_ID = "follow_up"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the return value is the text of the second answer",
+]
 
 
 def follow_up(client, model, first, second):

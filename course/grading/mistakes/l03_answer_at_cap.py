@@ -2,6 +2,13 @@
 from course.grading.checks.l03_the_first_loop import ANSWER_WITHOUT_END_TURN as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "decide from stop_reason, never from how the text looks",
+    "max_tokens: no answer, no tools run, no further call",
+    "any other stop reason (a refusal) is treated as max_tokens",
+    "when the response after the last allowed turn still asks for tools, they are not run and there is no answer",
+    "no answer returns the last request's messages (the ending response appended is accepted)",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

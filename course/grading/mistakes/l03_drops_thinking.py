@@ -2,6 +2,12 @@
 from course.grading.checks.l03_the_first_loop import DROPS_THINKING as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "tool_use: every tool_use run in order, all results in one user message, results first, each with its id",
+    "a tool that raises becomes a result with is_error: true and the error as its content",
+    "any other stop reason (a refusal) is treated as max_tokens",
+    "each request is the previous one plus the reply exactly as received (thinking blocks included) and one user message",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

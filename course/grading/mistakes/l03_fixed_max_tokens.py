@@ -2,6 +2,10 @@
 from course.grading.checks.l03_the_first_loop import FIXED_MAX_TOKENS as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "every request sends the model, the tools and the max_tokens given",
+    "max_tokens: no answer, no tools run, no further call",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

@@ -2,6 +2,12 @@
 from course.grading.checks.l03_the_first_loop import OFF_BY_ONE as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "at most max_turns + 1 model calls (with max_turns=0, one call)",
+    "when the response after the last allowed turn still asks for tools, they are not run and there is no answer",
+    "an answer returns the last request's messages plus the final assistant message",
+    "no answer returns the last request's messages (the ending response appended is accepted)",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
@@ -9,7 +15,7 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
     for turn in range(max_turns):  # the mistake: max_turns calls instead of max_turns + 1
         r = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
         if r.stop_reason == "end_turn":
-            return r.content[-1].text, messages + [{"role": "assistant", "content": r.content}]
+            return "".join(b.text for b in r.content if b.type == "text"), messages + [{"role": "assistant", "content": r.content}]
         if r.stop_reason != "tool_use":
             return None, messages
         results = []

@@ -2,6 +2,9 @@
 from course.grading.checks.l03_the_first_loop import RAN_LAST_TOOLS as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "when the response after the last allowed turn still asks for tools, they are not run and there is no answer",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):

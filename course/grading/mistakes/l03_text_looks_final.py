@@ -2,6 +2,13 @@
 from course.grading.checks.l03_the_first_loop import TEXT_LOOKS_FINAL as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "end_turn: the answer is the response's text",
+    "decide from stop_reason, never from how the text looks",
+    "tool_use: every tool_use run in order, all results in one user message, results first, each with its id",
+    "max_tokens: no answer, no tools run, no further call",
+    "any other stop reason (a refusal) is treated as max_tokens",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
@@ -9,7 +16,7 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
     for turn in range(max_turns + 1):
         r = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
         if r.content[0].type == "text":  # the mistake: text first does not mean finished
-            return r.content[0].text, messages + [{"role": "assistant", "content": r.content}]
+            return "".join(b.text for b in r.content if b.type == "text"), messages + [{"role": "assistant", "content": r.content}]
         if r.stop_reason != "tool_use" or turn == max_turns:
             return None, messages
         results = []

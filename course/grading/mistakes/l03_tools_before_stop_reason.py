@@ -2,6 +2,9 @@
 from course.grading.checks.l03_the_first_loop import TOOLS_BEFORE_STOP_REASON as MISTAKE
 
 GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "max_tokens: no answer, no tools run, no further call",
+]
 
 
 def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
@@ -16,7 +19,7 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
                 except Exception as e:
                     results.append({"type": "tool_result", "tool_use_id": b.id, "content": str(e), "is_error": True})
         if r.stop_reason == "end_turn":
-            return r.content[-1].text, messages + [{"role": "assistant", "content": r.content}]
+            return "".join(b.text for b in r.content if b.type == "text"), messages + [{"role": "assistant", "content": r.content}]
         if r.stop_reason != "tool_use" or turn == max_turns:
             return None, messages
         messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": results}]

@@ -2,6 +2,9 @@
 from course.grading.checks.l04_termination import IN_PLACE as MISTAKE
 
 GRADE_ID = "count_run"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the history is left unchanged",
+]
 
 
 def count_run(messages):

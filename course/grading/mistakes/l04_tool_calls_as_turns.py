@@ -2,6 +2,10 @@
 from course.grading.checks.l04_termination import PARALLEL as MISTAKE
 
 GRADE_ID = "count_run"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "turns: the assistant messages with a tool_use",
+    "steps: each model call and each turn of tool execution",
+]
 
 
 def count_run(messages):

@@ -2,6 +2,9 @@
 from course.grading.checks.l05_errors_and_the_gate import NO_ERROR_TEXT as MISTAKE
 
 GRADE_ID = "answer_calls"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the is_error result of an exception carries the error",
+]
 
 
 def answer_calls(tool_uses, run_tool, deny):

@@ -4,6 +4,9 @@ import fnmatch
 from course.grading.checks.l05_errors_and_the_gate import CASE as MISTAKE
 
 GRADE_ID = "rule_matches"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "it matches when one of the call's string arguments matches the glob spec as a whole, case-sensitively; other arguments are never compared",
+]
 
 
 def rule_matches(rule, name, input):

@@ -2,6 +2,14 @@
 from course.grading.checks.l05_errors_and_the_gate import NAME_ONLY as MISTAKE
 
 GRADE_ID = "answer_calls"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a call matching a rule of deny is not run",
+    "a refused call gets an is_error result saying why",
+    "the other calls run with run_tool, each result carrying the tool's text",
+    "an exception (an unknown tool, an invalid input, a failure) becomes an is_error result",
+    "the is_error result of an exception carries the error",
+    "one result per call, in order",
+]
 
 
 def answer_calls(tool_uses, run_tool, deny):

@@ -2,6 +2,12 @@
 from course.grading.checks.l05_errors_and_the_gate import EXCEPTION as MISTAKE
 
 GRADE_ID = "answer_calls"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "an exception (an unknown tool, an invalid input, a failure) becomes an is_error result",
+    "the is_error result of an exception carries the error",
+    "one result per call, in order",
+    "tool_uses and deny are left as they are",
+]
 
 
 def answer_calls(tool_uses, run_tool, deny):

@@ -2,6 +2,9 @@
 from course.grading.checks.l05_errors_and_the_gate import IN_PLACE as MISTAKE
 
 GRADE_ID = "answer_calls"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "tool_uses and deny are left as they are",
+]
 
 
 def answer_calls(tool_uses, run_tool, deny):

@@ -2,6 +2,10 @@
 from course.grading.checks.l05_errors_and_the_gate import TOOL_PREFIX as MISTAKE
 
 GRADE_ID = "rule_matches"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a rule Tool matches every call of the tool named exactly Tool, whatever its arguments",
+    "a rule Tool(spec) matches calls of the tool Tool only",
+]
 
 
 def rule_matches(rule, name, input):

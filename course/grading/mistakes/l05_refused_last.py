@@ -2,6 +2,10 @@
 from course.grading.checks.l05_errors_and_the_gate import REFUSED_LAST as MISTAKE
 
 GRADE_ID = "answer_calls"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a refused call gets an is_error result saying why",
+    "one result per call, in order",
+]
 
 
 def answer_calls(tool_uses, run_tool, deny):

@@ -2,6 +2,10 @@
 from course.grading.checks.l05_errors_and_the_gate import SUBSTRING as MISTAKE
 
 GRADE_ID = "rule_matches"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a rule Tool(spec) matches calls of the tool Tool only",
+    "it matches when one of the call's string arguments matches the glob spec as a whole, case-sensitively; other arguments are never compared",
+]
 
 
 def rule_matches(rule, name, input):

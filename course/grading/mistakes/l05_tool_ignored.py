@@ -4,6 +4,9 @@ import fnmatch
 from course.grading.checks.l05_errors_and_the_gate import TOOL_IGNORED as MISTAKE
 
 GRADE_ID = "rule_matches"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a rule Tool(spec) matches calls of the tool Tool only",
+]
 
 
 def rule_matches(rule, name, input):

@@ -2,6 +2,10 @@
 from course.grading.checks.l06_other_stop_reasons import NO_LIMIT as MISTAKE
 
 GRADE_ID = "finish_turn"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "at most max_continuations continuations",
+    "otherwise None: a refusal, a reply cut at max_tokens, a turn still paused",
+]
 
 
 def finish_turn(client, model, prompt, *, max_continuations=3):

@@ -2,6 +2,13 @@
 from course.grading.checks.l06_other_stop_reasons import ALL_BUT_TOOL_USE as MISTAKE
 
 GRADE_ID = "stop_action"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "pause_turn: continue",
+    "max_tokens: stop",
+    "refusal: stop",
+    "model_context_window_exceeded: stop",
+    "any other value raises ValueError",
+]
 
 
 def stop_action(stop_reason):

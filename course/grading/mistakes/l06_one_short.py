@@ -2,6 +2,10 @@
 from course.grading.checks.l06_other_stop_reasons import ONE_SHORT as MISTAKE
 
 GRADE_ID = "finish_turn"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "while the response is pause_turn, the assistant message is appended and the conversation sent again, nothing else added",
+    "at most max_continuations continuations",
+]
 
 
 def finish_turn(client, model, prompt, *, max_continuations=3):

@@ -2,6 +2,9 @@
 from course.grading.checks.l06_other_stop_reasons import PAUSE_ANSWERS as MISTAKE
 
 GRADE_ID = "stop_action"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "pause_turn: continue",
+]
 
 
 def stop_action(stop_reason):

@@ -2,6 +2,11 @@
 from course.grading.checks.l06_other_stop_reasons import DROPS_PAUSED as MISTAKE
 
 GRADE_ID = "finish_turn"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "while the response is pause_turn, the assistant message is appended and the conversation sent again, nothing else added",
+    "at most max_continuations continuations",
+    "the text of the end_turn response that ends the turn is returned",
+]
 
 
 def finish_turn(client, model, prompt, *, max_continuations=3):

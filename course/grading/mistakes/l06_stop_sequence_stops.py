@@ -2,6 +2,9 @@
 from course.grading.checks.l06_other_stop_reasons import STOP_SEQUENCE_STOPS as MISTAKE
 
 GRADE_ID = "stop_action"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "stop_sequence: answer",
+]
 
 
 def stop_action(stop_reason):

@@ -3,6 +3,10 @@ from course.grading.checks.l07_context_growth_and_budgets import CHECK_BEFORE_TO
 from course.pricing import cost_usd
 
 GRADE_ID = "budget_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "after a response asking for tools: error_max_budget_usd once spent_usd >= max_budget_usd, else error_max_turns at the cap; its tools are not run",
+    "exercise 10.1: with max_turns=0 exactly one call and no tool runs",
+]
 
 
 def budget_loop(client, model, tools, run_tool, prompt, *, max_budget_usd, max_turns=10):

@@ -2,6 +2,10 @@
 from course.grading.checks.l07_context_growth_and_budgets import FINAL_AS_BUDGET as MISTAKE
 
 GRADE_ID = "budget_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a response without tool use ends the run as success, even when its cost reaches the budget",
+    "exercise 10.1: with max_turns=0 exactly one call and no tool runs",
+]
 
 
 def budget_loop(client, model, tools, run_tool, prompt, *, max_budget_usd, max_turns=10):

@@ -2,6 +2,9 @@
 MISTAKE = None  # the feedback shows the argument after the call
 
 GRADE_ID = "input_tokens"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "n_k = s + the sum of the turns before call k, one number per call; turns is left unchanged",
+]
 
 
 def input_tokens(s, turns):

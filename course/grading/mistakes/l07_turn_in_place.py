@@ -2,6 +2,9 @@
 MISTAKE = None  # the feedback shows the argument after the call
 
 GRADE_ID = "user_turn"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the tool_result blocks first, then one text block per note; the arguments are left unchanged",
+]
 
 
 def user_turn(results, notes):

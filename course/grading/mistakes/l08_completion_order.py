@@ -4,6 +4,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from course.grading.checks.l08_parallel_tools import COMPLETION_ORDER as MISTAKE
 
 GRADE_ID = "run_parallel"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "one tool_result per call, in the order of the tool_uses, whatever order they finish in",
+]
 
 
 def run_parallel(tool_uses, run_tool):

@@ -4,6 +4,9 @@ from concurrent.futures import ThreadPoolExecutor
 from course.grading.checks.l08_parallel_tools import FAILURE_ESCAPES as MISTAKE
 
 GRADE_ID = "run_parallel"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a failing call becomes its own is_error result",
+]
 
 
 def run_parallel(tool_uses, run_tool):

@@ -4,6 +4,9 @@ from concurrent.futures import ThreadPoolExecutor
 from course.grading.checks.l08_parallel_tools import NO_WORKERS as MISTAKE
 
 GRADE_ID = "run_parallel"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "no tool_uses: an empty list",
+]
 
 
 def run_parallel(tool_uses, run_tool):

@@ -4,6 +4,9 @@ import json
 from course.grading.checks.l09_guards_and_observability import IN_A_ROW as MISTAKE
 
 GRADE_ID = "repeated_call"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the index of the call that makes max_repeats identical calls in a row, or None",
+]
 
 
 def repeated_call(calls, max_repeats=3):

@@ -4,6 +4,9 @@ import json
 from course.grading.checks.l09_guards_and_observability import SAME_INPUT as MISTAKE
 
 GRADE_ID = "repeated_call"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "identical: the same name and an equal input, compared as values",
+]
 
 
 def repeated_call(calls, max_repeats=3):

@@ -2,6 +2,10 @@
 from course.grading.checks.l09_guards_and_observability import CAPPED_TOOLS_RUN as MISTAKE
 
 GRADE_ID = "turn_log"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the loop of lesson 03: the same requests, and at the cap the tools are not run",
+    "results: each result's tool_use_id, is_error and the first 80 characters of its content; [] when no tools ran",
+]
 
 
 def turn_log(client, model, tools, run_tool, prompt, *, max_turns=10):

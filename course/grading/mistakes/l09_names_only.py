@@ -2,6 +2,10 @@
 from course.grading.checks.l09_guards_and_observability import NAME_ONLY as MISTAKE
 
 GRADE_ID = "repeated_call"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the index of the call that makes max_repeats identical calls in a row, or None",
+    "identical: the same name and an equal input, compared as values",
+]
 
 
 def repeated_call(calls, max_repeats=3):

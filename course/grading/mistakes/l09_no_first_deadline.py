@@ -4,6 +4,9 @@ import time
 from course.grading.checks.l09_guards_and_observability import DEADLINE as MISTAKE
 
 GRADE_ID = "guarded_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "before each call and before running tools: error_timeout once clock() - start >= timeout_s",
+]
 
 
 def guarded_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_repeats=3, timeout_s=None, clock=time.monotonic):

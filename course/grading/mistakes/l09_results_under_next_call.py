@@ -2,6 +2,9 @@
 from course.grading.checks.l09_guards_and_observability import RESULTS_SHIFTED as MISTAKE
 
 GRADE_ID = "turn_log"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "results: each result's tool_use_id, is_error and the first 80 characters of its content; [] when no tools ran",
+]
 
 
 def turn_log(client, model, tools, run_tool, prompt, *, max_turns=10):

@@ -2,6 +2,9 @@
 from course.grading.checks.l09_guards_and_observability import TOKENS_TOTAL as MISTAKE
 
 GRADE_ID = "turn_log"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "input_tokens and output_tokens: that call's own usage",
+]
 
 
 def turn_log(client, model, tools, run_tool, prompt, *, max_turns=10):

@@ -4,6 +4,9 @@ import time
 from course.grading.checks.l09_guards_and_observability import CAPPED_TOOLS_RUN as MISTAKE
 
 GRADE_ID = "guarded_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "after the last allowed turn, a response asking for tools ends the run as error_max_turns, its tools not run",
+]
 
 
 def guarded_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_repeats=3, timeout_s=None, clock=time.monotonic):

@@ -4,6 +4,11 @@ import time
 from course.grading.checks.l09_guards_and_observability import STOPS_AT_ONCE as MISTAKE
 
 GRADE_ID = "guarded_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the call that makes max_repeats identical calls in a row is not run: an is_error result answers it, and the loop goes on",
+    "warned, and the same call first in the very next response: error_repeated_call before running anything",
+    "when one response reaches several guards: the repeated call first, then the deadline, then the turn cap",
+]
 
 
 def guarded_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_repeats=3, timeout_s=None, clock=time.monotonic):

@@ -2,6 +2,9 @@
 from course.grading.checks.l10_managing_the_context import AT_MINIMUM as MISTAKE
 
 GRADE_ID = "cache_costs"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a prefix below min_cacheable is not cached; one of exactly min_cacheable tokens is",
+]
 
 
 def cache_costs(prefix_tokens, calls, price_in, min_cacheable=1024):

@@ -2,6 +2,9 @@
 from course.grading.checks.l10_managing_the_context import IN_PLACE as MISTAKE
 
 GRADE_ID = "clear_old_results"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "messages is left unchanged: a new list is returned",
+]
 
 
 def clear_old_results(messages, keep, placeholder):

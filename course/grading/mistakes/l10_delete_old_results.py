@@ -2,6 +2,10 @@
 from course.grading.checks.l10_managing_the_context import DROPPED as MISTAKE
 
 GRADE_ID = "clear_old_results"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the tool_result blocks of every turn but the last keep have their content replaced by the placeholder",
+    "blocks, ids, is_error, text and tool_use blocks stay as they are; a turn is a user message holding results",
+]
 
 
 def clear_old_results(messages, keep, placeholder):

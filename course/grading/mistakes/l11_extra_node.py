@@ -2,6 +2,10 @@
 from course.grading.checks.l11_workflows_versus_agents import NODES as MISTAKE
 
 GRADE_ID = "summarize_then_translate"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "exactly two calls, each a fresh conversation of one user message, no tools, the model given",
+    "the translation is returned: the second call's text",
+]
 
 
 def summarize_then_translate(client, model, text):

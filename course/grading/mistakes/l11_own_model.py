@@ -2,6 +2,9 @@
 from course.grading.checks.l11_workflows_versus_agents import OWN_MODEL as MISTAKE
 
 GRADE_ID = "summarize_then_translate"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "exactly two calls, each a fresh conversation of one user message, no tools, the model given",
+]
 
 
 def summarize_then_translate(client, model, text):

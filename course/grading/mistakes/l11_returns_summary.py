@@ -2,6 +2,9 @@
 from course.grading.checks.l11_workflows_versus_agents import RETURNS_SUMMARY as MISTAKE
 
 GRADE_ID = "summarize_then_translate"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the translation is returned: the second call's text",
+]
 
 
 def summarize_then_translate(client, model, text):

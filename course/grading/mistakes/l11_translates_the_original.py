@@ -2,6 +2,9 @@
 from course.grading.checks.l11_workflows_versus_agents import CHAIN as MISTAKE
 
 GRADE_ID = "summarize_then_translate"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the second call asks for a French translation of the summary: its message carries the first call's output",
+]
 
 
 def summarize_then_translate(client, model, text):

@@ -2,6 +2,13 @@
 from course.grading.checks.l12_three_loops import WITHOUT_REPLY as MISTAKE
 
 GRADE_ID = "goal_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a round runs the inner loop until the model stops asking for tools; max_turns caps each round's tool-use turns, and a round that hits it ends everything as error_max_turns",
+    "then the evaluator reads the whole conversation so far, the model's final reply included, as plain dicts",
+    "achieved or impossible: that word and the round",
+    "not yet: stalled once stall_rounds rounds in a row had no tool call; otherwise its line goes into the same conversation as a user message",
+    "after max_rounds rounds: max_rounds",
+]
 
 
 def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2, max_turns=10):

@@ -2,6 +2,11 @@
 from course.grading.checks.l12_three_loops import IMPOSSIBLE_IGNORED as MISTAKE
 
 GRADE_ID = "goal_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "then the evaluator reads the whole conversation so far, the model's final reply included, as plain dicts",
+    "achieved or impossible: that word and the round",
+    "not yet: stalled once stall_rounds rounds in a row had no tool call; otherwise its line goes into the same conversation as a user message",
+]
 
 
 def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2, max_turns=10):

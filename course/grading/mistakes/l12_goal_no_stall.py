@@ -2,6 +2,9 @@
 from course.grading.checks.l12_three_loops import NO_STALL as MISTAKE
 
 GRADE_ID = "goal_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "not yet: stalled once stall_rounds rounds in a row had no tool call; otherwise its line goes into the same conversation as a user message",
+]
 
 
 def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_rounds=2, max_turns=10):

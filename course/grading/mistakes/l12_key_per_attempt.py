@@ -2,6 +2,9 @@
 from course.grading.checks.l12_three_loops import UNSTABLE_KEY as MISTAKE
 
 GRADE_ID = "send_notices"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "keys that stay the same for the same e-mail: nobody gets the notice twice, everyone once when an attempt finishes",
+]
 
 
 def send_notices(run_tool, recipients, subject, body, *, attempts=3):

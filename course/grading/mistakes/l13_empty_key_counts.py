@@ -2,6 +2,9 @@
 from course.grading.checks.l13_the_real_api import EMPTY_KEY as MISTAKE
 
 GRADE_ID = "choose_backend"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "local without a key: ANTHROPIC_API_KEY missing or empty",
+]
 
 
 def choose_backend(env):

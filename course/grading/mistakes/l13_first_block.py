@@ -2,6 +2,11 @@
 from course.grading.checks.l13_the_real_api import FIRST_BLOCK as MISTAKE
 
 GRADE_ID = "stream_reply"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "one streamed request: the prompt, max_tokens=1024",
+    "each piece of text is printed as it arrives",
+    "the whole text is returned",
+]
 
 
 def stream_reply(client, model, prompt):

@@ -2,6 +2,9 @@
 from course.grading.checks.l13_the_real_api import PRINTED_AT_END as MISTAKE
 
 GRADE_ID = "stream_reply"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "each piece of text is printed as it arrives",
+]
 
 
 def stream_reply(client, model, prompt):

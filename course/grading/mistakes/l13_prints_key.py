@@ -2,6 +2,9 @@
 from course.grading.checks.l13_the_real_api import LEAK as MISTAKE
 
 GRADE_ID = "choose_backend"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the key is never printed",
+]
 
 
 def choose_backend(env):

@@ -4,6 +4,9 @@ import os
 from course.grading.checks.l13_the_real_api import OS_ENVIRON as MISTAKE
 
 GRADE_ID = "choose_backend"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "live when COURSE_LIVE is \"1\" and ANTHROPIC_API_KEY is set and not empty",
+]
 
 
 def choose_backend(env):

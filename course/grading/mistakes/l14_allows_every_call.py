@@ -6,6 +6,10 @@ from claude_agent_sdk import PermissionResultAllow, ResultMessage, query
 from course.grading.checks.l14_the_agent_sdk import ALLOWED_ALL as MISTAKE
 
 GRADE_ID = "gated_run"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a call decide refuses is not run: the harness answers it with an is_error result carrying the message",
+    "the ResultMessage that ends the run is returned",
+]
 
 
 async def gated_run(prompt, options, deny):

@@ -5,6 +5,10 @@ from course.grading.checks.l14_the_agent_sdk import INTERRUPT as MISTAKE
 from course.grading.mistakes.l14_last_rule import rule_matches
 
 GRADE_ID = "decide"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a call a rule of deny matches gets PermissionResultDeny, its message \"Permission denied by rule R\"",
+    "R is the first rule of deny that matches",
+]
 
 
 def decide(tool_name, tool_input, deny):

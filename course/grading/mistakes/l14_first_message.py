@@ -7,6 +7,9 @@ from course.grading.mistakes.l14_last_rule import rule_matches
 
 MISTAKE = None
 GRADE_ID = "gated_run"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "the ResultMessage that ends the run is returned",
+]
 
 
 def decide(tool_name, tool_input, deny):

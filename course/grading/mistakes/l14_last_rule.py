@@ -4,6 +4,10 @@ from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 from course.grading.checks.l14_the_agent_sdk import LAST_RULE as MISTAKE
 
 GRADE_ID = "decide"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a call a rule of deny matches gets PermissionResultDeny, its message \"Permission denied by rule R\"",
+    "R is the first rule of deny that matches",
+]
 
 
 def rule_matches(rule, name, input):

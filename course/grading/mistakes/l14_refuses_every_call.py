@@ -6,6 +6,10 @@ from claude_agent_sdk import PermissionResultDeny, ResultMessage, query
 from course.grading.checks.l14_the_agent_sdk import REFUSED_ALL as MISTAKE
 
 GRADE_ID = "gated_run"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a call decide refuses is not run: the harness answers it with an is_error result carrying the message",
+    "a call decide allows runs, and its result goes back to the model",
+]
 
 
 async def gated_run(prompt, options, deny):
