@@ -97,10 +97,4 @@ GAPS: dict[tuple[str, str], str] = {
         "'blocks, ids, is_error, text and tool_use blocks stay as they are': the mutant adds the placeholder as a "
         "'content' key to the text block of an old turn (the cases have one), and the value's canonical form drops "
         "a text block's other keys; the rule must compare blocks as they are",
-    ('summarize_then_translate', 'line 6: `"".join(block.text` -> `"XXXX".join(block.text`'):
-        "'the translation is returned: the second call's text': the toy model always answers in one text block; "
-        "a case whose translation comes in two would catch it",
-    ('summarize_then_translate', 'line 8: `node("Summarise this text in one sentence.",` -> `node(None,`'):
-        "'the first call asks for a summary of the text': the rule checks only that the message carries the text, "
-        "so a first prompt of 'None' passes; it needs a check as for French (the message names a summary)",
 }
