@@ -92,9 +92,4 @@ GAPS: dict[tuple[str, str], str] = {
                      '`ThreadPoolExecutor(max_workers=None)`'):
         "'all the calls run at the same time': the default pool, min(32, CPUs + 4), holds the 3 reads of the one "
         "case; a case of 33 reads would catch it, but the barrier tools finish reads 0.1 s apart (3.2 s a call)",
-    ('clear_old_results', 'line 11: `b.get("type") == "tool_result"` -> '
-                          '`(b.get("type") == "tool_result") or True`'):
-        "'blocks, ids, is_error, text and tool_use blocks stay as they are': the mutant adds the placeholder as a "
-        "'content' key to the text block of an old turn (the cases have one), and the value's canonical form drops "
-        "a text block's other keys; the rule must compare blocks as they are",
 }
