@@ -85,9 +85,6 @@ EQUIVALENT: dict[tuple[str, str], str] = {
 }
 
 GAPS: dict[tuple[str, str], str] = {
-    ('first_violation', 'line 15: `m["role"] == "assistant"` -> `(m["role"] == "assistant") or True`'):
-        "P2 ('each assistant tool_use answered first ...'): no list has a user message holding a tool_use, which "
-        "P2 leaves alone and this mutant reports; a case needs a new shape, which redraws every sampled list",
     ('run_parallel', 'line 9: `ThreadPoolExecutor(max_workers=len(tool_uses) or 1)` -> '
                      '`ThreadPoolExecutor(max_workers=None)`'):
         "'all the calls run at the same time': the default pool, min(32, CPUs + 4), holds the 3 reads of the one "
