@@ -85,22 +85,4 @@ EQUIVALENT: dict[tuple[str, str], str] = {
 }
 
 GAPS: dict[tuple[str, str], str] = {
-    ('first_violation', 'line 15: `m["role"] == "assistant"` -> `(m["role"] == "assistant") or True`'):
-        "P2 ('each assistant tool_use answered first ...'): no list has a user message holding a tool_use, which "
-        "P2 leaves alone and this mutant reports; a case needs a new shape, which redraws every sampled list",
-    ('run_parallel', 'line 9: `ThreadPoolExecutor(max_workers=len(tool_uses) or 1)` -> '
-                     '`ThreadPoolExecutor(max_workers=None)`'):
-        "'all the calls run at the same time': the default pool, min(32, CPUs + 4), holds the 3 reads of the one "
-        "case; a case of 33 reads would catch it, but the barrier tools finish reads 0.1 s apart (3.2 s a call)",
-    ('clear_old_results', 'line 11: `b.get("type") == "tool_result"` -> '
-                          '`(b.get("type") == "tool_result") or True`'):
-        "'blocks, ids, is_error, text and tool_use blocks stay as they are': the mutant adds the placeholder as a "
-        "'content' key to the text block of an old turn (the cases have one), and the value's canonical form drops "
-        "a text block's other keys; the rule must compare blocks as they are",
-    ('summarize_then_translate', 'line 6: `"".join(block.text` -> `"XXXX".join(block.text`'):
-        "'the translation is returned: the second call's text': the toy model always answers in one text block; "
-        "a case whose translation comes in two would catch it",
-    ('summarize_then_translate', 'line 8: `node("Summarise this text in one sentence.",` -> `node(None,`'):
-        "'the first call asks for a summary of the text': the rule checks only that the message carries the text, "
-        "so a first prompt of 'None' passes; it needs a check as for French (the message names a summary)",
 }

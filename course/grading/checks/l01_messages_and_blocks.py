@@ -50,6 +50,9 @@ SHAPES = {  # the messages lists are drawn from, by a short name for the feedbac
     "user [result t1, result t1]": user(R1, R1),
     "assistant [text, result t5]": assistant("Here is what I found.", tool_result("t5", "?")),
 }
+UNSAMPLED = {  # shapes only in the lists of EXTRA: one in SHAPES would redraw every sample
+    "user [tool_use t1]": user(tool_use("t1", "search", {"query": "Aurora Run"})),
+}
 
 
 @functools.cache
@@ -84,6 +87,9 @@ KNOWN = {  # the lists every sample starts with: the material's breaks, one at a
     "earliest": [(U, ASK, "user [text]", A), (U, ASK2, "user [result t2, result t1]", A), (U, ASK, A), (U, ASK),
                  (A, ASK)],
 }
+EXTRA = {  # lists after each sample, of UNSAMPLED shapes
+    "None": [(U, "user [tool_use t1]")],  # P2 is about the assistant's tool_uses: a user's is answered by nothing
+}
 
 
 def cases_of(which: str, n: int, seed: int):
@@ -91,8 +97,10 @@ def cases_of(which: str, n: int, seed: int):
     def made() -> list[Case]:
         known = KNOWN[which]
         found = known + [s for s, k in lists() if k == which and s not in known]
-        return [Case(lambda s=s: f"first_violation([{', '.join(tr(x) for x in s)}])", ([SHAPES[x] for x in s],))
-                for s in pick(found, n, keep=len(known), seed=seed)]  # each shape named in the report's language
+        shapes = {**SHAPES, **UNSAMPLED}
+        listed = pick(found, n, keep=len(known), seed=seed) + EXTRA.get(which, [])
+        return [Case(lambda s=s: f"first_violation([{', '.join(tr(x) for x in s)}])", ([shapes[x] for x in s],))
+                for s in listed]  # each shape named in the report's language
 
     return made
 

@@ -16,7 +16,7 @@ from ...api.models import MODELS
 from ...i18n import deferred, tr, tr_plural
 from ...messages import assistant, text, tool_result, tool_use, user
 from ...pricing import price
-from ..oracle import Case, Rule, exercise
+from ..oracle import Case, Rule, canonical, describe, difference, exercise
 
 NOTEBOOK = "solutions/10_managing_the_context.ipynb"
 
@@ -76,6 +76,27 @@ def keeping_cases() -> list[Case]:
                  (mixed(), keep, PLACEHOLDER)) for keep in (1, 0, 2, 3)]
 
 
+def results_free(x):
+    """A history as it is, but each tool_result block in its canonical form (how the placeholder is written, a string
+    or one text block, is free): every other block is compared as it is, an extra key too."""
+    if isinstance(x, dict):
+        return canonical(x) if x.get("type") == "tool_result" else {k: results_free(v) for k, v in x.items()}
+    return [results_free(v) for v in x] if isinstance(x, list) else x
+
+
+def kept_as_they_are(out, case: Case) -> str:
+    """The sentence itself: the old turns' (user messages holding results) tool_results hold the placeholder, and
+    everything else stays exactly as it was."""
+    messages, keep, placeholder = case.args
+    turns = [i for i, m in enumerate(messages)
+             if m["role"] == "user" and any(b.get("type") == "tool_result" for b in m["content"])]
+    old = set(turns[:max(len(turns) - keep, 0)])
+    want = [{**m, "content": [{**b, "content": placeholder} if b.get("type") == "tool_result" else b
+                              for b in m["content"]]} if i in old else m for i, m in enumerate(messages)]
+    found = difference(results_free(out.value), results_free(want))
+    return describe("value", out, out, found) if found else ""
+
+
 def unchanged_cases() -> list[Case]:
     return keeping_cases()[:2] + [clearing_cases()[2]]
 
@@ -119,7 +140,7 @@ EXERCISES = [
         Rule(deferred("the tool_result blocks of every turn but the last keep have their content replaced by the "
                       "placeholder"), clearing_cases),
         Rule(deferred("blocks, ids, is_error, text and tool_use blocks stay as they are; a turn is a user message "
-                      "holding results"), keeping_cases),
+                      "holding results"), keeping_cases, holds=kept_as_they_are),
         Rule(deferred("messages is left unchanged: a new list is returned"), unchanged_cases, ("after",)),
     ]),
     exercise("cache_costs", "cache_costs", deferred("What a prompt cache saves"), NOTEBOOK, [

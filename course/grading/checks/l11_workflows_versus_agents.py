@@ -42,18 +42,25 @@ def digest(data: str) -> str:
 
 
 FRENCH = ("french", "français", "francais", "フランス")  # how a prompt names French, in either edition's words
+SUMMARY = ("summar", "要約")  # how a prompt asks for a summary (summarise, summarize, summary), in either edition
 
 
 def names_french(data: str) -> bool:
     return any(word in data.lower() for word in FRENCH)
 
 
+def names_summary(data: str) -> bool:
+    return any(word in data.lower() for word in SUMMARY)
+
+
 class ByPosition:
     """A toy model that summarises whatever its first call gets and translates whatever its second gets, into French
-    only when that call names French (else it asks which language)."""
+    only when that call names French (else it asks which language); `split` gives the translation in two text
+    blocks."""
 
-    def __init__(self):
+    def __init__(self, split: bool = False):
         self.calls = 0
+        self.split = split
 
     def __call__(self, c: Conversation) -> Turn:
         self.calls += 1
@@ -61,7 +68,8 @@ class ByPosition:
         if self.calls == 1:
             return say(f"One sentence [{digest(data)}]: a short summary of {len(data)} characters.")
         if self.calls == 2 and names_french(data):
-            return say(f"Une phrase [{digest(data)}] : la traduction de {len(data)} caractères.")
+            words = (f"Une phrase [{digest(data)}] :", f" la traduction de {len(data)} caractères.")
+            return say(*words) if self.split else say("".join(words))
         if self.calls == 2:
             return say(f"Into which language should I translate [{digest(data)}]?")
         return say("There is nothing more to do.")
@@ -71,16 +79,20 @@ class ByPosition:
 class Chain(Scenario):
     """A scenario whose every run starts a fresh ByPosition model."""
 
+    split: bool = False
+
     def api(self, **options) -> LocalAPI:
-        return LocalAPI(ByPosition(), **{**self.options, **options})
+        return LocalAPI(ByPosition(self.split), **{**self.options, **options})
 
 
 def chain_cases() -> list[Case]:
     made = []
-    for k, text in enumerate(TEXTS):
+    # the last case's model translates in two text blocks: the function returns them joined
+    for k, (text, split) in enumerate([*((text, False) for text in TEXTS), (TEXTS[0], True)]):
         model = MODEL if k != 1 else "claude-haiku-4-5"
-        sc = Chain("grading_by_position", tr("a model that summarises its first call's input and translates its "
-                                             "second's"), text, ByPosition())
+        title = (tr("a model that summarises its first call's input and translates its second's in two text blocks")
+                 if split else tr("a model that summarises its first call's input and translates its second's"))
+        sc = Chain("grading_by_position", title, text, ByPosition(split), split=split)
         made.append(Case(tr("{title}; model={model!r}, text={text!r}").format(
             title=sc.title, model=model, text=text[:40] + ("…" if len(text) > 40 else "")), (CLIENT, model, text), {},
             sc))
@@ -117,6 +129,8 @@ def summarises_text(out: Outcome, case: Case) -> str:
     text = case.args[2]
     if not out.requests or text not in user_text(out.requests[0]):
         return tr("the first call's message does not carry the text to summarise")
+    if not names_summary(user_text(out.requests[0])):
+        return tr("the first call's message does not ask for a summary: it must name one")
     return ""
 
 

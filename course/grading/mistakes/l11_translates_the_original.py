@@ -10,4 +10,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 def summarize_then_translate(client, model, text):
     client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Summarise: " + text}])
     reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Translate: " + text}])
-    return reply.content[0].text
+    return "".join(b.text for b in reply.content if b.type == "text")
