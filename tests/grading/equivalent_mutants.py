@@ -22,6 +22,8 @@ NO_STOP_SEQUENCE = ("the API ends a response with stop_sequence only when the re
                     "this function never sends: no response it gets ends so")
 SUMMARY_WORDS = "the prompt's wording is the student's own: it still asks for a one-sentence summary"
 FRENCH_WORDS = "the prompt's wording is the student's own: it still asks for a translation into French"
+ENDS_AT_PAUSE = ("without pause_turn in the tuple the loop ends at a pause as at max_tokens, the reading the text "
+                 "accepts too (lesson 06 teaches the continuation)")
 
 EQUIVALENT: dict[tuple[str, str], str] = {
     ('first_violation', 'line 4: `"text",` -> `"XXtextXX",`'): STRING_BLOCK,
@@ -39,6 +41,11 @@ EQUIVALENT: dict[tuple[str, str], str] = {
     ('follow_up', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
     ('agent_loop', 'line 9: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
         NULL_FIELDS,
+    ('agent_loop', 'line 4: `ValueError(f"max_turns must be 0 or more, not {max_turns}")` -> `ValueError(None)`'):
+        "the words that say what is wrong are the student's own (ValueError(None) says 'None'): the rule compares "
+        "the exception's type",
+    ('agent_loop', 'line 13: `"pause_turn")` -> `"PAUSE_TURN")`'): ENDS_AT_PAUSE,
+    ('agent_loop', 'line 13: `"pause_turn")` -> `"XXpause_turnXX")`'): ENDS_AT_PAUSE,
     ('stop_action', 'line 11: `ValueError(f"unknown stop_reason {stop_reason!r}")` -> `ValueError(None)`'):
         "the text asks for a ValueError and says nothing of its message: the rule compares the exception's type",
     ('budget_loop', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,

@@ -2,6 +2,10 @@
 from course.i18n import deferred
 
 GRADE_ID = "answer_calls"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "an exception (an unknown tool, an invalid input, a failure) becomes an is_error result",
+    "one result per call, in order",
+]
 MISTAKE = deferred("answering an exception without is_error: true: the model must see that the call failed, not "
                    "read the error as the tool's answer")
 
