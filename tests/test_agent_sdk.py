@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from claude_agent_sdk import AssistantMessage, ResultError, ToolUseBlock
+from claude_agent_sdk import AssistantMessage, ClaudeSDKClient, ResultError, ResultMessage, ToolUseBlock
 
 from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, scratch_home, serve
 from course.api import LocalAPI, Scripted, Server
@@ -97,6 +97,27 @@ def test_aurora_run_through_an_in_process_mcp_tool_answers_1974(home):
     assert "context-management-2025-06-27" in sent[0]["headers"]["anthropic-beta"]
     assert [m.content[0].name for m in run.messages if isinstance(m, AssistantMessage)
             and isinstance(m.content[0], ToolUseBlock)] == ["ToolSearch", "mcp__course__search", "mcp__course__search"]
+
+
+async def conversation(options, questions: list[str]) -> list[str]:
+    """Each question asked in turn in one ClaudeSDKClient session, and the result of each."""
+    async with ClaudeSDKClient(options) as client:
+        answers = []
+        for question in questions:
+            await client.query(question)
+            answers += [m.result async for m in client.receive_response() if isinstance(m, ResultMessage)]
+    return answers
+
+
+def test_follow_ups_in_one_claude_sdk_client_are_not_given_the_first_answer_again(home):
+    with serve("aurora_run", home / "wire.jsonl") as api:
+        answers = asyncio.run(conversation(aurora_options(api, home, max_turns=5), [
+            AURORA.prompt, "What is the capital of France?", AURORA.prompt]))
+        sent = api.requests()
+    # the follow-up carries the whole conversation; the toy model knows one task and says so; asked again, 1974
+    assert answers == ["1974", f"This toy model knows only the first request of this conversation, not this one: "
+                               f"{AURORA.prompt}", "1974"]
+    assert len(sent) == 6 and all(r["status"] == 200 for r in sent)
 
 
 def test_at_max_turns_3_the_sdk_makes_3_requests_and_reports_num_turns_4(home):

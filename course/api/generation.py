@@ -39,8 +39,7 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     content = final_answer(content, body)
     content = allowed(content, body, served, undeclared_tools)
     content = given_ids(content, body, sum(m["role"] == "assistant" for m in body["messages"]) + 1)
-    forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
-    stop = "tool_use" if forced else turn.stop_reason or (
+    stop = "tool_use" if conversation.forced else turn.stop_reason or (
         "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
     content, stop, sequence, partial = cut(content, stop, body.get("stop_sequences") or [], body["max_tokens"],
                                            window - n_in, count)

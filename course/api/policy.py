@@ -62,7 +62,29 @@ class Conversation:
     @property
     def prompt(self) -> str:
         """The text of the first user message (the user's words, without reminders)."""
-        return "".join(b.get("text", "") for b in self.messages[0]["content"] if b["type"] == "text")
+        return _text(self.messages[0])
+
+    @property
+    def request_at(self) -> int:
+        """The index of the latest request: the last user message without tool results (the prompt, a follow-up
+        question, feedback)."""
+        return max(i for i, m in enumerate(self.messages)
+                   if m["role"] == "user" and not any(b["type"] == "tool_result" for b in m["content"]))
+
+    @property
+    def request(self) -> str:
+        """The text of the latest request (the prompt, until the user asks something more)."""
+        return _text(self.messages[self.request_at])
+
+    @property
+    def forced(self) -> bool:
+        """Whether the request forces a tool call (tool_choice any or tool)."""
+        return (self.body.get("tool_choice") or {}).get("type") in ("any", "tool")
+
+    @property
+    def constrained(self) -> bool:
+        """Whether the request fixes the answer's shape: a forced tool, or output_config.format."""
+        return self.forced or bool((self.body.get("output_config") or {}).get("format"))
 
     @property
     def last(self) -> dict:
@@ -84,6 +106,10 @@ class Conversation:
     def result_text(self, result: dict) -> str:
         c = result.get("content", "")
         return c if isinstance(c, str) else "".join(b.get("text", "") for b in c if b.get("type") == "text")
+
+
+def _text(message: dict) -> str:
+    return "".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
 
 
 def _as_read(message: dict, searches: set) -> dict | None:

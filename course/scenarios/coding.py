@@ -8,9 +8,8 @@ from ..api import Conversation, Turn
 from ..gate import Gate
 from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
 from ..i18n import deferred, tr
-from ..messages import tool_uses
 from ..tools import Workspace
-from .base import Scenario, call, last_turn, refused, say, since_request
+from .base import Scenario, call, last_turn, one_task, refused, say, since_request
 
 # --- fix_failing_test: total() forgets qty; 3 tests, 2 fail -------------------------------------------
 
@@ -52,6 +51,7 @@ sys.exit(1 if failed else 0)
 BUG = re.compile(r"^ *subtotal \+= +price *$", re.M)  # the line that forgets qty, however it is spaced
 
 
+@one_task
 def fix_test_policy(c: Conversation) -> Turn:
     """Run the tests, read both files at once, fix the line, run the tests again, report."""
     if not c.results():
@@ -211,6 +211,7 @@ SCRIPT = [
 ]
 
 
+@one_task
 def scripted_policy(c: Conversation) -> Turn:
     """Three tool turns (two reads, a write, a write to /etc/x), then done, saying what was refused."""
     k = c.calls_so_far
@@ -232,15 +233,16 @@ GATED_WRITE = Scenario(
 def edits_policy(values: tuple[str, ...] = ("2", "3")):
     """A model that asks, in one response, for edits `x = 1` -> `x = v` for each v, then reads and reports."""
 
+    @one_task
     def policy(c: Conversation) -> Turn:
         if c.calls_so_far == 0:
             return say(tr("Two edits at once."), *[call("edit_file", path="a.txt", old="x = 1", new=f"x = {v}")
                                                     for v in values])
-        if any(u["name"] == "edit_file" for u in tool_uses(c.messages[-2])):
+        reads = [r for u, r in c.all_results() if u["name"] == "read_file"]
+        if not reads:  # the edits are done: read what they left
             return Turn([call("read_file", path="a.txt")])
-        (_, result), = last_turn(c)
         return say(tr("a.txt now holds {text}; the order of the edits decided it.").format(
-            text=c.result_text(result).strip()))
+            text=c.result_text(reads[-1]).strip()))
 
     return policy
 

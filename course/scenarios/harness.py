@@ -13,7 +13,7 @@ import re
 from ..api import Conversation, Turn
 from ..api.toolset import harness_text
 from ..i18n import deferred, tr
-from .base import Scenario, call, last_turn, say
+from .base import Scenario, call, last_turn, one_task, say
 from .coding import BUG, CART, TEST_CART
 
 CWD = re.compile(r"Primary working directory: (\S+)")  # where Claude Code's system message says it runs
@@ -83,6 +83,7 @@ FILES = {"app.py": "print('app')\n", "util.py": "def helper():\n    return 1\n",
          "README.md": "# A small project\n", "data.csv": "a,b\n1,2\n"}
 
 
+@one_task
 def count_policy(c: Conversation) -> Turn:
     """List the Python files (Glob, list_files or ls), then say how many there are."""
     done = last_turn(c)
@@ -104,6 +105,7 @@ COUNT_PYTHON_FILES = Scenario(
 # --- fix_cart_in_three_turns: Example 4.3 -------------------------------------------------------------------------
 
 
+@one_task
 def three_turns_policy(c: Conversation) -> Turn:
     """Example 4.3: run the tests; read the code and the tests; edit and run the tests again in one turn; report.
     A lone bash (mini-swe-agent) then submits."""
