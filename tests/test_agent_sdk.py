@@ -141,6 +141,17 @@ def test_an_api_error_ends_as_success_with_is_error_and_terminal_reason_api_erro
     assert run.result.result.startswith("API Error: 500 the local API's policy failed: RuntimeError: no answer")
 
 
+def test_claude_code_max_retries_sets_how_often_claude_code_retries_a_500(home):
+    # ten retries on Claude Code's own backoff by default: a 500 that stays costs about 182 s (docs/FRAMEWORKS.md);
+    # a test that injects one sets CLAUDE_CODE_MAX_RETRIES, as this one does
+    api = AURORA.api().inject("server_error", times=3)
+    with Server(api) as server:
+        run = asyncio.run(collect(AURORA.prompt, agent_options(server.base_url, home, max_turns=3,
+                                                               env={"CLAUDE_CODE_MAX_RETRIES": "2"})))
+    assert [r.status for r in api.requests] == [500, 500, 500] and run.result.api_error_status == 500
+    assert run.result.terminal_reason == "api_error" and run.result.result.startswith("API Error: 500")
+
+
 def test_a_400_is_sent_again_without_some_betas_then_ends_the_run_as_an_api_error(home):
     with Server(LocalAPI(Scripted([]))) as server:  # the scripted policy has no turn to give: a 400 every time
         run = asyncio.run(collect(AURORA.prompt, agent_options(server.base_url, home, max_turns=3)))

@@ -99,7 +99,11 @@ class LocalAPI:
 
     def inject(self, kind: str, times: int = 1, **options) -> LocalAPI:
         """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow,
-        stream_error: a 200 stream that ends with an overloaded error event)."""
+        stream_error: a 200 stream that ends with an overloaded error event).
+
+        The anthropic SDK retries twice, honouring retry-after; Claude Code retries ten times on its own backoff
+        (0.5 s doubling to 32 s, or retry-after if longer): about 3 minutes when the fault stays, unless the CLI's
+        environment sets CLAUDE_CODE_MAX_RETRIES (docs/FRAMEWORKS.md)."""
         for _ in range(times):
             self.faults.append(Fault(kind, **options))
         return self
