@@ -231,18 +231,28 @@ def test_the_agent_sdks_output_format_gets_its_structured_output(home):
     assert replies(sent)[-1] == ["text", "StructuredOutput"]  # the answer, and the call Claude Code asks for
 
 
+# Claude Code's thinking: adaptive (its default), or off: its CLAUDE_CODE_DISABLE_THINKING leaves `thinking` out of
+# every request (the SDK's thinking={"type": "disabled"} still sent adaptive, CLI 2.1.332)
+THINKING = {"thinking": {}, "no_thinking": {"CLAUDE_CODE_DISABLE_THINKING": "1"}}
+
+
+@pytest.mark.parametrize("thinking", sorted(THINKING))
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name):
-    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own
+def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name, thinking):
+    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own;
+    # thinking as Claude Code asks for it (adaptive), or off
     scenario = get(name)
     tools = scenario.tools()
     allowed = [f"mcp__course__{d['name']}" for d in tools.definitions()]
     with Server(scenario.api()) as server:
-        options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed,
+        options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed, env=THINKING[thinking],
                                 mcp_servers={"course": mcp_server(tools)})
         run = asyncio.run(collect(scenario.prompt, options))
-        statuses = [r.status for r in server.api.requests]
-        refused = server.api.requests[-1].response["stop_reason"] == "refusal"
+        sent = server.api.requests
+    statuses = [r.status for r in sent]
+    refused = sent[-1].response.get("stop_reason") == "refusal"
     # Claude Code reports the refusal scenario's refusal as an API error ("... safeguards flagged this message")
     assert set(statuses) == {200} and (run.result.terminal_reason != "api_error") != refused, (statuses,
                                                                                                 run.result.result)
+    asked = {(r.body.get("thinking") or {}).get("type") for r in sent if r.path == "/v1/messages"}
+    assert asked == ({"adaptive"} if thinking == "thinking" else {None})
