@@ -35,6 +35,7 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     dropped = check_thinking(body)
     conversation = Conversation(body)
     turn = ask(policy, conversation)
+    undeclared_tools = undeclared_tools and bool(body.get("tools"))  # a request without tools gets no call at all
     content = by_role(turn.content, body, undeclared_tools)
     content = final_answer(content, body)
     content = allowed(content, body, served, undeclared_tools)

@@ -86,7 +86,7 @@ class LocalAPI:
     max_request_bytes: int = MAX_REQUEST_BYTES  # larger bodies get 413
     record: bool = True
     clock: Callable[[], float] = time.monotonic  # for cache expiry; tests pass a fake one
-    undeclared_tools: bool = False  # let the policy call tools the request did not declare (never the real API)
+    undeclared_tools: bool = False  # the policy may call tools a request with tools lacks (never the real API)
     log: Callable[[Recorded], None] | None = None  # called with every request as it is answered
     faults: deque = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
