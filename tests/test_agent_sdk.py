@@ -7,6 +7,7 @@ import asyncio
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -187,6 +188,29 @@ def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(home
     assert done["subtype"] == "success" and "not allowed" in done["result"]  # the toy model reads the refusal
     assert [d["tool_name"] for d in done["permission_denials"]][:1] == ["Bash"]
     assert (work / "cart.py").read_text() == CART.files["cart.py"]
+
+
+def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fixes_one(home):
+    # the Blog's experiment with Claude Code in print mode and its Read, Edit and Bash: asked plainly, it fixes f1 and
+    # stops; with /goal, its evaluator (a request constrained to {ok, reason, impossible}) says "not yet" three times,
+    # each reason goes back as Stop hook feedback, and the run ends when check.py prints ALL OK
+    funcs = get("broken_functions")
+    ends = {}
+    for name, prompt in (("plain", funcs.prompt), ("goal", "/goal " + funcs.prompt)):
+        work = home / name
+        work.mkdir()
+        for file, content in funcs.files.items():
+            (work / file).write_text(content)
+        with serve("broken_functions", home / f"{name}.jsonl") as api:
+            done = claude(api, home, prompt, "--allowedTools", "Read,Edit,Bash(python3 check.py)", "--max-turns", "40",
+                          cwd=work, timeout=300)
+            sent = api.requests()
+        check = subprocess.run(["python3", "check.py"], cwd=work, capture_output=True, text=True).stdout.strip()
+        verdicts = [json.loads(r["response"]["content"][0]["text"]) for r in sent
+                    if (r["body"].get("output_config") or {}).get("format")]
+        ends[name] = (done["subtype"], check, [v["ok"] for v in verdicts])
+    assert ends["plain"] == ("success", "NG: f2,f3,f4", [])
+    assert ends["goal"] == ("success", "ALL OK", [False, False, False, True])
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to see every connection the CLI opens")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -112,6 +113,16 @@ def _text(message: dict) -> str:
     return "".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
 
 
+HOOK_FEEDBACK = "Stop hook feedback:\n"  # how Claude Code hands a Stop hook's reason (/goal's "not yet") to the model
+
+
+def _hook_feedback(reminder: re.Match) -> str:
+    """What the model reads of a reminder: nothing, unless it hands over a Stop hook's feedback (the reason /goal's
+    evaluator gave), which the model must act on as a request."""
+    text = reminder.group(0)
+    return text.split(HOOK_FEEDBACK, 1)[1].removesuffix("</system-reminder>").strip() if HOOK_FEEDBACK in text else ""
+
+
 def _as_read(message: dict, searches: set) -> dict | None:
     """A message as the model reads it: a string content as one text block, reminders taken out of the text,
     tool calls by role, the harness's tool searches (the calls in `searches` and their results) left out: loading
@@ -130,7 +141,7 @@ def _as_read(message: dict, searches: set) -> dict | None:
         if any(b is f for f in found):
             continue
         if b["type"] == "text" and "<system-reminder>" in b["text"]:
-            b = {**b, "text": REMINDER.sub("", b["text"]).lstrip()}
+            b = {**b, "text": REMINDER.sub(_hook_feedback, b["text"]).lstrip()}
             if not b["text"].strip():
                 continue
         elif b["type"] == "tool_use" and role(b["name"]) != b["name"]:

@@ -2,6 +2,7 @@
 the scripted example of 9.1 with a denied write (seed 000)."""
 from __future__ import annotations
 
+import json
 import re
 
 from ..api import Conversation, Turn
@@ -10,6 +11,7 @@ from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
 from ..i18n import deferred, tr
 from ..tools import Workspace
 from .base import Scenario, call, last_turn, one_task, refused, say, since_request
+from .hands import Hands, output
 
 # --- fix_failing_test: total() forgets qty; 3 tests, 2 fail -------------------------------------------
 
@@ -139,39 +141,58 @@ def not_ok(output: str) -> list[str]:
     return m.group(1).split(",") if m else []
 
 
+def ran_check(use: dict) -> bool:
+    """Whether a call ran check.py: run_python, or a shell (Claude Code's Bash, a lone bash) running it."""
+    return use["name"] == "run_python" or "check.py" in str(use["input"].get("command", ""))
+
+
 def one_fix_policy(c: Conversation) -> Turn:
     """Per request (the prompt or feedback): run check.py, read funcs.py, fix the first NG function,
-    run check.py again, then report and stop, as asked."""
-    done = since_request(c)
+    run check.py again, then report and stop, as asked; with the course's tools or Claude Code's (Bash, Read,
+    Edit). Asked by Claude Code's /goal whether its condition holds, it answers as checker_verdict does."""
+    if judging(c):
+        verdict = checker_verdict(c.messages[:c.request_at])
+        return say(json.dumps({"ok": verdict.status == ACHIEVED, "reason": verdict.reason,
+                               "impossible": verdict.status == IMPOSSIBLE}, ensure_ascii=False))
+    hands, done = Hands(c), since_request(c)
+    check = hands.run("check.py") or call("run_python", path="check.py")
+    read = hands.read("funcs.py") or call("read_file", path="funcs.py")
     if not done:
-        return say(tr("I'll run the checker first."), call("run_python", path="check.py"))
+        return say(tr("I'll run the checker first."), check)
     if refused(c):
         return say(tr("I was not allowed to go on ({reason}).").format(reason=refused(c)))
     use, result = done[-1]
-    output = c.result_text(result)
-    checks = [c.result_text(r) for u, r in done if u["name"] == "run_python"]
-    if use["name"] == "run_python":
-        if "ALL OK" in output:
+    text = output(c, result)
+    checks = [output(c, r) for u, r in done if ran_check(u)]
+    if ran_check(use):
+        if "ALL OK" in text:
             return say(tr("check.py prints ALL OK: every function works."))
-        if any(u["name"] == "edit_file" and not r.get("is_error") for u, r in done):
+        if any(u["name"] in ("edit_file", "Edit") and not r.get("is_error") for u, r in done):
             return say(tr("I fixed one function as asked; check.py now prints {line}. Stopping here.").format(
-                line=output.splitlines()[-1]))
-        return say(tr("{name} is broken. I'll read funcs.py.").format(name=not_ok(output)[0]),
-                   call("read_file", path="funcs.py"))
-    if use["name"] == "edit_file" and result.get("is_error"):
-        return say(tr("The edit did not apply; I'll read funcs.py again."), call("read_file", path="funcs.py"))
+                line="NG: " + ",".join(not_ok(text))))
+        return say(tr("{name} is broken. I'll read funcs.py.").format(name=not_ok(text)[0]), read)
+    if use["name"] in ("edit_file", "Edit") and result.get("is_error"):
+        return say(tr("The edit did not apply; I'll read funcs.py again."), read)
     broken = [f for f in not_ok(checks[-1]) if f in FUNC_FIXES] if checks else []
-    if use["name"] == "read_file" and broken and FUNC_FIXES[broken[0]][0] in output:
+    if use["name"] in ("read_file", "Read") and broken and FUNC_FIXES[broken[0]][0] in text:
         old, new = FUNC_FIXES[broken[0]]
         return say(tr("{name} is wrong: {old} should be {new}.").format(name=broken[0], old=old.strip(),
                                                                        new=new.strip()),
-                   call("edit_file", path="funcs.py", old=old, new=new))
-    return say(tr("Running the checker."), call("run_python", path="check.py"))
+                   hands.edit("funcs.py", old, new) or call("edit_file", path="funcs.py", old=old, new=new))
+    return say(tr("Running the checker."), check)
+
+
+def judging(c: Conversation) -> bool:
+    """Whether the request is Claude Code's /goal evaluator asking if its condition holds: an answer constrained to
+    the stop-condition hook's schema, {ok, reason, impossible}."""
+    schema = ((c.body.get("output_config") or {}).get("format") or {}).get("schema") or {}
+    return {"ok", "reason"} <= set(schema.get("properties") or {})
 
 
 def checker_verdict(messages: list) -> Verdict:
     """The goal evaluator: like /goal's, it reads only the conversation (the last check.py output in it)."""
-    outputs = tool_outputs(messages, "run_python")
+    c = Conversation({"messages": messages})
+    outputs = [output(c, r) for u, r in c.all_results() if ran_check(u)]
     if not outputs:
         return Verdict(NOT_YET, tr("check.py has not been run; run it to show the state."))
     if "Permission denied" in outputs[-1]:
@@ -181,12 +202,6 @@ def checker_verdict(messages: list) -> Verdict:
     left = not_ok(outputs[-1])
     return Verdict(NOT_YET, tr("the goal is check.py printing ALL OK, but it prints NG: {ng}; {names} still need "
                                "fixing.").format(ng=",".join(left), names=", ".join(left)))
-
-
-def tool_outputs(messages: list, name: str) -> list[str]:
-    """The contents of every result of tool `name` in the conversation, in order."""
-    c = Conversation({"messages": messages})
-    return [c.result_text(r) for u, r in c.all_results() if u["name"] == name]
 
 
 def all_ok(ws: Workspace) -> bool:
