@@ -6,6 +6,7 @@ import json
 import re
 
 from ..api import Conversation, Turn
+from ..api.toolset import for_role, loaded, unloaded
 from ..gate import Gate
 from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
 from ..i18n import deferred, tr
@@ -154,9 +155,10 @@ def one_fix_policy(c: Conversation) -> Turn:
         verdict = checker_verdict(c.messages[:c.request_at])
         return say(json.dumps({"ok": verdict.status == ACHIEVED, "reason": verdict.reason,
                                "impossible": verdict.status == IMPOSSIBLE}, ensure_ascii=False))
-    hands, done = Hands(c), since_request(c)
-    check = hands.run("check.py") or call("run_python", path="check.py")
-    read = hands.read("funcs.py") or call("read_file", path="funcs.py")
+    done = since_request(c)
+    hands = None if offers(c, "run_python") else Hands(c)  # the course's tools when offered, even deferred
+    check = hands and hands.run("check.py") or call("run_python", path="check.py")
+    read = hands and hands.read("funcs.py") or call("read_file", path="funcs.py")
     if not done:
         return say(tr("I'll run the checker first."), check)
     if refused(c):
@@ -178,8 +180,13 @@ def one_fix_policy(c: Conversation) -> Turn:
         old, new = FUNC_FIXES[broken[0]]
         return say(tr("{name} is wrong: {old} should be {new}.").format(name=broken[0], old=old.strip(),
                                                                        new=new.strip()),
-                   hands.edit("funcs.py", old, new) or call("edit_file", path="funcs.py", old=old, new=new))
+                   hands and hands.edit("funcs.py", old, new) or call("edit_file", path="funcs.py", old=old, new=new))
     return say(tr("Running the checker."), check)
+
+
+def offers(c: Conversation, wanted: str) -> bool:
+    """Whether the request offers a tool of this role, callable now or deferred until a tool search loads it."""
+    return for_role(loaded(c.body) + unloaded(c.body), wanted) is not None
 
 
 def judging(c: Conversation) -> bool:
