@@ -52,6 +52,8 @@ def environment(base_url: str, home: str | Path) -> dict[str, str]:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry, update checks or other side requests
             "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "ANTHROPIC_MODEL": MODEL,
             "SHELL": "/bin/bash", "LANG": "C.UTF-8", "TMPDIR": str(home),
+            # the toy model edits within a second: a same-size edit would leave Python a stale .pyc to import
+            "PYTHONDONTWRITEBYTECODE": "1",
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"])}
 
 

@@ -7,10 +7,11 @@ import asyncio
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from claude_agent_sdk import AssistantMessage, ResultError, ToolUseBlock
+from claude_agent_sdk import AssistantMessage, ClaudeSDKClient, ResultError, ResultMessage, ToolUseBlock
 
 from course.agent_sdk import Served, agent_options, claude, collect, environment, mcp_server, scratch_home, serve
 from course.api import LocalAPI, Scripted, Server
@@ -99,6 +100,27 @@ def test_aurora_run_through_an_in_process_mcp_tool_answers_1974(home):
             and isinstance(m.content[0], ToolUseBlock)] == ["ToolSearch", "mcp__course__search", "mcp__course__search"]
 
 
+async def conversation(options, questions: list[str]) -> list[str]:
+    """Each question asked in turn in one ClaudeSDKClient session, and the result of each."""
+    async with ClaudeSDKClient(options) as client:
+        answers = []
+        for question in questions:
+            await client.query(question)
+            answers += [m.result async for m in client.receive_response() if isinstance(m, ResultMessage)]
+    return answers
+
+
+def test_follow_ups_in_one_claude_sdk_client_are_not_given_the_first_answer_again(home):
+    with serve("aurora_run", home / "wire.jsonl") as api:
+        answers = asyncio.run(conversation(aurora_options(api, home, max_turns=5), [
+            AURORA.prompt, "What is the capital of France?", AURORA.prompt]))
+        sent = api.requests()
+    # the follow-up carries the whole conversation; the toy model knows one task and says so; asked again, 1974
+    assert answers == ["1974", f"This toy model knows only the first request of this conversation, not this one: "
+                               f"{AURORA.prompt}", "1974"]
+    assert len(sent) == 6 and all(r["status"] == 200 for r in sent)
+
+
 def test_at_max_turns_3_the_sdk_makes_3_requests_and_reports_num_turns_4(home):
     with serve("aurora_run", home / "wire.jsonl") as api:
         run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=3)))
@@ -118,6 +140,17 @@ def test_an_api_error_ends_as_success_with_is_error_and_terminal_reason_api_erro
     assert (run.result.subtype, run.result.is_error, run.result.terminal_reason) == ("success", True, "api_error")
     assert run.result.api_error_status == 500 and statuses == [500] and isinstance(run.raised, ResultError)
     assert run.result.result.startswith("API Error: 500 the local API's policy failed: RuntimeError: no answer")
+
+
+def test_claude_code_max_retries_sets_how_often_claude_code_retries_a_500(home):
+    # ten retries on Claude Code's own backoff by default: a 500 that stays costs about 182 s (docs/FRAMEWORKS.md);
+    # a test that injects one sets CLAUDE_CODE_MAX_RETRIES, as this one does
+    api = AURORA.api().inject("server_error", times=3)
+    with Server(api) as server:
+        run = asyncio.run(collect(AURORA.prompt, agent_options(server.base_url, home, max_turns=3,
+                                                               env={"CLAUDE_CODE_MAX_RETRIES": "2"})))
+    assert [r.status for r in api.requests] == [500, 500, 500] and run.result.api_error_status == 500
+    assert run.result.terminal_reason == "api_error" and run.result.result.startswith("API Error: 500")
 
 
 def test_a_400_is_sent_again_without_some_betas_then_ends_the_run_as_an_api_error(home):
@@ -155,6 +188,29 @@ def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(home
     assert done["subtype"] == "success" and "not allowed" in done["result"]  # the toy model reads the refusal
     assert [d["tool_name"] for d in done["permission_denials"]][:1] == ["Bash"]
     assert (work / "cart.py").read_text() == CART.files["cart.py"]
+
+
+def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fixes_one(home):
+    # the Blog's experiment with Claude Code in print mode and its Read, Edit and Bash: asked plainly, it fixes f1 and
+    # stops; with /goal, its evaluator (a request constrained to {ok, reason, impossible}) says "not yet" three times,
+    # each reason goes back as Stop hook feedback, and the run ends when check.py prints ALL OK
+    funcs = get("broken_functions")
+    ends = {}
+    for name, prompt in (("plain", funcs.prompt), ("goal", "/goal " + funcs.prompt)):
+        work = home / name
+        work.mkdir()
+        for file, content in funcs.files.items():
+            (work / file).write_text(content)
+        with serve("broken_functions", home / f"{name}.jsonl") as api:
+            done = claude(api, home, prompt, "--allowedTools", "Read,Edit,Bash(python3 check.py)", "--max-turns", "40",
+                          cwd=work, timeout=300)
+            sent = api.requests()
+        check = subprocess.run(["python3", "check.py"], cwd=work, capture_output=True, text=True).stdout.strip()
+        verdicts = [json.loads(r["response"]["content"][0]["text"]) for r in sent
+                    if (r["body"].get("output_config") or {}).get("format")]
+        ends[name] = (done["subtype"], check, [v["ok"] for v in verdicts])
+    assert ends["plain"] == ("success", "NG: f2,f3,f4", [])
+    assert ends["goal"] == ("success", "ALL OK", [False, False, False, True])
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to see every connection the CLI opens")
@@ -199,18 +255,28 @@ def test_the_agent_sdks_output_format_gets_its_structured_output(home):
     assert replies(sent)[-1] == ["text", "StructuredOutput"]  # the answer, and the call Claude Code asks for
 
 
+# Claude Code's thinking: adaptive (its default), or off: its CLAUDE_CODE_DISABLE_THINKING leaves `thinking` out of
+# every request (the SDK's thinking={"type": "disabled"} still sent adaptive, CLI 2.1.332)
+THINKING = {"thinking": {}, "no_thinking": {"CLAUDE_CODE_DISABLE_THINKING": "1"}}
+
+
+@pytest.mark.parametrize("thinking", sorted(THINKING))
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name):
-    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own
+def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(home, name, thinking):
+    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch, beside its own;
+    # thinking as Claude Code asks for it (adaptive), or off
     scenario = get(name)
     tools = scenario.tools()
     allowed = [f"mcp__course__{d['name']}" for d in tools.definitions()]
     with Server(scenario.api()) as server:
-        options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed,
+        options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed, env=THINKING[thinking],
                                 mcp_servers={"course": mcp_server(tools)})
         run = asyncio.run(collect(scenario.prompt, options))
-        statuses = [r.status for r in server.api.requests]
-        refused = server.api.requests[-1].response["stop_reason"] == "refusal"
+        sent = server.api.requests
+    statuses = [r.status for r in sent]
+    refused = sent[-1].response.get("stop_reason") == "refusal"
     # Claude Code reports the refusal scenario's refusal as an API error ("... safeguards flagged this message")
     assert set(statuses) == {200} and (run.result.terminal_reason != "api_error") != refused, (statuses,
                                                                                                 run.result.result)
+    asked = {(r.body.get("thinking") or {}).get("type") for r in sent if r.path == "/v1/messages"}
+    assert asked == ({"adaptive"} if thinking == "thinking" else {None})

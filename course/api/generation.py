@@ -35,12 +35,12 @@ def generate(body: dict, served: Model, policy: Policy, cache: PromptCache, requ
     dropped = check_thinking(body)
     conversation = Conversation(body)
     turn = ask(policy, conversation)
+    undeclared_tools = undeclared_tools and bool(body.get("tools"))  # a request without tools gets no call at all
     content = by_role(turn.content, body, undeclared_tools)
     content = final_answer(content, body)
     content = allowed(content, body, served, undeclared_tools)
     content = given_ids(content, body, sum(m["role"] == "assistant" for m in body["messages"]) + 1)
-    forced = (body.get("tool_choice") or {}).get("type") in ("any", "tool")
-    stop = "tool_use" if forced else turn.stop_reason or (
+    stop = "tool_use" if conversation.forced else turn.stop_reason or (
         "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
     content, stop, sequence, partial = cut(content, stop, body.get("stop_sequences") or [], body["max_tokens"],
                                            window - n_in, count)
@@ -147,16 +147,18 @@ def allowed(content: list[dict], body: dict, served: Model, undeclared_tools: bo
     fits: frameworks declare their output tool last). Under "auto", `by_role`
     has already made every call one to a callable tool (or kept an undeclared one
     for LocalAPI(undeclared_tools=True)). disable_parallel_tool_use keeps the
-    first call. Thinking stays only for models that think, and not when a tool
-    is forced (the reply then starts with the call).
+    first call. Thinking stays only for models that think (5.x: on unless the
+    request says `thinking: {"type": "disabled"}`), and not when a tool is
+    forced (the reply then starts with the call).
     """
     choice = body.get("tool_choice") or {"type": "auto"}
+    thinks = served.thinks and not thinking_off(body)
     declared = [t["name"] for t in loaded(body) if "name" in t]
     forced = choice["type"] in ("any", "tool")
     names = {choice["name"]} if choice["type"] == "tool" else set(declared) if choice["type"] != "none" else set()
     keep = []
     for b in content:
-        if b["type"] == "thinking" and (not served.thinks or forced):
+        if b["type"] == "thinking" and (not thinks or forced):
             continue
         if b["type"] == "tool_use" and b["name"] not in names and not (undeclared_tools and choice["type"] == "auto"):
             continue
@@ -238,6 +240,11 @@ def comparable(message: dict) -> dict:
     return {"role": message["role"], "content": keep}
 
 
+def thinking_off(body: dict) -> bool:
+    """Whether the request turns thinking off (`thinking: {"type": "disabled"}`; a 5.x model thinks otherwise)."""
+    return (body.get("thinking") or {}).get("type") == "disabled"
+
+
 def check_thinking(body: dict) -> list[dict]:
     """The latest assistant message sends back its thinking blocks unmodified, after an unchanged history.
 
@@ -251,7 +258,8 @@ def check_thinking(body: dict) -> list[dict]:
     content = messages[i]["content"]
     thoughts = [j for j, b in enumerate(content) if b["type"] in ("thinking", "redacted_thinking")]
     thought_ids = any(b["type"] == "tool_use" and str(b.get("id")).startswith(THOUGHT_IDS) for b in content)
-    if thought_ids and (not content or content[0]["type"] not in ("thinking", "redacted_thinking")):
+    if thought_ids and not thinking_off(body) and (not content or content[0]["type"] not in ("thinking",
+                                                                                            "redacted_thinking")):
         found = content[0]["type"] if content else "nothing"
         raise APIError(400, "invalid_request_error", (
             f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When "

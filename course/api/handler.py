@@ -86,7 +86,7 @@ class LocalAPI:
     max_request_bytes: int = MAX_REQUEST_BYTES  # larger bodies get 413
     record: bool = True
     clock: Callable[[], float] = time.monotonic  # for cache expiry; tests pass a fake one
-    undeclared_tools: bool = False  # let the policy call tools the request did not declare (never the real API)
+    undeclared_tools: bool = False  # the policy may call tools a request with tools lacks (never the real API)
     log: Callable[[Recorded], None] | None = None  # called with every request as it is answered
     faults: deque = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
@@ -99,7 +99,11 @@ class LocalAPI:
 
     def inject(self, kind: str, times: int = 1, **options) -> LocalAPI:
         """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow,
-        stream_error: a 200 stream that ends with an overloaded error event)."""
+        stream_error: a 200 stream that ends with an overloaded error event).
+
+        The anthropic SDK retries twice, honouring retry-after; Claude Code retries ten times on its own backoff
+        (0.5 s doubling to 32 s, or retry-after if longer): about 3 minutes when the fault stays, unless the CLI's
+        environment sets CLAUDE_CODE_MAX_RETRIES (docs/FRAMEWORKS.md)."""
         for _ in range(times):
             self.faults.append(Fault(kind, **options))
         return self

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -62,7 +63,29 @@ class Conversation:
     @property
     def prompt(self) -> str:
         """The text of the first user message (the user's words, without reminders)."""
-        return "".join(b.get("text", "") for b in self.messages[0]["content"] if b["type"] == "text")
+        return _text(self.messages[0])
+
+    @property
+    def request_at(self) -> int:
+        """The index of the latest request: the last user message without tool results (the prompt, a follow-up
+        question, feedback)."""
+        return max(i for i, m in enumerate(self.messages)
+                   if m["role"] == "user" and not any(b["type"] == "tool_result" for b in m["content"]))
+
+    @property
+    def request(self) -> str:
+        """The text of the latest request (the prompt, until the user asks something more)."""
+        return _text(self.messages[self.request_at])
+
+    @property
+    def forced(self) -> bool:
+        """Whether the request forces a tool call (tool_choice any or tool)."""
+        return (self.body.get("tool_choice") or {}).get("type") in ("any", "tool")
+
+    @property
+    def constrained(self) -> bool:
+        """Whether the request fixes the answer's shape: a forced tool, or output_config.format."""
+        return self.forced or bool((self.body.get("output_config") or {}).get("format"))
 
     @property
     def last(self) -> dict:
@@ -86,6 +109,20 @@ class Conversation:
         return c if isinstance(c, str) else "".join(b.get("text", "") for b in c if b.get("type") == "text")
 
 
+def _text(message: dict) -> str:
+    return "".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
+
+
+HOOK_FEEDBACK = "Stop hook feedback:\n"  # how Claude Code hands a Stop hook's reason (/goal's "not yet") to the model
+
+
+def _hook_feedback(reminder: re.Match) -> str:
+    """What the model reads of a reminder: nothing, unless it hands over a Stop hook's feedback (the reason /goal's
+    evaluator gave), which the model must act on as a request."""
+    text = reminder.group(0)
+    return text.split(HOOK_FEEDBACK, 1)[1].removesuffix("</system-reminder>").strip() if HOOK_FEEDBACK in text else ""
+
+
 def _as_read(message: dict, searches: set) -> dict | None:
     """A message as the model reads it: a string content as one text block, reminders taken out of the text,
     tool calls by role, the harness's tool searches (the calls in `searches` and their results) left out: loading
@@ -104,7 +141,7 @@ def _as_read(message: dict, searches: set) -> dict | None:
         if any(b is f for f in found):
             continue
         if b["type"] == "text" and "<system-reminder>" in b["text"]:
-            b = {**b, "text": REMINDER.sub("", b["text"]).lstrip()}
+            b = {**b, "text": REMINDER.sub(_hook_feedback, b["text"]).lstrip()}
             if not b["text"].strip():
                 continue
         elif b["type"] == "tool_use" and role(b["name"]) != b["name"]:

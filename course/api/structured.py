@@ -4,10 +4,12 @@ A request can fix the shape of the answer: a forced tool (tool_choice any or too
 the SDK's messages.parse sends), the Agent SDK's StructuredOutput tool. The toy model answers in text; its answer
 is fitted to the schema field by field (a string field gets the text, a number field the first number in it, a
 boolean yes or no, an enum the member the text names), and a field the text cannot fill gets the smallest value its
-schema allows. The value is checked against the schema (jsonschema, draft 2020-12) before it is sent.
+schema allows; an answer that is already a valid value, as JSON, is taken as it is. The value is checked against
+the schema (jsonschema, draft 2020-12) before it is sent.
 """
 from __future__ import annotations
 
+import json
 import re
 
 NUMBER = {"integer": re.compile(r"-?\d+"), "number": re.compile(r"-?\d+(?:\.\d+)?")}
@@ -19,10 +21,18 @@ FORMATS = {"date": "1970-01-01", "date-time": "1970-01-01T00:00:00Z", "time": "0
 def answer_for(schema: dict, answer: str):
     """The answer fitted to `schema`, a field the text cannot fill given its smallest value; None only when no
     value this module can make is valid (a pattern it cannot meet, say)."""
-    for value in (fitted(schema, answer, strict=False), minimal(schema, schema)):
-        if valid(schema, value):
+    for value in (_as_json(answer), fitted(schema, answer, strict=False), minimal(schema, schema)):
+        if value is not _NOTHING and valid(schema, value):
             return value
     return None
+
+
+def _as_json(answer: str):
+    """The answer as JSON when it is JSON (a toy model that answers with the value itself), else _NOTHING."""
+    try:
+        return json.loads(answer)
+    except ValueError:
+        return _NOTHING
 
 
 def fitted(schema: dict, answer: str, strict: bool = True):

@@ -7,6 +7,7 @@ tools, a prompt, and a fresh environment for every run.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
@@ -79,9 +80,22 @@ def call(name: str, **input) -> dict:
 def since_request(c: Conversation) -> list[tuple[dict, dict]]:
     """(tool_use, tool_result) pairs since the last user message that is a request (no tool_result in it):
     what the model has done about the prompt, or about the latest feedback."""
-    start = max(i for i, m in enumerate(c.messages)
-                if m["role"] == "user" and not any(b["type"] == "tool_result" for b in m["content"]))
-    return Conversation({"messages": c.messages[start:]}).all_results()
+    return Conversation({"messages": c.messages[c.request_at:]}).all_results()
+
+
+def one_task(policy: Callable[[Conversation], Turn]) -> Callable[[Conversation], Turn]:
+    """The policy of a toy model that knows one task, the conversation's first request. Asked something else later
+    in the same conversation (a follow-up in one ClaudeSDKClient, a resumed session) it says so, where the policy
+    alone would give its first answer again; asked the same again, or asked for its answer in a schema's shape
+    (langchain's with_structured_output after an agent's run), it answers as before."""
+    @functools.wraps(policy)
+    def knowing(c: Conversation) -> Turn:
+        if c.request.strip() != c.prompt.strip() and not c.constrained:
+            return say(tr("This toy model knows only the first request of this conversation, not this one: "
+                          "{prompt}").format(prompt=c.prompt.strip()))
+        return policy(c)
+
+    return knowing
 
 
 def last_turn(c: Conversation) -> list[tuple[dict, dict]]:

@@ -2,15 +2,17 @@
 the scripted example of 9.1 with a denied write (seed 000)."""
 from __future__ import annotations
 
+import json
 import re
 
 from ..api import Conversation, Turn
+from ..api.toolset import for_role, loaded, unloaded
 from ..gate import DENIED, Gate
 from ..goal_loop import ACHIEVED, IMPOSSIBLE, NOT_YET, Verdict
 from ..i18n import deferred, tr
-from ..messages import tool_uses
 from ..tools import Workspace
-from .base import Scenario, call, last_turn, refused, say, says, since_request
+from .base import Scenario, call, last_turn, one_task, refused, say, says, since_request
+from .hands import Hands, output
 
 # --- fix_failing_test: total() forgets qty; 3 tests, 2 fail -------------------------------------------
 
@@ -52,6 +54,7 @@ sys.exit(1 if failed else 0)
 BUG = re.compile(r"^ *subtotal \+= +price *$", re.M)  # the line that forgets qty, however it is spaced
 
 
+@one_task
 def fix_test_policy(c: Conversation) -> Turn:
     """Run the tests, read both files at once, fix the line, run the tests again, report."""
     if not c.results():
@@ -139,39 +142,64 @@ def not_ok(output: str) -> list[str]:
     return m.group(1).split(",") if m else []
 
 
+def ran_check(use: dict) -> bool:
+    """Whether a call ran check.py: run_python, or a shell (Claude Code's Bash, a lone bash) running it."""
+    return use["name"] == "run_python" or "check.py" in str(use["input"].get("command", ""))
+
+
 def one_fix_policy(c: Conversation) -> Turn:
     """Per request (the prompt or feedback): run check.py, read funcs.py, fix the first NG function,
-    run check.py again, then report and stop, as asked."""
+    run check.py again, then report and stop, as asked; with the course's tools or Claude Code's (Bash, Read,
+    Edit). Asked by Claude Code's /goal whether its condition holds, it answers as checker_verdict does."""
+    if judging(c):
+        verdict = checker_verdict(c.messages[:c.request_at])
+        return say(json.dumps({"ok": verdict.status == ACHIEVED, "reason": verdict.reason,
+                               "impossible": verdict.status == IMPOSSIBLE}, ensure_ascii=False))
     done = since_request(c)
+    hands = None if offers(c, "run_python") else Hands(c)  # the course's tools when offered, even deferred
+    check = hands and hands.run("check.py") or call("run_python", path="check.py")
+    read = hands and hands.read("funcs.py") or call("read_file", path="funcs.py")
     if not done:
-        return say(tr("I'll run the checker first."), call("run_python", path="check.py"))
+        return say(tr("I'll run the checker first."), check)
     if refused(c):
         return say(tr("I was not allowed to go on ({reason}).").format(reason=refused(c)))
     use, result = done[-1]
-    output = c.result_text(result)
-    checks = [c.result_text(r) for u, r in done if u["name"] == "run_python"]
-    if use["name"] == "run_python":
-        if "ALL OK" in output:
+    text = output(c, result)
+    checks = [output(c, r) for u, r in done if ran_check(u)]
+    if ran_check(use):
+        if "ALL OK" in text:
             return say(tr("check.py prints ALL OK: every function works."))
-        if any(u["name"] == "edit_file" and not r.get("is_error") for u, r in done):
+        if any(u["name"] in ("edit_file", "Edit") and not r.get("is_error") for u, r in done):
             return say(tr("I fixed one function as asked; check.py now prints {line}. Stopping here.").format(
-                line=output.splitlines()[-1]))
-        return say(tr("{name} is broken. I'll read funcs.py.").format(name=not_ok(output)[0]),
-                   call("read_file", path="funcs.py"))
-    if use["name"] == "edit_file" and result.get("is_error"):
-        return say(tr("The edit did not apply; I'll read funcs.py again."), call("read_file", path="funcs.py"))
+                line="NG: " + ",".join(not_ok(text))))
+        return say(tr("{name} is broken. I'll read funcs.py.").format(name=not_ok(text)[0]), read)
+    if use["name"] in ("edit_file", "Edit") and result.get("is_error"):
+        return say(tr("The edit did not apply; I'll read funcs.py again."), read)
     broken = [f for f in not_ok(checks[-1]) if f in FUNC_FIXES] if checks else []
-    if use["name"] == "read_file" and broken and FUNC_FIXES[broken[0]][0] in output:
+    if use["name"] in ("read_file", "Read") and broken and FUNC_FIXES[broken[0]][0] in text:
         old, new = FUNC_FIXES[broken[0]]
         return say(tr("{name} is wrong: {old} should be {new}.").format(name=broken[0], old=old.strip(),
                                                                        new=new.strip()),
-                   call("edit_file", path="funcs.py", old=old, new=new))
-    return say(tr("Running the checker."), call("run_python", path="check.py"))
+                   hands and hands.edit("funcs.py", old, new) or call("edit_file", path="funcs.py", old=old, new=new))
+    return say(tr("Running the checker."), check)
+
+
+def offers(c: Conversation, wanted: str) -> bool:
+    """Whether the request offers a tool of this role, callable now or deferred until a tool search loads it."""
+    return for_role(loaded(c.body) + unloaded(c.body), wanted) is not None
+
+
+def judging(c: Conversation) -> bool:
+    """Whether the request is Claude Code's /goal evaluator asking if its condition holds: an answer constrained to
+    the stop-condition hook's schema, {ok, reason, impossible}."""
+    schema = ((c.body.get("output_config") or {}).get("format") or {}).get("schema") or {}
+    return {"ok", "reason"} <= set(schema.get("properties") or {})
 
 
 def checker_verdict(messages: list) -> Verdict:
     """The goal evaluator: like /goal's, it reads only the conversation (the last check.py output in it)."""
-    outputs = tool_outputs(messages, "run_python")
+    c = Conversation({"messages": messages})
+    outputs = [output(c, r) for u, r in c.all_results() if ran_check(u)]
     if not outputs:
         return Verdict(NOT_YET, tr("check.py has not been run; run it to show the state."))
     if says(outputs[-1], DENIED):
@@ -181,12 +209,6 @@ def checker_verdict(messages: list) -> Verdict:
     left = not_ok(outputs[-1])
     return Verdict(NOT_YET, tr("the goal is check.py printing ALL OK, but it prints NG: {ng}; {names} still need "
                                "fixing.").format(ng=",".join(left), names=", ".join(left)))
-
-
-def tool_outputs(messages: list, name: str) -> list[str]:
-    """The contents of every result of tool `name` in the conversation, in order."""
-    c = Conversation({"messages": messages})
-    return [c.result_text(r) for u, r in c.all_results() if u["name"] == name]
 
 
 def all_ok(ws: Workspace) -> bool:
@@ -211,6 +233,7 @@ SCRIPT = [
 ]
 
 
+@one_task
 def scripted_policy(c: Conversation) -> Turn:
     """Three tool turns (two reads, a write, a write to /etc/x), then done, saying what was refused."""
     k = c.calls_so_far
@@ -232,15 +255,16 @@ GATED_WRITE = Scenario(
 def edits_policy(values: tuple[str, ...] = ("2", "3")):
     """A model that asks, in one response, for edits `x = 1` -> `x = v` for each v, then reads and reports."""
 
+    @one_task
     def policy(c: Conversation) -> Turn:
         if c.calls_so_far == 0:
             return say(tr("Two edits at once."), *[call("edit_file", path="a.txt", old="x = 1", new=f"x = {v}")
                                                     for v in values])
-        if any(u["name"] == "edit_file" for u in tool_uses(c.messages[-2])):
+        reads = [r for u, r in c.all_results() if u["name"] == "read_file"]
+        if not reads:  # the edits are done: read what they left
             return Turn([call("read_file", path="a.txt")])
-        (_, result), = last_turn(c)
         return say(tr("a.txt now holds {text}; the order of the edits decided it.").format(
-            text=c.result_text(result).strip()))
+            text=c.result_text(reads[-1]).strip()))
 
     return policy
 

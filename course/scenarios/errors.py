@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from ..api import Conversation, Turn
 from ..i18n import deferred, tr
-from .base import Scenario, call, last_turn, say
+from .base import Scenario, call, last_turn, one_task, say
 
 
+@one_task
 def recovering_policy(c: Conversation) -> Turn:
     """Guess a tool name, then its argument; correct each guess from the is_error text that comes back."""
     if not c.results():

@@ -11,67 +11,13 @@ from __future__ import annotations
 import re
 
 from ..api import Conversation, Turn
-from ..api.toolset import harness_text
 from ..i18n import deferred, tr
 from ..gate import BLOCKED, DENIED
-from .base import Scenario, call, last_turn, say, says
+from .base import Scenario, call, last_turn, one_task, say, says
 from .coding import BUG, CART, TEST_CART
+from .hands import Hands, output
 
-CWD = re.compile(r"Primary working directory: (\S+)")  # where Claude Code's system message says it runs
-NUMBERED = re.compile(r"^ *\d+\t", re.M)  # the line numbers of Claude Code's Read (cat -n)
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"  # mini-swe-agent stops when a command prints this first
-
-
-class Hands:
-    """The steps a task needs, done with the tools the request declares (Claude Code's, the course's, or bash)."""
-
-    def __init__(self, c: Conversation):
-        self.c = c
-        found = CWD.search(harness_text(c.body))
-        self.cwd = found.group(1).rstrip("/") + "/" if found else ""
-
-    def can(self, *tools: str) -> bool:
-        return all(self.c.tool(t) for t in tools)
-
-    def run(self, script: str) -> dict | None:
-        """Run a Python file; None when no declared tool can."""
-        if self.can("Bash"):
-            return call("Bash", command=f"python3 {script}", description=f"Run {script}")
-        if self.can("run_python"):
-            return call("run_python", path=script)
-        return call("bash", command=f"python3 {script}") if self.can("bash") else None
-
-    def read(self, path: str) -> dict | None:
-        if self.can("Read"):
-            return call("Read", file_path=self.cwd + path)
-        if self.can("read_file"):
-            return call("read_file", path=path)
-        return call("bash", command=f"cat {path}") if self.can("bash") else None
-
-    def edit(self, path: str, old: str, new: str) -> dict | None:
-        if self.can("Edit"):
-            return call("Edit", file_path=self.cwd + path, old_string=old, new_string=new)
-        if self.can("edit_file"):
-            return call("edit_file", path=path, old=old, new=new)
-        if self.can("bash"):  # the one line, rewritten by Python from a quoted here-document: no shell quoting
-            return call("bash", command=f"python3 - <<'EOF'\nimport pathlib\np = pathlib.Path({path!r})\n"
-                                        f"p.write_text(p.read_text().replace({old!r}, {new!r}))\nEOF")
-        return None
-
-    def list_python(self) -> dict | None:
-        """List the Python files of the working directory."""
-        if self.can("Glob"):
-            return call("Glob", pattern="*.py")
-        if self.can("list_files"):
-            return call("list_files", path=".")
-        if self.can("Bash"):
-            return call("Bash", command="ls -1 *.py", description="List the Python files")
-        return call("bash", command="ls -1 *.py") if self.can("bash") else None
-
-
-def output(c: Conversation, result: dict) -> str:
-    """A result's text, without the line numbers Claude Code's Read puts in front of each line."""
-    return NUMBERED.sub("", c.result_text(result))
 
 
 def unable(step: str) -> Turn:
@@ -84,6 +30,7 @@ FILES = {"app.py": "print('app')\n", "util.py": "def helper():\n    return 1\n",
          "README.md": "# A small project\n", "data.csv": "a,b\n1,2\n"}
 
 
+@one_task
 def count_policy(c: Conversation) -> Turn:
     """List the Python files (Glob, list_files or ls), then say how many there are."""
     done = last_turn(c)
@@ -105,6 +52,7 @@ COUNT_PYTHON_FILES = Scenario(
 # --- fix_cart_in_three_turns: Example 4.3 -------------------------------------------------------------------------
 
 
+@one_task
 def three_turns_policy(c: Conversation) -> Turn:
     """Example 4.3: run the tests; read the code and the tests; edit and run the tests again in one turn; report.
     A lone bash (mini-swe-agent) then submits."""

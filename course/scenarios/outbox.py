@@ -7,11 +7,12 @@ from ..api import Conversation, Turn
 from ..i18n import deferred, tr
 from ..outer_loop import run_saving
 from ..tools.outbox import Crash, Outbox
-from .base import Scenario, call, last_turn, say
+from .base import Scenario, call, last_turn, one_task, say
 
 RECIPIENTS = ("alice@example.com", "bob@example.com", "carol@example.com")
 
 
+@one_task
 def mailing_policy(c: Conversation) -> Turn:
     """One e-mail per turn to whoever has no successful send in the conversation; keyed by recipient
     when the tool takes an idempotency_key."""

@@ -7,7 +7,7 @@ import time
 from ..api import Conversation, Turn
 from ..i18n import deferred, tr
 from ..tools import Tool, Toolbox, Workspace
-from .base import Scenario, call, last_turn, say
+from .base import Scenario, call, last_turn, one_task, say
 
 READ_DELAY_S = 0.05  # each read sleeps this long, so concurrent reads show in ToolStart / ToolEnd times
 DOCS = {
@@ -29,6 +29,7 @@ def slow_reads(ws: Workspace, delay: float = READ_DELAY_S) -> Toolbox:
                          read_file, read_only=True)])
 
 
+@one_task
 def parallel_reads_policy(c: Conversation) -> Turn:
     """Ask for every file in one response, then answer with each file's title."""
     if not c.results():
@@ -62,6 +63,7 @@ def log_tools() -> Toolbox:
                           "required": ["service"]}, fetch_log, read_only=True)])
 
 
+@one_task
 def large_result_policy(c: Conversation) -> Turn:
     """Fetch each service's whole log, one per turn, then write a long summary."""
     fetched = [u["input"]["service"] for u, r in c.all_results() if not r.get("is_error")]

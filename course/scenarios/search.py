@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..api import Conversation, Turn
 from ..i18n import deferred, every_language, tr
 from ..tools import Tool, Toolbox
-from .base import Scenario, call, say
+from .base import Scenario, call, one_task, say
 
 # The four-page corpus of the material's lesson; page 1 holds the distractor 1951. A page speaks the run's language
 # with the same facts (names, years) in each: the policies here read facts, not sentences.
@@ -39,6 +39,7 @@ def search_tools() -> Toolbox:
                           "required": ["query"]}, search, read_only=True)])
 
 
+@one_task
 def aurora_policy(c: Conversation) -> Turn:
     """Find the film's director, then the director's birth year; ignore the novelist's 1951.
     It reads facts, not sentences: the director's page is the one with her year, 1974; the film's names her."""
@@ -66,10 +67,12 @@ def thinking_policy(c: Conversation) -> Turn:
     return Turn([{"type": "thinking", "thinking": ""}, *turn.content], turn.stop_reason, turn.stop_details)
 
 
+@one_task
 def paris_policy(c: Conversation) -> Turn:
     return say("Paris")  # the answer is a fact, the same in every edition (as 1974 is)
 
 
+@one_task
 def always_tool_policy(c: Conversation) -> Turn:
     """M_inf of Thm. 4.1: every response asks for one more tool call."""
     return Turn([call("search", query=tr("Aurora Run part {n}").format(n=c.calls_so_far + 1))])

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from ..api import Conversation, Turn
 from ..i18n import deferred, tr
-from .base import Scenario, call, last_turn, say
+from .base import Scenario, call, last_turn, one_task, say
 
 # about 3,000 output tokens: more than the default max_tokens of 1024
 REPORT = "\n".join(f"## Section {i}\nThe loop ran {i} turns here and every result came back in order."
                    for i in range(1, 151))
 
 
+@one_task
 def long_write_policy(c: Conversation) -> Turn:
     """Write a long report in one tool call; once it is written, say so."""
     if any(not r.get("is_error") for _, r in last_turn(c)):
@@ -28,6 +29,7 @@ REFUSAL_DETAILS = {"type": "refusal", "category": "cyber",
                    "explanation": "Writing self-spreading malware could cause serious harm."}
 
 
+@one_task
 def refusing_policy(c: Conversation) -> Turn:
     return say(tr("I can't help with building malware that spreads between computers."),
                stop_reason="refusal", stop_details=REFUSAL_DETAILS)
@@ -39,6 +41,7 @@ REFUSAL = Scenario(
     notes="stop_reason refusal with stop_details (category cyber): error_refusal, not an answer")
 
 
+@one_task
 def pausing_policy(c: Conversation) -> Turn:
     """Pause once (as a long server-side tool loop does), then finish the turn when sent back."""
     if c.last["role"] == "assistant":

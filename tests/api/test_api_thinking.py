@@ -106,3 +106,15 @@ def test_drop_block_removes_a_block_whose_history_changed_and_reports_it(mount, 
     assert [(t.type, t.path, t.reason) for t in reply.input_transformations] == [
         ("thinking_dropped", "messages.1.content.0", "prefix_binding_mismatch")]
     assert reply.stop_reason in ("tool_use", "end_turn")
+
+
+def test_thinking_disabled_gets_no_thinking_block_and_may_leave_out_earlier_ones(mount):
+    # a 5.x model thinks unless the request says thinking: {"type": "disabled"}; then the reply starts with the
+    # call, and a history whose thinking blocks were left out (a client that switched thinking off) is accepted
+    client = mount(THINKING.api())
+    off = {"thinking": {"type": "disabled"}}
+    reply = send(client, [user(THINKING.prompt)], **off)
+    assert [b.type for b in reply.content] == ["tool_use"]
+    history = first_turn(client)
+    history[1]["content"] = history[1]["content"][1:]  # the thinking block left out
+    assert [b.type for b in send(client, history, **off).content] == ["text", "tool_use"]

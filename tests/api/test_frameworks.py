@@ -7,6 +7,7 @@ checked: it calls only tools its request declared.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -16,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from bench.envs import make_venv
+from course.api import Server
 from course.client import MODEL
+from course.scenarios import HARNESS, SCENARIOS, get
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "FRAMEWORKS.md"
@@ -72,6 +75,31 @@ def lookup(title: str) -> str:
 
 llm = ChatAnthropic(model="claude-haiku-5-5", api_key="local", base_url=os.environ["COURSE_API"])
 print(llm.bind_tools([lookup]).invoke("In which year was the director of the film Aurora Run born?").content)
+"""
+
+
+DIRECT = """
+import json
+import os
+
+from langchain_anthropic import ChatAnthropic
+from pydantic import BaseModel, Field
+
+
+class Answer(BaseModel):
+    \"\"\"The answer to the question.\"\"\"
+
+    answer: str = Field(description="the answer, in a few words")
+    year: int | None = Field(default=None, description="a year, if the answer has one")
+
+
+for url, prompt in json.loads(os.environ["COURSE_APIS"]):
+    llm = ChatAnthropic(model="claude-haiku-5-5", api_key="local", base_url=url, max_retries=0)
+    for method in ("function_calling", "json_schema"):  # a forced tool; output_config.format
+        try:
+            print(json.dumps(llm.with_structured_output(Answer, method=method).invoke(prompt).model_dump()))
+        except Exception as e:
+            print(json.dumps(type(e).__name__))
 """
 
 
@@ -137,6 +165,23 @@ def test_langchain_structured_output(framework_python, served):
     assert [t["name"] for t in sent(wire, "tools")[-1]] == ["Year"]
     assert sent(wire, "tool_choice")[-1] == {"type": "tool", "name": "Year"}
     assert replies(wire)[-1] == ["Year"] and out == "Year(year=1974)"
+
+
+def test_langchain_with_structured_output_called_directly_gets_a_valid_value_on_every_scenario(framework_python):
+    # each scenario's prompt, no agent and no tools: the schema's answer straight from the toy model, both methods
+    names = sorted({**SCENARIOS, **HARNESS})
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(Server(get(name).api())) for name in names]
+        apis = json.dumps([(server.base_url, get(name).prompt) for server, name in zip(servers, names, strict=True)])
+        done = subprocess.run([framework_python, "-c", DIRECT], env={"COURSE_APIS": apis, "PATH": "/usr/bin"},
+                              capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    printed = [json.loads(line) for line in done.stdout.splitlines()]
+    got = {name: (printed[2 * i], printed[2 * i + 1]) for i, name in enumerate(names)}
+    assert {r.status for server in servers for r in server.api.requests} == {200}
+    assert got.pop("refusal")[1] == "ModelRefusalError"  # langchain's own error for stop_reason refusal
+    assert all(isinstance(value, dict) for pair in got.values() for value in pair), got  # an Answer, valid
+    assert got["one_shot"] == ({"answer": "Paris", "year": None},) * 2
 
 
 def test_langgraph_streaming(framework_python, served):

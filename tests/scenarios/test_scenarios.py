@@ -1,12 +1,13 @@
 """Every scenario of the material runs, keeps the invariant, and reacts to errors and refusals."""
 import pytest
 
+from course.client import MODEL, local_client
 from course.events import CONTEXT_WINDOW, DURING_EXECUTION, MAX_TOKENS, REFUSAL, SUCCESS, ToolEnd
 from course.gate import Gate
 from course.i18n import speaking
 from course.loop import Hooks, Limits
-from course.messages import text_of, tool_uses, violations
-from course.scenarios import SCENARIOS, get
+from course.messages import text, text_of, tool_uses, user, violations
+from course.scenarios import HARNESS, SCENARIOS, get
 from course.scenarios.outbox import RECIPIENTS, crash_and_resume
 from course.scenarios.reads import PROMPT_TOO_LONG, WINDOW_FILLS_UP
 
@@ -30,6 +31,46 @@ def test_the_registry():
 def test_every_scenario_keeps_the_invariant(name):
     r = get(name).run()
     assert violations(r.messages, final_assistant=True) == [] and r.calls >= 1
+
+
+# a run that ends with the model's answer; broken_functions takes a later request as feedback (its goal loop)
+ANSWERED = sorted({*NAMES, *HARNESS} - {"always_tool", "truncated", "refusal", "broken_functions"})
+
+
+@pytest.mark.parametrize("name", ANSWERED)
+def test_a_follow_up_in_the_same_conversation_is_not_given_the_first_answer_again(name):
+    # what a ClaudeSDKClient or a resumed session sends: the whole conversation, then the next question
+    s = get(name)
+    ws = s.workspace()
+    first = s.agent(workspace=ws).run(s.prompt)
+    other = s.agent(workspace=ws).run(first.messages + [user(text("What is the capital of Japan?"))])
+    again = s.agent(workspace=ws).run(first.messages + [user(text(s.prompt))])
+    assert other.calls == 1 and other.text.startswith("This toy model knows only the first request") and \
+        other.text.endswith(s.prompt)
+    assert (first.subtype, again.subtype, again.text) == (SUCCESS, SUCCESS, first.text)
+
+
+def test_a_follow_up_asking_for_the_answer_in_a_schemas_shape_gets_the_first_answer():
+    # langchain's with_structured_output after an agent's run: the conversation, "Give the year as a Year.", the
+    # Year tool forced; or output_config.format
+    s = get("aurora_run")
+    first = s.run()
+    messages = first.messages + [user(text("Give the year as a Year."))]
+    year = {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"]}
+    client = local_client(s.api())
+    forced = client.messages.create(model=MODEL, max_tokens=256, messages=messages, tool_choice={
+        "type": "tool", "name": "Year"}, tools=[{"name": "Year", "description": "A year.", "input_schema": year}])
+    shaped = client.messages.create(model=MODEL, max_tokens=256, messages=messages, output_config={
+        "format": {"type": "json_schema", "schema": year}})
+    assert forced.content[0].input == {"year": 1974} and shaped.content[0].text == '{"year": 1974}'
+
+
+def test_broken_functions_takes_a_later_request_as_feedback_on_its_task():
+    s = get("broken_functions")
+    ws = s.workspace()
+    first = s.agent(workspace=ws).run(s.prompt)
+    feedback = s.agent(workspace=ws).run(first.messages + [user(text("Not yet: f2, f3, f4 still need fixing."))])
+    assert feedback.text.endswith("NG: f3,f4. Stopping here.")
 
 
 def test_fix_failing_test_follows_the_blog():
