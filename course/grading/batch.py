@@ -188,7 +188,9 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
             graded = list({e.grade_id: e for exercises in readable for e in exercises}.values())
             threading.Thread(target=oracle.warm, args=(graded, sorted({language(s) for s, _ in plan.values()})),
                              daemon=True, name="reference-outcomes").start()
-            results, seconds, futures = {}, {}, {}  # results[n][i]: the i-th exercise's Marks
+            results: dict[str, dict[int, list]] = {}  # results[n][i]: the i-th exercise's Marks
+            seconds: dict[str, float] = {}
+            futures = {}
 
             def timed(sub, e):
                 start = time.monotonic()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from ..i18n import tr
 
@@ -31,7 +32,7 @@ class Budget:
     def parse(cls, settings: list[str]) -> Budget:
         """A Budget from `NAME=VALUE` settings (a number; bytes may end in K, M or G); ValueError names a bad one."""
         types = {f.name: f.type for f in dataclasses.fields(cls)}
-        values = {}
+        values: dict[str, Any] = {}  # each field's own type: int or float
         for setting in settings:
             name, _, value = setting.partition("=")
             if name not in types or not value:

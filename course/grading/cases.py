@@ -102,7 +102,7 @@ def with_model(case: Case, model: str) -> Case:
 
 def scripts(steps: list[Step], longest: int, *, end: tuple[Step, ...] = (ANSWERS,)) -> list[tuple[Step, ...]]:
     """Every script of up to `longest` steps drawn from `steps`, each followed by one of `end`, shortest first."""
-    found = [()]
+    found: list[tuple[Step, ...]] = [()]
     for n in range(1, longest):
         found += itertools.product(steps, repeat=n)
     return [tuple(s) + (e,) for s in found for e in end]

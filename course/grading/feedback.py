@@ -80,9 +80,9 @@ def feedback_html(student: str, reports: dict[str, dict], *, person: bool = True
                     else gid
                 parts.append(f"<tr><th colspan='4'>{escape(title)}</th></tr>")
             status = "passed" if t["status"] == "passed" else "failed"
-            shown = tr("passed") if status == "passed" else tr("failed")
+            verdict = tr("passed") if status == "passed" else tr("failed")
             detail = "" if status == "passed" else t.get("output", "")
-            parts.append(f"<tr><td>{escape(t['name'])}</td><td class='{status}'>{escape(shown)}</td>"
+            parts.append(f"<tr><td>{escape(t['name'])}</td><td class='{status}'>{escape(verdict)}</td>"
                          f"<td class='points'>{t['score']:g}/{t['max_score']:g}</td><td><pre>{escape(detail)}</pre>"
                          "</td></tr>")
         parts.append("</table>")

@@ -34,7 +34,8 @@ def run_with_limit(fn, timeout: float) -> dict:
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))  # type: ignore[arg-type]  # started: ident set
         sys.stdout, sys.stderr = streams  # the abandoned call captured them; the report must reach the notebook
         return {"value": None, "error": tr("timed out after {seconds:g} s (an endless loop? no turn cap?)").format(
             seconds=timeout)}
@@ -50,11 +51,11 @@ class NotebookContext:
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.registry.scenario(scenario), args, kwargs)
         try:
-            args, kwargs = call.arguments()
-            result = run_with_limit(lambda: self.fn(*args, **kwargs), self.timeout)
+            passed, named = call.arguments()
+            result = run_with_limit(lambda: self.fn(*passed, **named), self.timeout)
         finally:
             call.close()
-        return call.outcome({**result, "after": snapshot(call.args, call.kwargs, args, kwargs)})
+        return call.outcome({**result, "after": snapshot(call.args, call.kwargs, passed, named)})
 
 
 def show(report: Report) -> None:

@@ -278,8 +278,8 @@ def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
 # --- running both ------------------------------------------------------------------------------------
 
 REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
-_outcomes: dict[tuple, Outcome] = {}  # (language, grade_id, rule, case index) -> the reference's outcome, once per
-# process and language (a tool's error speaks the submission's language), whichever submission asks first
+_outcomes: dict[tuple, Outcome | None] = {}  # (language, grade_id, rule, case index) -> the reference's outcome (None:
+# it timed out twice), once per process and language (a tool's error speaks the submission's language)
 _lock = threading.Lock()
 _one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
 
@@ -359,7 +359,7 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
                 raise CheckFailed(mine.error)
             theirs = reference_outcome(exercise, rule, index)
             if theirs is None:  # not gradable: never graded against the student, and said (the grader's remarks)
-                remarks = getattr(getattr(ctx, "context", ctx), "remarks", set())
+                remarks: set[str] = getattr(getattr(ctx, "context", ctx), "remarks", set())
                 remarks.add(tr("the reference timed out twice on a case of '{rule}', which was not graded").format(
                     rule=tr(rule.name)))
                 continue

@@ -66,6 +66,7 @@ def load(tests_dir: str | Path | None = None, base: Registry | None = None) -> R
     registry = Registry(dict(base.exercises), dict(base.scenarios)) if base else shipped()
     for path in sorted(Path(tests_dir).glob("*.py")) if tests_dir else []:
         spec = importlib.util.spec_from_file_location(f"course_hidden_checks_{path.stem}", path)
+        assert spec is not None and spec.loader is not None  # a .py file always has both
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         registry.merge(getattr(module, "EXERCISES", []), {s.name: s for s in getattr(module, "SCENARIOS", [])})

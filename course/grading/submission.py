@@ -102,7 +102,7 @@ def parse(path: Path, data: bytes) -> Submission:
         return Submission(path, problem=tr("the file is not a Jupyter notebook (no list of cells)"), digest=digest)
     cells = [{k: c[k] for k in ("cell_type", "source", "metadata") if k in c} for c in nb["cells"]
              if isinstance(c, dict)]  # outputs are never needed
-    return Submission(path, cells, nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}, digest=digest)
+    return Submission(path, cells, nb["metadata"] if isinstance(nb.get("metadata"), dict) else {}, digest=digest)
 
 
 def read_at(folder: int | None, name: str, path: Path) -> Submission:
@@ -244,7 +244,7 @@ def assignment(sub: Submission, registry: Registry) -> list[Exercise]:
         return groups[named]
     present = set(solution_ids(sub))
     overlap = {g: len(present & {e.grade_id for e in ex}) for g, ex in groups.items()}
-    best = max(overlap, key=overlap.get, default=None)
+    best = max(overlap, key=overlap.__getitem__, default=None)
     if best is not None and overlap[best]:
         return groups[best]
     for name, ex in groups.items():

@@ -14,7 +14,7 @@ from .call import Call
 from .exercise import Outcome
 from .sandbox.child import OUTPUT_CAP
 from .sandbox.fork_server import Runner
-from .sandbox.worker import Gone
+from .sandbox.worker import Gone, Worker
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -61,7 +61,7 @@ class WorkerContext:
         self.server, self.wire, self.budget, self.registry = server, wire, budget, registry
         self.cells, self.problem, self.function = cells, problem, function
         self.deadline = time.monotonic() + budget.exercise
-        self.worker = None
+        self.worker: Worker | None = None
         self.runner = Runner(server)  # where run_python runs for this exercise (its calls and its checks)
         self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
         self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
@@ -78,7 +78,7 @@ class WorkerContext:
         """One worker running the cells: self.worker when it defines the function, else a new skip or self.problem."""
         budget = self.budget
         worker = self.server.spawn()
-        message = {**self.server.setup(worker), "socket": str(self.wire.path), "cells": self.cells,
+        message: dict | None = {**self.server.setup(worker), "socket": str(self.wire.path), "cells": self.cells,
                    "function": self.function, "cell": budget.cell, "lang": language(),
                    "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()]}
         at, until = None, self.deadline
@@ -110,7 +110,7 @@ class WorkerContext:
         self.notes = [tr("cell {cell} {why}").format(cell=cell, why=why) for cell, why in sorted(cut)]
         if not answer.get("ready"):
             worker.kill()
-            errors = answer.get("errors") if isinstance(answer.get("errors"), list) else []
+            errors = answer["errors"] if isinstance(answer.get("errors"), list) else []
             errors = [str(x)[:500] for x in errors[:1]]
             if errors:
                 self.problem = tr("the notebook does not define {function}() ({error})").format(

@@ -47,7 +47,7 @@ class StudentLoop:
                pause=None) -> list[Frame]:
         """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire; `pause()`, if
         given, is called before each model call is answered and each tool runs."""
-        options = {"max_turns": max_turns}
+        options: dict[str, float] = {"max_turns": max_turns}
         if "budget" in self.accepts and max_budget_usd is not None:
             options[FEATURES["budget"]] = max_budget_usd
         call = Call(scenario, (CLIENT, MODEL, scenario.tools().definitions(), RUN_TOOL, scenario.prompt), options,
@@ -58,7 +58,7 @@ class StudentLoop:
         try:
             answer, messages = contract(self.loop(*args, **kwargs))
         except Exception as e:  # shown in the view, never as a traceback
-            why = self.raised(e)
+            why: str | None = self.raised(e)
         else:
             why = None
         out = call.outcome({})  # what crossed the wire, as the grader reads it
@@ -151,7 +151,7 @@ def outcome(answer, last: dict | None, turns: int, max_turns: int, spent_usd: fl
     """The result subtype the wire shows for a loop that returned `answer`."""
     if answer is not None:
         return SUCCESS
-    stop = last and last["stop_reason"]
+    stop = last["stop_reason"] if last else ""
     if stop == "tool_use" and budget is not None and spent_usd >= budget:
         return MAX_BUDGET
     if stop == "tool_use" and turns >= max_turns:

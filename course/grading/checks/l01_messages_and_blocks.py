@@ -57,10 +57,10 @@ def lists() -> tuple[tuple[tuple[str, ...], str], ...]:
     """Every list of up to four shapes (four only when it starts with the user), with the reference's answer."""
     first_violation = reference.function(NOTEBOOK, "first_violation")
     names = list(SHAPES)
-    made = [()]
+    made: list[tuple[str, ...]] = [()]
     for n in range(1, 5):
         made += [s for s in itertools.product(names, repeat=n) if n < 4 or s[0] == names[0]]
-    return tuple((s, kind(first_violation([SHAPES[n] for n in s]), s)) for s in made)
+    return tuple((s, kind(first_violation([SHAPES[x] for x in s]), s)) for s in made)
 
 
 def kind(answer, names: tuple[str, ...]) -> str:
@@ -72,7 +72,8 @@ def kind(answer, names: tuple[str, ...]) -> str:
 
 U, A, ASK, ASK2 = "user 'q' (a string)", "assistant 'Hi.' (a string)", "assistant [text, tool_use t1]", \
     "assistant [tool_use t1, tool_use t2]"
-KNOWN = {  # the lists every sample starts with: the material's breaks, one at a time, then together
+# the lists every sample starts with: the material's breaks, one at a time, then together
+KNOWN: dict[str, list[tuple[str, ...]]] = {
     "None": [(U,), (U, ASK, "user [result t1]"), (U, ASK2, "user [result t1, result t2, text]"),
              (U, A, ASK, "user [result t1]")],  # two assistant messages in a row: P1-P3 do not forbid it
     "P1": [(), (A,), (U, A)],
@@ -91,10 +92,15 @@ def cases_of(which: str, n: int, seed: int):
     def made() -> list[Case]:
         known = KNOWN[which]
         found = known + [s for s, k in lists() if k == which and s not in known]
-        return [Case(lambda s=s: f"first_violation([{', '.join(tr(x) for x in s)}])", ([SHAPES[x] for x in s],))
-                for s in pick(found, n, keep=len(known), seed=seed)]  # each shape named in the report's language
+        return [Case(functools.partial(call_text, s), ([SHAPES[x] for x in s],))
+                for s in pick(found, n, keep=len(known), seed=seed)]
 
     return made
+
+
+def call_text(names: tuple[str, ...]) -> str:
+    """The call of a case, each shape named in the report's language."""
+    return f"first_violation([{', '.join(tr(x) for x in names)}])"
 
 
 EXERCISES = [

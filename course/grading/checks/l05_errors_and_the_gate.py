@@ -56,14 +56,15 @@ BARE = ("search", "search_web", "run_python")
 NAMES = {"search": ("search", "search_web", "Search", "searc", "read_file"),  # exact, longer, case, shorter, other
          "search_web": ("search_web", "search", "search_web2"),
          "run_python": ("run_python", "run_python3", "run")}
-INPUTS = ({"query": "Aurora Run"}, {}, {"timeout": 10}, {"path": "cart.py", "timeout": 10})
+INPUTS: tuple[dict, ...] = ({"query": "Aurora Run"}, {}, {"timeout": 10}, {"path": "cart.py", "timeout": 10})
 
 SPECS = {  # a rule Tool(spec): (an argument it matches, the other tools' names to try)
     "write_file(/etc/*)": ({"path": "/etc/passwd", "content": "x"}, ("read_file", "write", "write_file_backup")),
     "run_python(test_*.py)": ({"path": "test_cart.py"}, ("run_python3", "run_test")),
     "send_email(*@example.com)": ({"to": "bob@example.com", "subject": "Hi"}, ("send_emails", "Send_email")),
 }
-GLOBS = [  # (rule, tool input) on the rule's own tool: whole argument, case, any argument, non-strings
+GLOBS: list[tuple[str, dict]] = [  # (rule, tool input) on the rule's own tool: whole argument, case, any argument,
+    # non-strings
     ("write_file(/etc/*)", {"path": "/etc/passwd", "content": "x"}),
     ("write_file(/etc/passwd)", {"content": "x", "path": "/etc/passwd"}),
     ("write_file(/etc/*)", {"path": "/home/etc/passwd", "content": "x"}),

@@ -206,7 +206,8 @@ def once_each(out: Outcome, case: Case) -> str:
     sc, replay = case.scenario, Outbox()
     for k, (_, input) in enumerate(out.tool_calls, 1):
         if not (k in sc.fails and not sc.accepted):
-            replay.send(input.get("to"), input.get("subject"), input.get("body"), input.get("idempotency_key"))
+            replay.send(input.get("to", ""), input.get("subject", ""), input.get("body", ""),
+                        input.get("idempotency_key"))
     got = {to: replay.received(to) for to in case.args[1]}
     finished = out.value is not None
     if any(n > 1 for n in got.values()) or (finished and any(n != 1 for n in got.values())):

@@ -41,7 +41,8 @@ EXTRA_TURN = deferred("giving the SDK max_turns + 1: its max_turns already caps 
 # --- decide ---------------------------------------------------------------------------------------------
 
 NAMES = (SEARCH, "Bash", "Bash2", "Read")
-INPUTS = ({"query": "Aurora Run"}, {"command": "rm -rf build"}, {"command": "ls"}, {}, {"timeout": 10})
+INPUTS: tuple[dict, ...] = ({"query": "Aurora Run"}, {"command": "rm -rf build"}, {"command": "ls"}, {},
+                            {"timeout": 10})
 DENY = ((), ("Bash",), ("Bash(rm *)",), (SEARCH,), ("Read", "Bash(ls)"), (f"{SEARCH}(Aurora*)", "Bash(rm *)", "Bash"),
         ("Bash(ls)", "Bash", f"{SEARCH}(*Run)", SEARCH), ("Bash(rm *)", "Bash"), (SEARCH, f"{SEARCH}(Aurora*)"))
 ALLOWED = 40  # cases of the calls the reference allows: the first 5, then a fixed sample

@@ -76,7 +76,7 @@ def hint(exercise, rule, index: int, ctx) -> str:
             return ""
         case, theirs = r.all_cases()[i], reference_outcome(exercise, r, i)
         mine = ctx.case(case_key(r, i), case, last=False)
-        if mine.unrun:  # the time budget ran out: nothing is proven
+        if mine.unrun or theirs is None:  # the time budget ran out, or the reference did (no oracle): nothing is proven
             return ""
         wrong = bool(verdict(r, mine, theirs, case))
         left = [m for m in left if (same(r, mine, outcome(m, r, i, timeout)) if wrong

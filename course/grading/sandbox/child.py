@@ -35,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import urllib.parse
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
@@ -286,7 +287,7 @@ def interrupt(signum, frame):
     raise Interrupted
 
 
-def statements(source: str, i: int) -> list[tuple[int, object]]:
+def statements(source: str, i: int) -> list[tuple[int, types.CodeType]]:
     """A cell's top-level statements, each compiled alone: (its first line, its code)."""
     tree = ast.parse(python_source(source), f"<cell {i}>")
     return [(s.lineno, compile(ast.Module([s], []), f"<cell {i}>", "exec")) for s in tree.body]
@@ -460,9 +461,9 @@ def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
                             start_new_session=True)
     kept, dropped, deadline = bytearray(), False, time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
+        selector.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]  # stdout=PIPE: never None
         while (left := deadline - time.monotonic()) > 0 and selector.select(left):
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]  # stdout=PIPE: never None
             if not chunk:
                 break
             dropped |= len(kept) + len(chunk) > OUTPUT_CAP * 4
@@ -519,9 +520,9 @@ def fork_server(control: socket.socket) -> None:
         if not data:
             return
         if data.startswith(b"K"):
-            _, pid, uid, folder = data.decode().split(" ", 3)
-            workers.discard(int(pid))
-            end(int(pid), None if uid == "-" else int(uid), folder, workers)
+            _, ended, uid, folder = data.decode().split(" ", 3)
+            workers.discard(int(ended))
+            end(int(ended), None if uid == "-" else int(uid), folder, workers)
             control.sendall(b"ended\n")
             continue
         pid = os.fork()

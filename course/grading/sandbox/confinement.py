@@ -20,6 +20,7 @@ import shutil
 import site
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def world_readable(path: str | Path) -> bool:
 def needed() -> list[Path]:
     """What a worker must read: Python, its standard library, the venv and its packages, and the course."""
     return [Path(p).resolve() for p in (sys.base_prefix, os.path.realpath(sys.executable), sys.prefix,
-                                        Path(course.__file__).parent, *site.getsitepackages())]
+                                        os.path.dirname(course.__file__), *site.getsitepackages())]
 
 
 def checkout() -> list[Path]:
@@ -119,7 +120,7 @@ class Confinement:
         return PARTIAL.get(self.mode, "")
 
     def command(self, argv: list[str], scratch: Path, private: list[Path], disk: int,
-                writable: list[Path] = ()) -> list[str]:
+                writable: Sequence[Path] = ()) -> list[str]:
         """The fork server's command: `argv` as it is, or under bubblewrap with no network, `scratch` read-only but
         for its `work/` folder (a tmpfs of `disk` bytes: the workers' folders), `private` (submissions, hidden
         tests, output) hidden, and `writable` (the batch's cgroup) writable."""

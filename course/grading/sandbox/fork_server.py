@@ -165,7 +165,8 @@ class Runner:
     workspace's files; it is ended, with everything it started, when the exercise ends."""
 
     def __init__(self, server: ForkServer):
-        self.server, self.worker = server, None
+        self.server = server
+        self.worker: Worker | None = None  # started on the first file it runs
         self._lock = threading.Lock()  # one file at a time (a student's threads may ask at once)
 
     def __call__(self, files: dict[str, str], path: str, timeout: float) -> tuple[int, str]:
