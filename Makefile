@@ -81,7 +81,8 @@ check: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not bwrap" tests
 
 # the reference's and the known mistakes' Claude Code CLI runs, saved once for every process of a run (the suite's
-# workers, the grader's, the notebooks' kernels), named by a fingerprint of the code (course/grading/saved_outcomes.py)
+# workers, the grader's, the notebooks' kernels), named by a fingerprint of the code
+# (course/grading/judging/saved_outcomes.py)
 check test-suite test-notebooks: export COURSE_SAVED_OUTCOMES := $(CURDIR)/build/outcomes
 
 # two workers, each taking a whole test file at a time (its module fixtures run once)

@@ -2,7 +2,7 @@
 
 `StudentLoop(agent_loop)` wraps a function with the course's agent_loop contract,
 `agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024, ...) -> (answer, messages)`.
-It runs the function as the grader's `check()` does (`course.grading.call.Call`: the genuine SDK client on a
+It runs the function as the grader's `check()` does (`course.contract.call.Call`: the genuine SDK client on a
 fresh local API, the scenario's tools, ToolFailed for an error result), then builds the explorer's frames from
 the call's Outcome (every request and response that crossed the wire) and from what the function returned. A
 loop that raises, or returns something else than (answer, messages), gives a final frame that says so.
@@ -17,8 +17,8 @@ import anthropic
 from ..client import MODEL
 from ..events import MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL, SUCCESS
 from ..gate import Gate
-from ..grading.call import Call
-from ..grading.exercise import CLIENT, RUN_TOOL, Outcome
+from ..contract.call import Call
+from ..contract.exercise import CLIENT, RUN_TOOL, Outcome
 from ..i18n import tr
 from ..messages import as_dict, blocks, tool_uses
 from ..pricing import cost_usd

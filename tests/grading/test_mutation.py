@@ -12,9 +12,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from course.grading import reference, registry
-from course.grading.mark import run_check
-from course.grading.notebook_context import NotebookContext
+from course.grading.judging import reference, registry
+from course.grading.marks.mark import run_check
+from course.grading.judging.notebook_context import NotebookContext
 
 from equivalent_mutants import EQUIVALENT  # tests/grading/, on sys.path as pytest imports this file
 from mutation import mutants

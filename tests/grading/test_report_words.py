@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from html import unescape
 
-from course.grading import registry
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
-from course.grading.report import html_report, text_report
+from course.grading.judging import registry
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.marks.report import html_report, text_report
 
 REGISTRY = registry.shipped()
 

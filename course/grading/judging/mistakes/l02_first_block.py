@@ -1,0 +1,12 @@
+"""Keeps the conversation right but returns `reply.content[0].text`: the first block, whatever it is."""
+from course.grading.judging.checks.l02_a_model_is_a_function import FIRST_BLOCK as MISTAKE
+
+GRADE_ID = "follow_up"
+
+
+def follow_up(client, model, first, second):
+    messages = [{"role": "user", "content": first}]
+    reply = client.messages.create(model=model, max_tokens=1024, messages=messages)
+    messages += [{"role": "assistant", "content": reply.content}, {"role": "user", "content": second}]
+    reply = client.messages.create(model=model, max_tokens=1024, messages=messages)
+    return reply.content[0].text  # the mistake: one block, and perhaps not a text block

@@ -1,0 +1,10 @@
+"""Resends both questions but not the model's first answer."""
+from course.grading.judging.checks.l02_a_model_is_a_function import NO_REPLY as MISTAKE
+
+GRADE_ID = "follow_up"
+
+
+def follow_up(client, model, first, second):
+    client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": first}])
+    messages = [{"role": "user", "content": first}, {"role": "user", "content": second}]
+    return client.messages.create(model=model, max_tokens=1024, messages=messages).content[0].text

@@ -1,0 +1,23 @@
+"""Answers with the message's id instead of each tool_use's id."""
+from course.grading.judging.checks.l03_the_first_loop import WRONG_IDS as MISTAKE
+
+GRADE_ID = "agent_loop"
+
+
+def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
+    messages = [{"role": "user", "content": prompt}]
+    for turn in range(max_turns + 1):
+        r = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
+        if r.stop_reason == "end_turn":
+            return r.content[-1].text, messages + [{"role": "assistant", "content": r.content}]
+        if r.stop_reason != "tool_use" or turn == max_turns:
+            return None, messages
+        results = []
+        for i, b in enumerate(r.content):
+            if b.type == "tool_use":
+                try:
+                    out, err = run_tool(b.name, b.input), False
+                except Exception as e:
+                    out, err = str(e), True
+                results.append({"type": "tool_result", "tool_use_id": f"{r.id}_{i}", "content": out, "is_error": err})
+        messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": results}]

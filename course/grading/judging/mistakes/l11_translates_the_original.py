@@ -1,0 +1,10 @@
+"""Runs both nodes on the original text, so the translation ignores the summary."""
+from course.grading.judging.checks.l11_workflows_versus_agents import CHAIN as MISTAKE
+
+GRADE_ID = "summarize_then_translate"
+
+
+def summarize_then_translate(client, model, text):
+    client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Summarise: " + text}])
+    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Translate: " + text}])
+    return reply.content[0].text

@@ -1,0 +1,10 @@
+"""Asks whether the key is in the environment, so an empty ANTHROPIC_API_KEY counts as a key."""
+from course.grading.judging.checks.l13_the_real_api import EMPTY_KEY as MISTAKE
+
+GRADE_ID = "choose_backend"
+
+
+def choose_backend(env):
+    if env.get("COURSE_LIVE") == "1" and "ANTHROPIC_API_KEY" in env:  # the mistake: "" is no key
+        return "live"
+    return "local"

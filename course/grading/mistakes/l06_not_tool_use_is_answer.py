@@ -1,8 +1,0 @@
-"""The lesson's shortcut `if stop_reason != "tool_use": answer`, so refusals and cut replies are answers."""
-from course.grading.checks.l06_other_stop_reasons import ALL_BUT_TOOL_USE as MISTAKE
-
-GRADE_ID = "stop_action"
-
-
-def stop_action(stop_reason):
-    return "run_tools" if stop_reason == "tool_use" else "answer"

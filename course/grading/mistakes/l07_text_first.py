@@ -1,8 +1,0 @@
-"""Puts the notes before the tool results (exercise 10.2)."""
-from course.grading.checks.l07_context_growth_and_budgets import TEXT_FIRST as MISTAKE
-
-GRADE_ID = "user_turn"
-
-
-def user_turn(results, notes):
-    return {"role": "user", "content": [{"type": "text", "text": n} for n in notes] + list(results)}

@@ -1,8 +1,0 @@
-"""Rounds (W - s)/c to the nearest whole number instead of down."""
-from course.grading.checks.l07_context_growth_and_budgets import FLOOR as MISTAKE
-
-GRADE_ID = "max_calls"
-
-
-def max_calls(window, s, c):
-    return max(0, round((window - s) / c) + 1)

@@ -1,8 +1,0 @@
-"""Goes live whenever a key is set, whether or not the learner asked."""
-from course.grading.checks.l13_the_real_api import NOT_ASKED as MISTAKE
-
-GRADE_ID = "choose_backend"
-
-
-def choose_backend(env):
-    return "live" if env.get("ANTHROPIC_API_KEY") else "local"

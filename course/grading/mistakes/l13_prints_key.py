@@ -1,9 +1,0 @@
-"""Prints the key to show which one is used."""
-from course.grading.checks.l13_the_real_api import LEAK as MISTAKE
-
-GRADE_ID = "choose_backend"
-
-
-def choose_backend(env):
-    print("using key", env.get("ANTHROPIC_API_KEY"))
-    return "live" if env.get("COURSE_LIVE") == "1" and env.get("ANTHROPIC_API_KEY") else "local"
