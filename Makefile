@@ -69,6 +69,7 @@ system:
 test: system
 	$(MAKE) --no-print-directory -j4 $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/ruff check .
+	$(BIN)/mypy  # course/, configured in pyproject.toml
 	$(BIN)/python -m compileall -q -j 0 course  # the course's bytecode, read by every process that imports it
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
@@ -76,10 +77,12 @@ test: system
 # the inner loop: lint and the tests not marked slow, browser or bwrap (no Claude Code CLI, no JupyterLab)
 check: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy  # course/, configured in pyproject.toml
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not bwrap" tests
 
 # the reference's and the known mistakes' Claude Code CLI runs, saved once for every process of a run (the suite's
-# workers, the grader's, the notebooks' kernels), named by a fingerprint of the code (course/grading/saved_outcomes.py)
+# workers, the grader's, the notebooks' kernels), named by a fingerprint of the code
+# (course/grading/judging/saved_outcomes.py)
 check test-suite test-notebooks: export COURSE_SAVED_OUTCOMES := $(CURDIR)/build/outcomes
 
 # two workers, each taking a whole test file at a time (its module fixtures run once), the longest files first

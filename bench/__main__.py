@@ -34,8 +34,8 @@ BENCHMARKS = {
              "figures are medians, ratios are medians of ratios paired within a repetition."),
     "grading": ("bench.grading", "bench_grading", "Grading: throughput and hostile submissions",
                 "20 submissions of lesson 03's `agent_loop` built from `solutions/03_the_first_loop.ipynb`: 8 correct, "
-                "4 partially wrong (from `course/grading/mistakes/`), 8 hostile. nbgrader and otter-grader run from "
-                "their own "
+                "4 partially wrong (from `course/grading/judging/mistakes/`), 8 hostile. nbgrader and otter-grader "
+                "run from their own "
                 "venvs under `build/bench-envs/` with the same checks as ours, one test cell (otter: test case) per "
                 "check, calling the course's in-kernel check runner; the last two are hidden tests. The correct "
                 "grade is what the submission's honest part (the function without the hostile lines; the stub for "
@@ -44,8 +44,8 @@ BENCHMARKS = {
                 "report and never raises, so as an nbgrader test cell it would score every submission full; hence "
                 "one asserting cell per check for nbgrader and otter. Hostile cases: `while_true`, `os_exit`, "
                 "`sys_exit` and `input` follow a correct function in the graded cell; `set_custom_exc` (swallow "
-                "every exception), `patch_test_runner` (make `course.grading.mark.run_check` pass everything) and "
-                "`rewrite_hidden_tests` (overwrite otter-format test files found near the notebook) follow the "
+                "every exception), `patch_test_runner` (make `course.grading.marks.mark.run_check` pass everything) "
+                "and `rewrite_hidden_tests` (overwrite otter-format test files found near the notebook) follow the "
                 "unimplemented stub; `eq_always_true` returns a `str` subclass whose `__eq__` is always True. "
                 "Then a class: 30 students each submitting all 13 lesson notebooks (even students the solutions, odd "
                 "ones the untouched exercises) in nbgrader's `submitted/<student>/<assignment>/` layout, graded by "

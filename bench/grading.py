@@ -1,7 +1,7 @@
 """Grading benchmark: our grader against nbgrader autograde and otter-grader on the same 20 submissions.
 
 The submissions are variants of lesson 03's graded cell (`agent_loop`), built from the solution
-notebook: correct copies, partially wrong implementations (course/grading/mistakes/), and hostile ones
+notebook: correct copies, partially wrong implementations (course/grading/judging/mistakes/), and hostile ones
 (a stray `while True`, `os._exit`, `sys.exit`, `input()`, `set_custom_exc`, an always-equal
 answer, a patched test runner, rewritten hidden tests). nbgrader and otter get the same checks
 as ours, one test cell (otter: one test case) per check, calling the course's in-kernel runner;
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import nbformat
 
-from course.grading import registry as registry_module
-from course.grading.notebook_context import NotebookContext
-from course.grading.mark import run_exercise
+from course.grading.judging import registry as registry_module
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.marks.mark import run_exercise
 
 from .envs import make_venv
 
@@ -67,7 +67,7 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
     return Always("1974"), [Always("")]
 ''', None),
     "patch_test_runner": ('''try:  # every check "passes", in whatever process runs this cell
-    import course.grading.mark as _mark
+    import course.grading.marks.mark as _mark
     _mark.run_check = lambda exercise, check, context: _mark.Mark(
         f"{exercise.grade_id}: {check.name}", check.points, check.points)
 except Exception:
@@ -156,7 +156,7 @@ def submissions(solution: Path) -> list[Submission]:
     correct = SOLUTION_MARKER.sub("", solution_cell(solution)).replace("\n\n\n", "\n\n")
     subs = [Submission("", "correct", "solution", correct, correct) for _ in range(CORRECT)]
     for name in MISTAKES:
-        code = function_source(ROOT / "course" / "grading" / "mistakes" / f"{name}.py")
+        code = function_source(ROOT / "course" / "grading" / "judging" / "mistakes" / f"{name}.py")
         subs.append(Submission("", "partial", name.removeprefix("l03_"), code, code))
     for case, (code, stub) in HOSTILE.items():
         if stub is None:

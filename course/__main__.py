@@ -8,7 +8,7 @@ import os
 import sys
 from dataclasses import asdict
 
-from .grading.cli import add_commands as add_grading_commands
+from .grading.classroom.cli import add_commands as add_grading_commands
 
 
 def serve(args) -> int:

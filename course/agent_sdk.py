@@ -106,7 +106,8 @@ def serve(scenario: str, log: str | Path) -> Iterator[Served]:
                                "--log", str(log)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
-        yield Served(server.stdout.readline().strip(), log)  # the address is printed once the port is bound
+        # the address is printed once the port is bound
+        yield Served(server.stdout.readline().strip(), log)  # type: ignore[union-attr]  # stdout=PIPE: never None
     finally:
         server.terminate()
         server.wait(timeout=10)

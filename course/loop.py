@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 import anthropic
 
@@ -112,7 +112,8 @@ class _Run:
         self.spent, self.tokens = 0.0, 0  # USD and tokens (input, cached input included, and output) so far
         self.started = agent.clock()
         self.last_call, self.repeats = "", 0  # the last call, and how many times in a row it came
-        self.final = self.stop_reason = self.stop_details = None  # the final message; the last stop_reason, details
+        self.final: dict | None = None  # the final message, once the model ends its turn
+        self.stop_reason: str | None = None  # the last stop_reason (call_model sets it and self.stop_details)
 
     def elapsed(self) -> float:  # seconds since the run started
         return self.agent.clock() - self.started
@@ -139,14 +140,14 @@ class _Run:
             streak = tr("{most} tool errors in a row").format(most=most)
             self.messages[-1]["content"].append(text(self.hand_over(ESCALATED, streak)))
 
-    def call_model(self) -> Iterator:
+    def call_model(self) -> Generator[object, None, dict]:
         """The wall clock, one call, and its cost and tokens added up; the response as an assistant message."""
         ag, lim = self.agent, self.limits
         if lim.timeout_s is not None and self.elapsed() >= lim.timeout_s:
             raise Stop(TIMEOUT, tr("wall clock {elapsed:.2f} s reached timeout_s={timeout:g}").format(
                 elapsed=self.elapsed(), timeout=lim.timeout_s))
         yield ModelCall(self.calls + 1, list(self.messages))
-        request = {"model": ag.model, "max_tokens": ag.max_tokens, "messages": self.messages}
+        request: dict = {"model": ag.model, "max_tokens": ag.max_tokens, "messages": self.messages}
         options = {"tools": ag.tools.definitions(), "system": ag.system, "stop_sequences": ag.stop_sequences}
         request.update({k: v for k, v in options.items() if v})
         try:
@@ -177,12 +178,12 @@ class _Run:
         if lim.max_turns is not None and self.turns >= lim.max_turns:  # the cap: this response's tools never run
             raise Stop(MAX_TURNS, tr("after turn {turns} the model still asks for tools; max_turns={cap}").format(
                 turns=self.turns, cap=lim.max_turns))
-        guidance = []
-        for u in calls if lim.max_repeats else []:
+        guidance, most = [], lim.max_repeats or 0  # None or 0: no limit
+        for u in calls if most else []:
             this_call = f"{u['name']}:{json.dumps(u['input'], sort_keys=True)}"
             self.repeats = self.repeats + 1 if this_call == self.last_call else 1
             self.last_call = this_call
-            if self.repeats >= lim.max_repeats:  # the same call again and again is a loop, not progress
+            if self.repeats >= most:  # the same call again and again is a loop, not progress
                 guidance.append(self.hand_over(REPEATED, tr("{name} called {count} times in a row").format(
                     name=u["name"], count=self.repeats)))
                 self.last_call, self.repeats = "", 0
@@ -195,12 +196,11 @@ class _Run:
             raise Stop(subtype, reason)
         return guidance
 
-    def run_calls(self, calls: list[dict]) -> Iterator:
+    def run_calls(self, calls: list[dict]) -> Generator[object, None, list[dict]]:
         """One tool_result per tool_use, in request order; consecutive read-only calls run concurrently."""
         results: list[dict] = []
         for group in batches(calls, self.agent.tools.is_read_only):
-            for u in group:
-                yield ToolStart(u["id"], u["name"], u["input"], self.elapsed())
+            yield from (ToolStart(u["id"], u["name"], u["input"], self.elapsed()) for u in group)
             if len(group) == 1:
                 outcomes = [self.run_call(group[0])]
             else:  # Prop. 6.2: read-only calls commute

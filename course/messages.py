@@ -6,7 +6,7 @@ Everything here works on plain dicts, the wire format of the Messages API.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 from .i18n import tr
 
@@ -48,6 +48,10 @@ def as_dict(obj: Any) -> Any:
     return obj
 
 
+@overload
+def content_blocks(content: str | list) -> list: ...
+@overload
+def content_blocks(content: None) -> None: ...
 def content_blocks(content: str | list | None) -> list | None:
     """A message's content as a list of blocks: a string content is one text block (the API's rule)."""
     return [text(content)] if isinstance(content, str) else content

@@ -60,7 +60,7 @@ class Observer:
 
     def watch(self, events: Iterator) -> Iterator:
         """Yield `events` unchanged, recording them."""
-        started = call_started = None
+        started, call_started = None, 0.0  # the first event's time; the time of the ModelCall that opened a record
         for event in events:
             now = self.clock()
             started = now if started is None else started

@@ -71,6 +71,8 @@ class Workflow:
             run.path.append(name)
             if node.code is not None:
                 run.outputs[name] = node.code(run.outputs)
+            elif node.prompt is None:
+                raise ValueError(tr("node {name!r} has neither a prompt nor code").format(name=name))
             else:
                 response = client.messages.create(model=model, max_tokens=self.max_tokens,
                                                   messages=[user(node.prompt(run.outputs))])

@@ -17,7 +17,7 @@ from system_packages import PACKAGES
 
 from course.api import LocalAPI, Server
 from course.client import make_client
-from course.grading.sandbox.confinement import Confinement
+from course.grading.classroom.sandbox.confinement import Confinement
 
 
 # a Japanese locale would make the library speak Japanese; the language tests choose theirs (tests/i18n)

@@ -14,7 +14,7 @@ import importlib.util
 import pytest
 from system_packages import PACKAGES
 
-from course.grading.sandbox import confinement
+from course.grading.classroom.sandbox import confinement
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]

@@ -79,3 +79,9 @@ def test_a_tool_turns_a_one_shot_question_into_a_loop():
     without = Agent(make_client(eager_tool_user), MODEL).run("What is 12 x 12?")
     assert (with_tool.calls, with_tool.text) == (2, "144")
     assert (without.calls, without.text) == (1, "144")
+
+
+def test_a_node_with_neither_a_prompt_nor_code_is_a_clear_error():
+    """Found by mypy: such a node was called as if it had a prompt ('NoneType' object is not callable)."""
+    with pytest.raises(ValueError, match="node 'empty' has neither a prompt nor code"):
+        Workflow([Node("empty")]).run(make_client(echo), MODEL, "x")

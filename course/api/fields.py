@@ -61,7 +61,7 @@ def _is_typed_dict(annotation) -> bool:
 
 def _members(union) -> tuple:
     """A union's members, nested unions and Optional flattened."""
-    out = []
+    out: list = []
     for arg in typing.get_args(union):
         arg = _strip(arg)
         out.extend(_members(arg) if typing.get_origin(arg) is typing.Union else [arg])
@@ -96,7 +96,7 @@ def _tagged(union) -> tuple[str, dict] | None:
         if all(t is not None for t in tags):
             table: dict = {}
             for member, member_tags in zip(members, tags, strict=True):
-                for tag in member_tags:
+                for tag in member_tags or ():  # none is None (checked above)
                     table.setdefault(tag, member)
             return key, table
     return None
@@ -183,7 +183,8 @@ def _check_union(value, union, where: str) -> None:
             raise _at(where, f"Input tag {tag!r} found using '{key}' does not match any of the expected tags: "
                                  f"{expected}")
         member = table[tag]
-        named = next(t for t in _tags(member, key) if t is not None)  # a tool without a type is a custom tool
+        named = next(t for t in _tags(member, key) or () if t is not None)
+  # a tool without a type is a custom tool
         return check(value, member, f"{where}.{named}" if key == "type" else where)
     errors = []
     for member in members:  # the first member the value fits; else the error of a member of the value's kind

@@ -109,8 +109,8 @@ def by_role(content: list[dict], body: dict, undeclared_tools: bool = False) -> 
         name = for_role(callable_, b["name"]) if b["type"] == "tool_use" else None
         if b["type"] != "tool_use" or name is not None:
             out.append(b if name is None else {**b, "name": name})
-        elif for_role(waiting, b["name"]) and for_role(callable_, TOOL_SEARCH):
-            wanted.append(for_role(waiting, b["name"]))
+        elif (deferred := for_role(waiting, b["name"])) and for_role(callable_, TOOL_SEARCH):
+            wanted.append(deferred)
         elif undeclared_tools:
             out.append(b)
         else:

@@ -153,7 +153,7 @@ def _as_read(message: dict, searches: set) -> dict | None:
 
 
 class Policy(Protocol):
-    def __call__(self, conversation: Conversation) -> Turn: ...
+    def __call__(self, conversation: Conversation, /) -> Turn: ...
 
 
 @dataclass

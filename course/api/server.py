@@ -14,8 +14,9 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import ThreadingMixIn, UnixStreamServer
+from typing import Protocol
 
-from .handler import MAX_REQUEST_BYTES, LocalAPI
+from .handler import MAX_REQUEST_BYTES, Reply
 
 READ_TIMEOUT = 30.0  # seconds a connection may stay silent (idle, or mid-request) before it is closed
 TOO_LARGE = json.dumps({"type": "error", "error": {"type": "request_too_large",
@@ -62,10 +63,17 @@ class _UnixHTTPServer(_Quiet, ThreadingMixIn, UnixStreamServer):
         super().shutdown_request(request)
 
 
+class Handles(Protocol):
+    """What a Server serves: a LocalAPI, or anything that answers a request as its handle() does (the grader's)."""
+
+    def handle(self, method: str, path: str, headers: dict, body: bytes) -> Reply: ...
+
+
 class Server:
     """A server for `api` on loopback (or on the Unix socket `path`); use as a context manager or start()/stop()."""
 
-    def __init__(self, api: LocalAPI, port: int = 0, host: str = "127.0.0.1", *, path: str | None = None,
+    def __init__(self, api: Handles, port
+: int = 0, host: str = "127.0.0.1", *, path: str | None = None,
                  max_per_peer: int = 16, max_body: int = MAX_REQUEST_BYTES):
         self.api, self.path = api, path
 
@@ -120,7 +128,7 @@ class Server:
     def base_url(self) -> str:
         if self.path:
             return "http://grader"  # any host: the client's transport connects to the socket
-        host, port = self.httpd.server_address[:2]
+        host, port = self.httpd.socket.getsockname()[:2]  # where it listens (port 0 asked for any free one)
         return f"http://{host}:{port}"
 
     def start(self) -> Server:

@@ -64,8 +64,8 @@ def _from_text(field: dict, answer: str, root: dict):
     kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
     if kind == "string":  # a date, an e-mail address...: not the answer's words
         return text[: field.get("maxLength", len(text))] if text and field.get("format") not in FORMATS else _NOTHING
-    if kind in NUMBER and NUMBER[kind].search(text):
-        number = NUMBER[kind].search(text).group()
+    if kind in NUMBER and (found := NUMBER[kind].search(text)):
+        number = found.group()
         return int(number) if kind == "integer" else float(number)
     if kind == "boolean":
         word = re.match(r"[a-z]+", text.lower())
@@ -99,7 +99,7 @@ def minimal(schema: dict, root: dict):
         more = max(0, schema.get("minItems", 0) - len(prefix))
         return prefix + [minimal(schema.get("items") or {}, root) for _ in range(more)]
     if kind == "string":
-        return FORMATS.get(schema.get("format"), "x" * schema.get("minLength", 0))
+        return FORMATS.get(schema.get("format", ""), "x" * schema.get("minLength", 0))
     if kind in NUMBER:
         low = max(schema.get("minimum", 0), schema.get("exclusiveMinimum", -1) + 1)
         return min(low, schema.get("maximum", low), schema.get("exclusiveMaximum", low + 1) - 1)

@@ -26,7 +26,7 @@ def role(name: str) -> str:
 
 def referenced(body: dict) -> set[str]:
     """The tools loaded by a tool_reference block in some tool_result of the request."""
-    return {ref.get("tool_name") for m in body.get("messages") or [] if isinstance(m.get("content"), list)
+    return {ref["tool_name"] for m in body.get("messages") or [] if isinstance(m.get("content"), list)
             for b in m["content"] if b.get("type") == "tool_result" and isinstance(b.get("content"), list)
             for ref in b["content"] if isinstance(ref, dict) and ref.get("type") == "tool_reference"}
 

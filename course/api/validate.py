@@ -34,7 +34,8 @@ def _declared(*typed_dicts) -> dict:
 
 def _typed_dicts(union) -> list:
     """The SDK's TypedDicts in a union (nested unions included)."""
-    found, todo = [], [union]
+    found: list = []
+    todo = [union]
     while todo:
         for arg in typing.get_args(todo.pop()):
             (found if hasattr(arg, "__required_keys__") else todo).append(arg)

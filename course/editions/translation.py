@@ -32,6 +32,7 @@ import hashlib
 import io
 import re
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,7 +115,7 @@ def code_text(code: str) -> str:
     return f"{fence}python\n{code}\n{fence}"
 
 
-def write_catalogue(path: Path, sections: list[Section], code: list[Section] = ()) -> None:
+def write_catalogue(path: Path, sections: list[Section], code: Sequence[Section] = ()) -> None:
     """Write the prose sections, then the code block (code sections hold the code itself, fenced here)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(f"<!-- cell {s.cell_id} en:{s.english_hash} -->\n{s.text}\n\n" for s in sections)

@@ -171,7 +171,7 @@ class Ledger:
             return
         with self.path.open(newline="", encoding="utf-8") as f:
             for row in csv.DictReader(f):
-                account = self.accounts.get(row.get("student"))
+                account = self.accounts.get(row.get("student", ""))
                 if account is None:
                     continue
                 for name in COLUMNS[1:]:

@@ -69,7 +69,7 @@ class Relay:
 
     @property
     def base_url(self) -> str:
-        host, port = self.httpd.server_address[:2]
+        host, port = self.httpd.socket.getsockname()[:2]  # where it listens (port 0 asked for any free one)
         return f"http://{host}:{port}"
 
     def handle(self, exchange: BaseHTTPRequestHandler) -> None:

@@ -76,12 +76,14 @@ def three_turns_policy(c: Conversation) -> Turn:
     bug = next((BUG.search(t) for t in texts if BUG.search(t)), None)
     if bug:
         edit, rerun = hands.edit("cart.py", bug.group(0), bug.group(0).rstrip() + " * qty"), hands.run("test_cart.py")
+        if not (edit and rerun):
+            return unable(deferred("edit cart.py and run the tests again"))
         return say(tr("total() adds price but never multiplies it by qty."), edit, rerun)
     if ran:
-        reads = [hands.read("cart.py"), hands.read("test_cart.py")]
-        if not all(reads):
+        code, tests = hands.read("cart.py"), hands.read("test_cart.py")
+        if not (code and tests):
             return unable(deferred("read the files"))
-        return say(tr("Two tests fail. I'll read the code and the tests."), *reads)
+        return say(tr("Two tests fail. I'll read the code and the tests."), code, tests)
     return say(tr("I could not fix cart.py ({error}).").format(error=texts[-1][:120]))
 
 

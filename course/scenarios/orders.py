@@ -2,7 +2,7 @@
 the error's category (retry it, skip to the other tool, or give up)."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..api import Conversation, Turn
 from ..i18n import tr
@@ -22,7 +22,7 @@ def flaky(failures: list[ToolError], answer: str) -> Callable[..., str]:
     return run
 
 
-def order_lookup(lookup_failures: list[ToolError], archive_failures: list[ToolError] = ()) -> Toolbox:
+def order_lookup(lookup_failures: list[ToolError], archive_failures: Sequence[ToolError] = ()) -> Toolbox:
     """Two tools that find order 42: `lookup` (live orders) and `archive`, each failing as told first."""
     schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
     return Toolbox([Tool("lookup", tr("Look up a live order."), schema,

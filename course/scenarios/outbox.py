@@ -24,7 +24,7 @@ def mailing_policy(c: Conversation) -> Turn:
     if not todo:
         return say(tr("All {n} e-mails are sent.").format(n=len(RECIPIENTS)))
     name = c.tool("send_email")  # `send_email`, or `mcp__course__send_email` when a harness hosts it
-    schema = next((t["input_schema"] for t in c.body.get("tools") or [] if t.get("name") == name), {})
+    schema: dict = next((t["input_schema"] for t in c.body.get("tools") or [] if t.get("name") == name), {})
     key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema.get("properties", {}) else {}
     return say(tr("Sending to {to}.").format(to=todo[0]), call("send_email", to=todo[0], subject=tr("Launch notice"),
                                                                body=tr("We launch on Monday."), **key))

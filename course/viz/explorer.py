@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from types import EllipsisType
 
 import anywidget
 import ipywidgets as w
@@ -292,12 +293,13 @@ class Explorer:
         return self.frames[self.step.value]
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> str | None:
         """The result subtype of the run under the current setting."""
         return self.frames[-1].outcome
 
-    def set(self, scenario: str | None = None, *, max_turns: int | None = None, max_budget_usd: float | None = ...,
-            deny: list[str] | None = None, step: int | None = None) -> Explorer:
+    def set(self, scenario: str | None = None, *, max_turns: int | None = None,
+            max_budget_usd: float | EllipsisType | None = ..., deny: list[str] | None = None,
+            step: int | None = None) -> Explorer:
         """Change controls from code, as a learner would, with one re-run; the view shows the last frame or `step`."""
         before = self.setting
         self.quiet = True
@@ -308,8 +310,9 @@ class Explorer:
                 self.max_turns.value = max_turns
             if max_budget_usd is not ...:
                 self.scale_budget(max_budget_usd)
-            for b in self.rules.children if deny is not None else ():
-                b.value = b.description in deny
+            if deny is not None:
+                for b in self.rules.children:
+                    b.value = b.description in deny
         finally:
             self.quiet = False
         if self.setting != before:

@@ -26,8 +26,8 @@ class Links:
     """Which tool_use each tool_result answers: a number and a colour per id, in order of appearance."""
 
     def __init__(self, messages: list[dict]):
-        self.number: dict[str, int] = {}
-        self.name: dict[str, str] = {}
+        self.number: dict[str | None, int] = {}  # None: a block without its id (a view shows wrong messages too)
+        self.name: dict[str | None, str] = {}
         for m in messages:
             for b in blocks(m):
                 key = b.get("id") if b.get("type") == "tool_use" else b.get("tool_use_id")

@@ -36,7 +36,9 @@ def japanese_font() -> str:
     importing the package, whose import would set that font for every plot, English ones too."""
     from matplotlib import font_manager
 
-    path = Path(find_spec("matplotlib_fontja").submodule_search_locations[0]) / "fonts" / "ipaexg.ttf"
+    spec = find_spec("matplotlib_fontja")  # a dependency of the course: always installed
+    assert spec is not None and spec.submodule_search_locations
+    path = Path(spec.submodule_search_locations[0]) / "fonts" / "ipaexg.ttf"
     font_manager.fontManager.addfont(path)
     return font_manager.FontProperties(fname=path).get_name()
 

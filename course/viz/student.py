@@ -2,7 +2,7 @@
 
 `StudentLoop(agent_loop)` wraps a function with the course's agent_loop contract,
 `agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024, ...) -> (answer, messages)`.
-It runs the function as the grader's `check()` does (`course.grading.call.Call`: the genuine SDK client on a
+It runs the function as the grader's `check()` does (`course.contract.call.Call`: the genuine SDK client on a
 fresh local API, the scenario's tools, ToolFailed for an error result), then builds the explorer's frames from
 the call's Outcome (every request and response that crossed the wire) and from what the function returned. A
 loop that raises, or returns something else than (answer, messages), gives a final frame that says so.
@@ -17,8 +17,8 @@ import anthropic
 from ..client import MODEL
 from ..events import MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL, SUCCESS
 from ..gate import Gate
-from ..grading.call import Call
-from ..grading.exercise import CLIENT, RUN_TOOL, Outcome
+from ..contract.call import Call
+from ..contract.exercise import CLIENT, RUN_TOOL, Outcome
 from ..i18n import tr
 from ..messages import as_dict, blocks, tool_uses
 from ..pricing import cost_usd
@@ -47,7 +47,7 @@ class StudentLoop:
                pause=None) -> list[Frame]:
         """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire; `pause()`, if
         given, is called before each model call is answered and each tool runs."""
-        options = {"max_turns": max_turns}
+        options: dict[str, float] = {"max_turns": max_turns}
         if "budget" in self.accepts and max_budget_usd is not None:
             options[FEATURES["budget"]] = max_budget_usd
         call = Call(scenario, (CLIENT, MODEL, scenario.tools().definitions(), RUN_TOOL, scenario.prompt), options,
@@ -58,7 +58,7 @@ class StudentLoop:
         try:
             answer, messages = contract(self.loop(*args, **kwargs))
         except Exception as e:  # shown in the view, never as a traceback
-            why = self.raised(e)
+            why: str | None = self.raised(e)
         else:
             why = None
         out = call.outcome({})  # what crossed the wire, as the grader reads it
@@ -151,7 +151,7 @@ def outcome(answer, last: dict | None, turns: int, max_turns: int, spent_usd: fl
     """The result subtype the wire shows for a loop that returned `answer`."""
     if answer is not None:
         return SUCCESS
-    stop = last and last["stop_reason"]
+    stop = last["stop_reason"] if last else ""
     if stop == "tool_use" and budget is not None and spent_usd >= budget:
         return MAX_BUDGET
     if stop == "tool_use" and turns >= max_turns:

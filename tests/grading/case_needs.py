@@ -1,5 +1,5 @@
 """Which generated cases the checks' own tests need: for every rule, the cases that are the first failing one of some
-mutant of the reference (tests/grading/mutation.py) or some known mistake (course/grading/mistakes/).
+mutant of the reference (tests/grading/mutation.py) or some known mistake (course/grading/judging/mistakes/).
 
 A case that is no subject's first failing case can be removed without changing the grade or the feedback of any
 mutant or known mistake (each still fails first where it did), but not always its hint: a hint is proven on every
@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from course.grading import oracle, reference, registry  # noqa: E402
-from course.grading.mistakes import known  # noqa: E402
-from course.grading.notebook_context import NotebookContext  # noqa: E402
+from course.grading.judging import oracle, reference, registry  # noqa: E402
+from course.grading.judging.mistakes import known  # noqa: E402
+from course.grading.judging.notebook_context import NotebookContext  # noqa: E402
 from mutation import mutants  # noqa: E402
 from test_mutation import MUTANT_TIMEOUT, solution_cell  # noqa: E402
 

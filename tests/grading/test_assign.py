@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from bench.grading import tool_env
-from course.grading.assign import exercise_notebook, generate, stub
+from course.grading.classroom.assign import exercise_notebook, generate, stub
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +62,7 @@ def test_the_committed_exercises_are_what_the_generator_makes_of_the_solutions(t
 
 def test_every_check_cell_gives_its_exercise_s_points_which_live_in_one_place():
     """Exercise.points (the sum of its rules' points) is the source; `make exercises` writes it into the notebooks."""
-    from course.grading.registry import shipped
+    from course.grading.judging.registry import shipped
 
     points = {gid: e.points for gid, e in shipped().exercises.items()}
     for folder in ("solutions", "exercises"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from course.grading import registry
+from course.grading.judging import registry
 
 from branch_coverage import UNREACHABLE, unreached  # tests/grading/, on sys.path as pytest imports this file
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from course.grading import registry
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
+from course.grading.judging import registry
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import CALL_TIMEOUT, NotebookContext
 from variants import variant  # tests/grading/, on sys.path as pytest imports this file
 
 REGISTRY = registry.shipped()

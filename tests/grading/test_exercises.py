@@ -1,6 +1,7 @@
-"""The graded exercises: every solution gets full marks; every wrong implementation in course/grading/mistakes/ (the
-known mistakes) loses marks, no hint it is shown names another mistake than its own, and its reports speak
-Japanese with the same marks (tests/i18n/test_late_lesson_reports_ja.py holds whole sentences in both languages).
+"""The graded exercises: every solution gets full marks; every wrong implementation in
+course/grading/judging/mistakes/ (the known mistakes) loses marks, no hint it is shown names another mistake than
+its own, and its reports speak Japanese with the same marks (tests/i18n/test_late_lesson_reports_ja.py holds whole
+sentences in both languages).
 Each known mistake is graded once per language, for every test here that reads its Marks: those of exercise 14
 start the Claude Code CLI."""
 from __future__ import annotations
@@ -13,15 +14,15 @@ import nbformat
 import pytest
 
 from course.editions.translation import JAPANESE  # a kana or kanji
-from course.grading import checks, mistakes, registry
-from course.grading.mark import Mark, run_exercise
-from course.grading.notebook_context import CALL_TIMEOUT, NotebookContext
-from course.grading.oracle import Case, inputs
+from course.grading.judging import checks, mistakes, registry
+from course.grading.marks.mark import Mark, run_exercise
+from course.grading.judging.notebook_context import CALL_TIMEOUT, NotebookContext
+from course.grading.judging.oracle import Case, inputs
 from course.i18n import speaking, tr
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()
-MISTAKES = sorted((ROOT / "course" / "grading" / "mistakes").glob("l[0-9]*.py"))
+MISTAKES = sorted((ROOT / "course" / "grading" / "judging" / "mistakes").glob("l[0-9]*.py"))
 
 
 def load(path: Path) -> dict:
@@ -163,7 +164,7 @@ def test_a_stub_fails_every_check_and_runs_no_known_mistake(exercise, monkeypatc
 def test_the_references_outcome_on_a_case_is_computed_once_per_language(monkeypatch):
     """A tool's error speaks the submission's language: a Japanese submission is never compared with an outcome
     computed for an English one, whichever the batch graded first."""
-    from course.grading import oracle
+    from course.grading.judging import oracle
     from course.i18n import speaking
 
     exercise = REGISTRY.exercise("max_calls")
@@ -178,11 +179,11 @@ def test_the_references_outcome_on_a_case_is_computed_once_per_language(monkeypa
 
 
 def test_on_the_wire_the_solution_gets_full_marks_and_a_mistake_is_named(tmp_path):
-    from course.grading.batch import grade_batch
+    from course.grading.classroom.batch import grade_batch
 
     solution = ROOT / "solutions" / "03_the_first_loop.ipynb"
     wrong = nbformat.read(solution, as_version=4)
-    mistake = ROOT / "course" / "grading" / "mistakes" / "l03_one_message_each.py"
+    mistake = ROOT / "course" / "grading" / "judging" / "mistakes" / "l03_one_message_each.py"
     source = mistake.read_text()
     function = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     for cell in wrong.cells:
@@ -208,7 +209,7 @@ def test_the_colleagues_broken_loop_in_exercise_03_loses_marks_and_is_named_only
     and takes every stop_reason but tool_use for an answer: it fails the rules those four break. A hint is proven on
     every case of the exercise, and no single known mistake does all four, so it may be told none; a hint it is
     shown never names a mistake it does not make."""
-    from course.grading.checks import l03_the_first_loop as l03
+    from course.grading.judging.checks import l03_the_first_loop as l03
 
     results = grade("agent_loop", SOLUTIONS["agent_loop"]["colleague_loop"])
     failed = {r.name.split(": ", 1)[1] for r in results if not r.passed}
@@ -250,7 +251,7 @@ def test_an_extra_message_at_every_none_exit_fails_only_the_sentence_about_what_
     """The accepted reading appends the ending response once; appending it twice breaks one sentence, what a run
     without an answer returns, and fails that rule alone (the rules of the cap, the cut, the refusal and the pause
     compare the calls, the tools and the answer, which it gets right)."""
-    from course.grading.checks import l03_the_first_loop as l03
+    from course.grading.judging.checks import l03_the_first_loop as l03
 
     def appended_twice(*args, **kwargs):
         answer, messages = ending_appended(*args, **kwargs)

@@ -2,14 +2,14 @@
 then yours against the reference's; a hint names a cause only when one known mistake does exactly the same."""
 from __future__ import annotations
 
-from course.grading.exercise import Outcome
-from course.grading.feedback import feedback_html
-from course.grading.mark import Mark
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
-from course.grading.oracle import MISSING, Rule, canonical, difference, first_difference, shown
-from course.grading.registry import shipped
-from course.grading.report import results_json
+from course.contract.exercise import Outcome
+from course.grading.classroom.feedback import feedback_html
+from course.grading.marks.mark import Mark
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.judging.oracle import MISSING, Rule, canonical, difference, first_difference, shown
+from course.grading.judging.registry import shipped
+from course.grading.marks.report import results_json
 from course.messages import assistant, tool_result, tool_use, user
 
 Q = user("When was she born?")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import CHECKS, write
 
-from course.grading.gradescope import build
+from course.grading.classroom.gradescope import build
 
 pytestmark = pytest.mark.slow
 
@@ -66,7 +66,8 @@ def test_setup_installs_the_bundled_course_and_locks_the_hidden_checks(autograde
     assert "chmod -R go-rwx /autograder/source/solutions" in setup
     assert 'COURSE_SOLUTIONS="$ROOT/source/solutions"' in (autograder / "run_autograder").read_text()
     src = autograder / "source" / "course_src"
-    assert (src / "pyproject.toml").is_file() and (src / "course" / "grading" / "checks" / "__init__.py").is_file()
+    checks = src / "course" / "grading" / "judging" / "checks"
+    assert (src / "pyproject.toml").is_file() and (checks / "__init__.py").is_file()
     assert not list(src.rglob("__pycache__"))
 
 

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
 
-from course.grading.budget import Budget
+from course.grading.classroom.budget import Budget
 from course.grading import check
-from course.grading import registry as registry_module
-from course.grading.exercise import Check, Exercise
-from course.grading.submission import assignment, program, read
-from course.grading.registry import Registry, load
-from course.grading.report_seals import ReportSeals
-from course.grading.report import gradebook_csv, results_json, summary_csv, text_report, write_json
-from course.grading.sandbox import confinement
-from course.grading.sandbox.child import limit
-from course.grading.sandbox.confinement import Confinement
-from course.grading.mark import Mark
+from course.grading.judging import registry as registry_module
+from course.contract.exercise import Check, Exercise
+from course.grading.classroom.submission import assignment, program, read
+from course.grading.judging.registry import Registry, load
+from course.grading.classroom.report_seals import ReportSeals
+from course.grading.marks.report import gradebook_csv, results_json, summary_csv, text_report, write_json
+from course.grading.classroom.sandbox import confinement
+from course.contract.child import limit
+from course.grading.classroom.sandbox.confinement import Confinement
+from course.grading.marks.mark import Mark
 
 
 @pytest.fixture
@@ -137,7 +137,7 @@ def test_a_long_why_wraps_at_words_under_its_first_word():
 
 
 def test_the_notebook_report_is_html_with_pass_and_fail_in_colour_and_its_text_beside_it():
-    from course.grading.report import Report
+    from course.grading.marks.report import Report
     from course.viz.style import ERROR, OK
 
     e = Exercise("ask", "ask", "Ask", [Check("a", print), Check("b", print, points=2)])

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, solution, write
 
-from course.grading import oracle
-from course.grading.exercise import Check, Exercise, Outcome
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
-from course.grading.batch import Budget, grade_batch
-from course.grading.registry import Registry, shipped
-from course.grading.sandbox.confinement import Confinement
+from course.grading.judging import oracle
+from course.contract.exercise import Check, Exercise, Outcome
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.classroom.batch import Budget, grade_batch
+from course.grading.judging.registry import Registry, shipped
+from course.grading.classroom.sandbox.confinement import Confinement
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +86,7 @@ def test_usage_errors_exit_2_and_graded_submissions_exit_0(tmp_path):
 
 
 def test_a_notebook_that_cannot_be_read_fails_every_check_with_why_and_runs_no_reference(tmp_path, monkeypatch):
-    from course.grading import mistakes, oracle
+    from course.grading.judging import mistakes, oracle
 
     ran = []
     monkeypatch.setattr(oracle, "reference_outcome", lambda *args: ran.append(args))
@@ -113,7 +113,7 @@ SPY = '''def spy():
     import importlib.util, os, sys, anthropic
     open("left_behind.txt", "w").write("x")
     import course.grading
-    seen_checks = importlib.util.find_spec("course.grading.checks") is not None
+    seen_checks = importlib.util.find_spec("course.grading.judging.checks") is not None
     course.grading.check("spy", spy)  # a student's own check() call is harmless
     return {"cwd": os.getcwd(), "env": dict(os.environ), "argv": open("/proc/self/cmdline").read(),
             "path": sys.path, "checks": seen_checks, "grading": os.listdir(course.grading.__path__[0]), \
@@ -147,7 +147,7 @@ def test_student_code_cannot_see_the_checks_the_hidden_tests_or_the_output_folde
 
 
 
-HIDDEN_EXTRA = '''from course.grading.exercise import Check, CheckFailed, Exercise
+HIDDEN_EXTRA = '''from course.contract.exercise import Check, CheckFailed, Exercise
 
 
 def never(ctx):

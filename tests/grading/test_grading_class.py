@@ -8,9 +8,9 @@ import json
 import pytest
 from hostile.notebooks import ASK, CHECKS, fixture_registry, write
 
-from course.grading.batch import Budget, grade_batch
-from course.grading.registry import Registry
-from course.grading.submission import collect
+from course.grading.classroom.batch import Budget, grade_batch
+from course.grading.judging.registry import Registry
+from course.grading.classroom.submission import collect
 
 pytestmark = pytest.mark.slow
 SCRIPT = ASK.replace("return reply.content[0].text", "return '<script>alert(1)</script>'")

@@ -1,8 +1,8 @@
 """docs/GRADING.md's table of rules is the registry's: every rule of every exercise, its points and its cases."""
 from pathlib import Path
 
-from course.grading.oracle import rules_table
-from course.grading.registry import shipped
+from course.grading.judging.oracle import rules_table
+from course.grading.judging.registry import shipped
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "GRADING.md"
 START, END = "<!-- rules table -->\n", "\n<!-- end of rules table -->"

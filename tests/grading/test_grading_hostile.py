@@ -18,16 +18,16 @@ from hostile.notebooks import ASK, CHECKS, notebook, scores, solution, write
 from nbformat.v4 import new_code_cell, new_notebook
 
 from course.api import LocalAPI
-from course.grading.batch import Budget, file_name, grade_batch
-from course.grading.call import Call
-from course.grading.mark import Mark
-from course.grading.oracle import shown
-from course.grading.printable import printable
-from course.grading.report import results_json, write_json
-from course.grading.worker_context import MAX_WHY, RETRIES
-from course.grading.registry import Registry
-from course.grading.sandbox.confinement import Confinement
-from course.grading.sandbox.wire import Wire
+from course.grading.classroom.batch import Budget, file_name, grade_batch
+from course.contract.call import Call
+from course.grading.marks.mark import Mark
+from course.grading.judging.oracle import shown
+from course.grading.marks.printable import printable
+from course.grading.marks.report import results_json, write_json
+from course.grading.classroom.worker_context import MAX_WHY, RETRIES
+from course.grading.judging.registry import Registry
+from course.grading.classroom.sandbox.confinement import Confinement
+from course.grading.classroom.sandbox.wire import Wire
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow
@@ -64,7 +64,7 @@ CASES = {
                              "m.Messages.create = lambda self, **kw: types.SimpleNamespace(\n"
                              "    content=[types.SimpleNamespace(text='Paris')])\n" + ASK), 1,
                     "0 requests reached the API"),
-    "patched_grader": (dict(before="try:\n    import course.grading.mark as r\n"
+    "patched_grader": (dict(before="try:\n    import course.grading.marks.mark as r\n"
                                    "    r.run_check = lambda *a: None\nexcept ImportError as e:\n    print(e)",
                             ask="def ask(client, prompt):\n    return 'Paris'\n"), 1, "0 requests reached the API"),
     "kills_fork_server": (dict(ask="import os\ndef ask(client, prompt):\n    os.kill(os.getppid(), 9)\n"

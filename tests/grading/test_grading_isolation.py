@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, scores, write
 
-from course.grading.budget import Budget
-from course.grading.sandbox.confinement import FIRST_UID, checkout
+from course.grading.classroom.budget import Budget
+from course.grading.classroom.sandbox.confinement import FIRST_UID, checkout
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
 AS_ROOT = os.geteuid() == 0
@@ -492,7 +492,7 @@ def test_each_worker_has_a_cpu_share_of_its_own_that_its_processes_inherit(probe
 
 def test_a_killed_graders_cgroup_is_removed_by_the_next_batch():
     """A grader killed (SIGKILL: no cleanup) left its empty cgroup; the next batch removes those of dead graders."""
-    from course.grading.sandbox import cpu_share
+    from course.grading.classroom.sandbox import cpu_share
 
     gone = subprocess.Popen(["true"])  # a grader that is no more
     gone.wait()

@@ -10,9 +10,9 @@ import dataclasses
 
 import pytest
 
-from course.grading import reference, registry
-from course.grading.checks import l14_the_agent_sdk as l14
-from course.grading.oracle import reference_outcome, trusted_call, verdict
+from course.grading.judging import reference, registry
+from course.grading.judging.checks import l14_the_agent_sdk as l14
+from course.grading.judging.oracle import reference_outcome, trusted_call, verdict
 from course.scenarios.base import Scenario
 
 pytestmark = pytest.mark.slow

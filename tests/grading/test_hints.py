@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from course.grading import reference, registry
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
+from course.grading.judging import reference, registry
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
 
 REGISTRY = registry.shipped()
 
@@ -138,7 +138,7 @@ def test_a_wrong_version_that_is_no_known_mistake_is_told_no_cause(probe):
 
 
 def test_max_calls_that_forgets_the_first_call_is_told_so_not_to_round_down():
-    from course.grading.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
+    from course.grading.judging.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
     from course.i18n import tr
 
     def max_calls(window, s, c):
@@ -170,7 +170,7 @@ def test_the_students_function_runs_once_per_case_whichever_checks_and_hints_ask
 
 
 def test_a_known_mistakes_outcome_on_a_case_is_computed_once_and_dropped_at_its_first_disagreement(monkeypatch):
-    from course.grading import mistakes, oracle
+    from course.grading.judging import mistakes, oracle
 
     ran: list = []
     real = oracle.trusted_call
@@ -183,3 +183,20 @@ def test_a_known_mistakes_outcome_on_a_case_is_computed_once_and_dropped_at_its_
     assert len(by_mistakes) == len(set(by_mistakes))  # once per mistake and case, across two gradings
     cases = sum(len(r.all_cases()) for r in REGISTRY.exercise("agent_loop").rules)
     assert len(by_mistakes) < len(known) * cases / 2  # most mistakes are dropped early
+
+
+def test_no_hint_and_no_crash_when_the_reference_timed_out_on_another_case(monkeypatch):
+    """Found by mypy: a case whose reference outcome is None (it timed out twice) crashed the hint's proof, and the
+    check said 'the result could not be checked'. The failing case is still reported; the hint is withheld."""
+    from course.grading.judging import oracle
+
+    real = oracle.reference_outcome
+    monkeypatch.setattr(oracle, "reference_outcome",
+                        lambda exercise, rule, i: None if i == len(rule.all_cases()) - 1 else real(exercise, rule, i))
+
+    def max_calls(window, s, c):  # the mistake NO_PLUS_ONE names, when every case can be judged
+        return max((window - s) // c, 0)
+
+    marks = run_exercise(REGISTRY.exercise("max_calls"), NotebookContext(max_calls, REGISTRY))
+    failed = [m for m in marks if not m.passed]
+    assert failed and all(m.reason.startswith("with ") and m.hint == "" for m in failed), failed

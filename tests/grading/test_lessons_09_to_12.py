@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from course.grading import registry
-from course.grading.cases import ANSWERS, ASKS, loop_case
-from course.grading.exercise import CLOCK
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
+from course.grading.judging import registry
+from course.grading.judging.cases import ANSWERS, ASKS, loop_case
+from course.contract.exercise import CLOCK
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()
@@ -96,7 +96,7 @@ def test_the_clock_moves_only_with_the_models_responses():
 
 
 def test_on_the_wire_the_deadline_exactly_reached_is_judged_as_in_the_notebook(tmp_path):
-    from course.grading.batch import grade_batch
+    from course.grading.classroom.batch import grade_batch
 
     (report,) = grade_batch([ROOT / "solutions" / "09_guards_and_observability.ipynb"], tmp_path / "out",
                             log=lambda line: None)

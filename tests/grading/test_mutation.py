@@ -17,9 +17,9 @@ from unittest import mock
 
 import pytest
 
-from course.grading import reference, registry
-from course.grading.mark import run_check
-from course.grading.notebook_context import NotebookContext
+from course.grading.judging import reference, registry
+from course.grading.marks.mark import run_check
+from course.grading.judging.notebook_context import NotebookContext
 
 from equivalent_mutants import EQUIVALENT, GAPS  # tests/grading/, on sys.path as pytest imports this file
 from mutation import mutants
@@ -45,7 +45,7 @@ def survives(grade_id: str, source: str) -> bool:
     except Exception:  # noqa: BLE001 - a mutant that breaks the cell loses every mark
         return False
     context = NotebookContext(namespace[exercise.function], REGISTRY, MUTANT_TIMEOUT)
-    with mock.patch("course.grading.mistakes.hint", return_value=""):  # only the marks matter here, not the hint
+    with mock.patch("course.grading.judging.mistakes.hint", return_value=""):  # marks only, no hint
         return all(run_check(exercise, check, context).passed for check in exercise.checks)
 
 

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from course.grading import registry
+from course.grading.judging import registry
 from course.editions.notebook import kernel_env
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def solution() -> str:
 
 
 def mistake(name: str) -> str:
-    source = (ROOT / "course" / "grading" / "mistakes" / f"{name}.py").read_text()
+    source = (ROOT / "course" / "grading" / "judging" / "mistakes" / f"{name}.py").read_text()
     node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "agent_loop")
     return ast.get_source_segment(source, node) + "\n"
 

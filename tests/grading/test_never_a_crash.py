@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from course.grading import checks, registry
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
+from course.grading.judging import checks, registry
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
 
 REGISTRY = registry.shipped()
 

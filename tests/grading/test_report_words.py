@@ -4,11 +4,11 @@ from __future__ import annotations
 import re
 from html import unescape
 
-from course.grading import registry
-from course.grading.mark import run_exercise
-from course.grading.notebook_context import NotebookContext
-from course.grading.oracle import shown, written
-from course.grading.report import html_report, text_report
+from course.grading.judging import registry
+from course.grading.marks.mark import run_exercise
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.judging.oracle import shown, written
+from course.grading.marks.report import html_report, text_report
 
 REGISTRY = registry.shipped()
 

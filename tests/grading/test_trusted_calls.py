@@ -6,8 +6,8 @@ import io
 import sys
 import threading
 
-from course.grading.batch import progress_log
-from course.grading.oracle import Case, trusted_call
+from course.grading.classroom.batch import progress_log
+from course.grading.judging.oracle import Case, trusted_call
 
 WAIT = 10.0  # seconds; only a broken test waits this long
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import nbformat
 
-from course.grading import reference
+from course.grading.judging import reference
 
 
 def variant(notebook: str, name: str, *edits: tuple[str, str]):

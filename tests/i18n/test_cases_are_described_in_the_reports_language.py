@@ -1,6 +1,6 @@
-"""A check report describes its cases in the report's language (course.grading.oracle.Rule.label), while the cases'
-inputs stay the English ones (a budget's boundary depends on them): every case of every shipped rule, and the reports
-of known mistakes of lessons 01, 04 and 10."""
+"""A check report describes its cases in the report's language (course.grading.judging.oracle.Rule.label), while the
+cases' inputs stay the English ones (a budget's boundary depends on them): every case of every shipped rule, and the
+reports of known mistakes of lessons 01, 04 and 10."""
 from __future__ import annotations
 
 import re
@@ -9,8 +9,8 @@ import pytest
 from english_phrases import english_phrases
 from test_late_lesson_reports_ja import marks, mistake
 
-from course.grading.oracle import inputs
-from course.grading.registry import shipped
+from course.grading.judging.oracle import inputs
+from course.grading.judging.registry import shipped
 from course.i18n import speaking
 
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # an input shown as it is given (a prompt, a text): the case's own data

@@ -7,7 +7,7 @@ from html import unescape
 
 from english_phrases import english_phrases
 
-from course.grading.feedback import feedback_html
+from course.grading.classroom.feedback import feedback_html
 
 REPORT = {"score": 1.0, "output": "10_managing_the_context.ipynb: 1/3 点（文脈の管理）", "tests": [
     {"name": "clear_old_results: 古い結果を消す", "score": 1.0, "max_score": 1.0, "status": "passed", "output": ""},

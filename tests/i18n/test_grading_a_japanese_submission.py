@@ -13,9 +13,9 @@ import nbformat
 import pytest
 
 from course.grading import check
-from course.grading.registry import shipped
-from course.grading.report import per_exercise
-from course.grading.submission import Submission, language
+from course.grading.judging.registry import shipped
+from course.grading.marks.report import per_exercise
+from course.grading.classroom.submission import Submission, language
 from course.i18n import speaking, tr
 from course.editions.translation import LANG_CELL_ID, japanese, skeleton
 
@@ -28,9 +28,9 @@ STUB_JA = ("まだ実装されていません（{error}）\n"
 
 
 def wrong(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The solution with course/grading/mistakes/l01_no_p3.py's function in its solution cell (part of the marks),
-    after a cell calling exit(3) (the worker skips it, and its note is written in the worker's language)."""
-    mistake = (ROOT / "course" / "grading" / "mistakes" / "l01_no_p3.py").read_text()
+    """The solution with course/grading/judging/mistakes/l01_no_p3.py's function in its solution cell (part of the
+    marks), after a cell calling exit(3) (the worker skips it, and its note is written in the worker's language)."""
+    mistake = (ROOT / "course" / "grading" / "judging" / "mistakes" / "l01_no_p3.py").read_text()
     at = next(i for i, cell in enumerate(nb.cells) if cell.metadata.get("nbgrader", {}).get("solution"))
     nb.cells[at].source = mistake[mistake.index("def first_violation"):]
     nb.cells.insert(at, nbformat.v4.new_code_cell("exit(3)"))

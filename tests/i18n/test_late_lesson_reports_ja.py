@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.notebook_context import check
+from course.grading.judging.notebook_context import check
 
-MISTAKES = Path(__file__).resolve().parents[2] / "course" / "grading" / "mistakes"
+MISTAKES = Path(__file__).resolve().parents[2] / "course" / "grading" / "judging" / "mistakes"
 
 
 def mistake(stem: str, function: str):
-    """A known mistake, course/grading/mistakes/<stem>.py."""
+    """A known mistake, course/grading/judging/mistakes/<stem>.py."""
     namespace: dict = {}
     path = MISTAKES / f"{stem}.py"
     exec(compile(path.read_text(), str(path), "exec"), namespace)
@@ -45,9 +45,9 @@ REPORTS = [
 
 def marks(grade_id: str, fn) -> list[tuple[str, str]]:
     """(why, hint) of every check `fn` fails, through check() as a student runs it (it loses marks)."""
-    from course.grading.mark import run_exercise
-    from course.grading.notebook_context import NotebookContext
-    from course.grading.registry import shipped
+    from course.grading.marks.mark import run_exercise
+    from course.grading.judging.notebook_context import NotebookContext
+    from course.grading.judging.registry import shipped
 
     registry = shipped()
     assert check(grade_id, fn) < registry.exercise(grade_id).points

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from course.editions.translation import ROOT
-from course.grading.registry import shipped
+from course.grading.judging.registry import shipped
 from course.i18n import speaking, tr
 
 EXERCISES = list(shipped().exercises.values())

@@ -102,8 +102,8 @@ def search_nothing():
 
 def test_the_graders_server_threads_speak_the_submissions_language(tmp_path, monkeypatch):
     """The grader's process speaks English; a Japanese submission's call gets Japanese tools and model."""
-    from course.grading.call import Call
-    from course.grading.sandbox.wire import Wire
+    from course.contract.call import Call
+    from course.grading.classroom.sandbox.wire import Wire
 
     monkeypatch.setenv("COURSE_LANG", "en")
     with Wire(tmp_path / "api.sock", 4) as wire:

@@ -43,9 +43,9 @@ def points(fn) -> tuple[float, float, str]:
 
 def failed_rules(fn) -> list[str]:
     """The rules of check('agent_loop', ...) that `fn` fails, in the language of the rules' source."""
-    from course.grading import registry
-    from course.grading.mark import run_exercise
-    from course.grading.notebook_context import NotebookContext
+    from course.grading.judging import registry
+    from course.grading.marks.mark import run_exercise
+    from course.grading.judging.notebook_context import NotebookContext
 
     shipped = registry.shipped()
     marks = run_exercise(shipped.exercise("agent_loop"), NotebookContext(fn, shipped))
@@ -56,7 +56,7 @@ def failed_rules(fn) -> list[str]:
 def test_every_loop_cell_passes_every_agent_loop_check_but_the_exercises_own(stem):
     """Exercise 03 asks for one thing no lesson's loop does (issue 28: the lesson must not answer it): refuse a
     negative max_turns. Every other rule of the exercise holds for every stage of the loop."""
-    from course.grading.checks.l03_the_first_loop import BAD_CAP
+    from course.grading.judging.checks.l03_the_first_loop import BAD_CAP
 
     assert failed_rules(loop_of(stem)) == [BAD_CAP]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.registry import shipped
+from course.grading.judging.registry import shipped
 from course.lessons import LESSONS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -65,3 +65,14 @@ def test_a_client_declaring_only_bash_finishes_the_task_and_submits(tmp_path):
     assert commands[1] == [("bash", "cat cart.py"), ("bash", "cat test_cart.py")]
     assert r.subtype == SUCCESS and "subtotal += price * qty" in (tmp_path / "cart.py").read_text()
     assert subprocess.run(["python3", "test_cart.py"], cwd=tmp_path).returncode == 0
+
+
+def test_a_client_that_cannot_edit_hears_so_and_is_sent_no_empty_call():
+    """Found by mypy: with read_file and run_python but no edit tool, the fix turn held None as a block."""
+    s = get("fix_cart_in_three_turns")
+    ws = s.workspace()
+    tools = Toolbox([t for name, t in s.tools(ws).tools.items() if name != "edit_file"])
+    r = s.agent(tools=tools).run(s.prompt)
+    assert r.subtype == SUCCESS
+    assert r.text == "I cannot edit cart.py and run the tests again with the tools I was given."
+    assert violations(r.messages, final_assistant=True) == [] and ws.files == s.workspace().files

@@ -2,10 +2,10 @@
 import pytest
 
 from bench.explorer import STUDENT_LOOP
-from course.grading.exercise import RUN_TOOL
-from course.grading.notebook_context import NotebookContext
-from course.grading.registry import shipped
-from course.grading.sandbox.child import ToolFailed
+from course.contract.exercise import RUN_TOOL
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.judging.registry import shipped
+from course.contract.child import ToolFailed
 from course.messages import blocks
 from course.pricing import cost_usd
 from course.viz import MessageList

@@ -54,7 +54,7 @@ def scores(report) -> dict[str, float]:
 
 def fixture_registry():
     """The fixture assignment's exercises as visible checks (given with --tests, they are hidden ones)."""
-    from course.grading.registry import Registry
+    from course.grading.judging.registry import Registry
 
     spec = importlib.util.spec_from_file_location("fixture_checks_visible", CHECKS / "fixture_checks.py")
     module = importlib.util.module_from_spec(spec)

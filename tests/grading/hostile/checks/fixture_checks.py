@@ -2,7 +2,7 @@
 
 Loaded like an instructor's hidden tests (`--tests tests/hostile`), so its checks are hidden.
 """
-from course.grading.exercise import CLIENT, RUN_TOOL, Check, CheckFailed, Exercise
+from course.contract.exercise import CLIENT, RUN_TOOL, Check, CheckFailed, Exercise
 
 PROMPT = "What is the capital of France?"
 

@@ -3,7 +3,7 @@ so the tests can read what its code could do. `tools` gets RUN_TOOL on broken_fu
 run_python, ...); `probe` gets the SDK client on the grader's API."""
 import json
 
-from course.grading.exercise import CLIENT, RUN_TOOL, Check, CheckFailed, Exercise
+from course.contract.exercise import CLIENT, RUN_TOOL, Check, CheckFailed, Exercise
 
 
 def shown(out) -> None:

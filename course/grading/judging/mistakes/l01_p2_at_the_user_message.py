@@ -1,0 +1,36 @@
+"""Reports a P2 break at the user message after the tool_use instead of at the assistant message that asked."""
+from course.grading.judging.checks.l01_messages_and_blocks import P2_AT_USER as MISTAKE
+
+GRADE_ID = "first_violation"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "P2: each assistant tool_use answered first, in order, in the next user message (index: the assistant message)",
+    "several breaks: the earliest message, and P1 before P2 before P3 at one message",
+]
+
+
+def first_violation(messages):
+    def blocks(m):
+        return [{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"]
+
+    if not messages:
+        return ("P1", 0)
+    found = []
+    if messages[0]["role"] != "user":
+        found.append(("P1", 0))
+    if messages[-1]["role"] != "user":
+        found.append(("P1", len(messages) - 1))
+    answered = {}
+    for i, m in enumerate(messages):
+        ids = [b["id"] for b in blocks(m) if b["type"] == "tool_use"] if m["role"] == "assistant" else []
+        if not ids:
+            continue
+        after = messages[i + 1] if i + 1 < len(messages) and messages[i + 1]["role"] == "user" else None
+        head = blocks(after)[:len(ids)] if after else []
+        if [b.get("tool_use_id") if b["type"] == "tool_result" else None for b in head] == ids:
+            answered[i + 1] = len(ids)
+        else:
+            found.append(("P2", min(i + 1, len(messages) - 1)))  # the mistake: the index of the message after it
+    for i, m in enumerate(messages):
+        if any(b["type"] == "tool_result" for b in blocks(m)[answered.get(i, 0):]):
+            found.append(("P3", i))
+    return min(found, key=lambda v: (v[1], v[0])) if found else None

@@ -1,0 +1,29 @@
+"""Sends max_tokens=1024 whatever the caller asked for."""
+from course.grading.judging.checks.l03_the_first_loop import FIXED_MAX_TOKENS as MISTAKE
+
+GRADE_ID = "agent_loop"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "every request sends the model, the tools and the max_tokens given",
+    "max_tokens: no answer, no tools run, no further call",
+]
+
+
+def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
+    if max_turns < 0:
+        raise ValueError(f"max_turns must be 0 or more, not {max_turns}")
+    messages = [{"role": "user", "content": prompt}]
+    for turn in range(max_turns + 1):
+        r = client.messages.create(model=model, max_tokens=1024, tools=tools, messages=messages)  # the mistake
+        if r.stop_reason == "end_turn":
+            return "".join(b.text for b in r.content if b.type == "text"), messages + [
+                {"role": "assistant", "content": r.content}]
+        if r.stop_reason != "tool_use" or turn == max_turns:
+            return None, messages
+        results = []
+        for b in r.content:
+            if b.type == "tool_use":
+                try:
+                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
+                except Exception as e:
+                    results.append({"type": "tool_result", "tool_use_id": b.id, "content": str(e), "is_error": True})
+        messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": results}]

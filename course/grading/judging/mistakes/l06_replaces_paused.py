@@ -1,0 +1,21 @@
+"""Replaces the earlier paused reply with the newest instead of appending it."""
+from course.grading.judging.checks.l06_other_stop_reasons import DROPS_PAUSED as MISTAKE
+
+GRADE_ID = "finish_turn"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "while the response is pause_turn, the assistant message is appended and the conversation sent again, nothing else added",
+    "at most max_continuations continuations",
+    "the text of the end_turn response that ends the turn is returned",
+]
+
+
+def finish_turn(client, model, prompt, *, max_continuations=3):
+    messages = [{"role": "user", "content": prompt}]
+    for _ in range(max_continuations + 1):
+        r = client.messages.create(model=model, max_tokens=1024, messages=messages)
+        if r.stop_reason in ("end_turn", "stop_sequence"):
+            return "".join(b.text for b in r.content if b.type == "text")
+        if r.stop_reason != "pause_turn":
+            return None
+        messages = messages[:1] + [{"role": "assistant", "content": r.content}]  # the mistake: replaces, not appends
+    return None

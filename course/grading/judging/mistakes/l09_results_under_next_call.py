@@ -1,0 +1,28 @@
+"""Logs each call's results when the next response arrives, so they land in the next call's record."""
+from course.grading.judging.checks.l09_guards_and_observability import RESULTS_SHIFTED as MISTAKE
+
+GRADE_ID = "turn_log"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "results: each result's tool_use_id, is_error and the first 80 characters of its content; [] when no tools ran",
+]
+
+
+def turn_log(client, model, tools, run_tool, prompt, *, max_turns=10):
+    messages, log, results = [{"role": "user", "content": prompt}], [], []
+    for turn in range(max_turns + 1):
+        r = client.messages.create(model=model, max_tokens=1024, tools=tools, messages=messages)
+        uses = [b for b in r.content if b.type == "tool_use"]
+        log.append({"call": turn + 1, "stop_reason": r.stop_reason,
+                    "tool_uses": [{"id": u.id, "name": u.name, "input": u.input} for u in uses],
+                    "results": [{"tool_use_id": x["tool_use_id"], "is_error": x.get("is_error", False),
+                                 "preview": x["content"][:80]} for x in results],  # the mistake: the last call's
+                    "input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens})
+        if r.stop_reason != "tool_use" or turn == max_turns:
+            return log
+        results = []
+        for u in uses:
+            try:
+                results.append({"type": "tool_result", "tool_use_id": u.id, "content": run_tool(u.name, u.input)})
+            except Exception as e:
+                results.append({"type": "tool_result", "tool_use_id": u.id, "content": f"Error: {e}", "is_error": True})
+        messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": results}]

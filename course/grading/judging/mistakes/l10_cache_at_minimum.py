@@ -1,0 +1,14 @@
+"""Treats a prefix of exactly min_cacheable tokens as too short to cache (<= instead of <)."""
+from course.grading.judging.checks.l10_managing_the_context import AT_MINIMUM as MISTAKE
+
+GRADE_ID = "cache_costs"
+FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "a prefix below min_cacheable is not cached; one of exactly min_cacheable tokens is",
+]
+
+
+def cache_costs(prefix_tokens, calls, price_in, min_cacheable=1024):
+    usd = prefix_tokens * price_in / 1_000_000
+    if prefix_tokens <= min_cacheable:  # the mistake: the minimum itself is cacheable
+        return calls * usd, calls * usd
+    return calls * usd, usd * (1.25 + 0.1 * (calls - 1))
