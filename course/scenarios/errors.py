@@ -21,7 +21,8 @@ def recovering_policy(c: Conversation) -> Turn:
         if reader:
             return say(tr("There is no {name}; {reader} exists.").format(name=use["name"], reader=reader),
                        call(reader, **use["input"]))
-    schema = next((t.get("input_schema", {}) for t in c.body.get("tools") or [] if t.get("name") == use["name"]), {})
+    tools = c.body.get("tools") or []
+    schema: dict = next((t.get("input_schema", {}) for t in tools if t.get("name") == use["name"]), {})
     missing = next((p for p in schema.get("required", []) if p not in use["input"]), None)
     if missing:
         value = next(iter(use["input"].values()), "notes.txt")

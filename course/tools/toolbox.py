@@ -12,7 +12,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from collections.abc import Callable
 
 import jsonschema
@@ -78,7 +78,8 @@ def schema_problem(e: jsonschema.ValidationError) -> str:
     """jsonschema's sentence for an invalid input, in the course's language for the two a model meets most (a
     missing property, a wrong type)."""
     if e.validator == "required":
-        missing = next((p for p in e.validator_value if p not in e.instance), None)
+        required, instance = cast(list, e.validator_value), cast(dict, e.instance)  # what "required" validates
+        missing = next((p for p in required if p not in instance), None)
         return tr("{name} is a required property").format(name=repr(missing))
     if e.validator == "type":
         types = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]

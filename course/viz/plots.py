@@ -15,6 +15,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
+from typing import TypeVar
 
 from ..context import window_bound
 from ..events import ToolEnd
@@ -74,10 +75,14 @@ class DescribedFigure(Figure):
             display({"text/markdown": self.description.replace("$", r"\$"), "text/plain": self.description}, raw=True)
 
 
-def new_figure(height: float, figure_class: type[Figure] = Figure) -> Figure:
+F = TypeVar("F", bound=Figure)  # the kind of figure new_figure makes
+
+
+def new_figure(height: float, figure_class: type[F]) -> F:
     """A figure made through pyplot (so a notebook's inline backend can show it), then released by pyplot."""
     fig = plt.figure(figsize=(WIDTH_IN, height), layout="constrained", FigureClass=figure_class)
     plt.close(fig)
+    assert isinstance(fig, figure_class)  # pyplot made it of the class asked for
     return fig
 
 
@@ -174,7 +179,7 @@ def tool_timeline(runs: dict[str, list], *, title: str = TIMELINE_TITLE) -> Figu
     `runs` maps a label to the events of a run (`list(agent.events(prompt))`); calls that
     overlap ran in parallel, calls end to end ran one after another.
     """
-    fig = new_figure(1.0 + 1.1 * len(runs))
+    fig = new_figure(1.0 + 1.1 * len(runs), Figure)
     axes = fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0]
     for ax, (label, events) in zip(axes, runs.items(), strict=True):
         ends = [e for e in events if isinstance(e, ToolEnd)]

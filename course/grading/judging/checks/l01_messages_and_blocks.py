@@ -100,14 +100,18 @@ def cases_of(which: str, n: int, seed: int):
         found = known + [s for s, k in lists() if k == which and s not in known]
         shapes = {**SHAPES, **UNSAMPLED}
         listed = pick(found, n, keep=len(known), seed=seed) + EXTRA.get(which, [])
-        return [Case(lambda s=s: f"first_violation([{', '.join(tr(x) for x in s)}])", ([shapes[x] for x in s],))
-                for s in listed]  # each shape named in the report's language
+        return [Case(functools.partial(call_text, s), ([shapes[x] for x in s],)) for s in listed]
 
     return made
 
 
 KINDS = [cases_of("None", 8, 0), cases_of("P1", 8, 1), cases_of("P2", 12, 2), cases_of("P3", 10, 3),
          cases_of("earliest", 16, 4)]  # the lists that keep the invariant, those that break P1, P2, P3, several
+
+def call_text(names: tuple[str, ...]) -> str:
+    """The call of a case, each shape named in the report's language."""
+    return f"first_violation([{', '.join(tr(x) for x in names)}])"
+
 
 EXERCISES = [
     exercise("first_violation", "first_violation", deferred("Checking the pairing invariant"), NOTEBOOK, [

@@ -215,7 +215,7 @@ def returns_what_it_sent(out, case: Case) -> str:
     right = [ended] if value[0] is not None else [sent, ended]
     if any(equal(value[1], messages) for messages in right):
         return ""
-    path, mine, theirs = difference(value[1], right[0], "[1]")
+    path, mine, theirs = difference(value[1], right[0], "[1]") or ("[1]", value[1], right[0])  # no reading matched
     return tr("the returned messages at {path}: yours {mine}, the last request's {theirs}").format(
         path=path, mine=shown(mine), theirs=shown(theirs)) if value[0] is None else tr(
         "the returned messages at {path}: yours {mine}, the last request's plus the final reply: {theirs}").format(
