@@ -21,11 +21,11 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
 from .client import LOCAL_KEY, MODEL
 

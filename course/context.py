@@ -15,8 +15,8 @@ import copy
 import itertools
 import json
 import math
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .api import tokens
 from .i18n import deferred, tr

@@ -10,8 +10,8 @@ conversation from `prompt`; given a `Session` holding the earlier rounds, it con
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .messages import as_dict, tool_uses
 from .session import Metered, Session

@@ -6,11 +6,10 @@ import importlib.metadata
 import json
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-from collections.abc import Callable
 
 from packaging.requirements import Requirement
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from collections.abc import Callable, Generator, Iterator
 
 import anthropic
 

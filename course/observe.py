@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from .context import reported_inputs
 from .events import Finished, LimitHit, ModelCall, ModelResponse, ToolEnd, ToolStart

@@ -9,8 +9,8 @@ repeat into a no-op.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .events import ModelCall, Result
 from .goal_loop import Loop

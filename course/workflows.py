@@ -9,8 +9,8 @@ The lesson's toy models and tools (M_K, the cart fix as a workflow, 12 x 12) are
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .i18n import tr
 from .messages import as_dict, text_of, user

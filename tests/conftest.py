@@ -11,14 +11,13 @@ import os
 import socket
 
 import pytest
-from hypothesis import HealthCheck, settings
 from file_order import SECONDS, longest_first, took
+from hypothesis import HealthCheck, settings
 from system_packages import PACKAGES
 
 from course.api import LocalAPI, Server
 from course.client import make_client
 from course.grading.classroom.sandbox.confinement import Confinement
-
 
 # a Japanese locale would make the library speak Japanese; the language tests choose theirs (tests/i18n)
 os.environ["COURSE_LANG"] = "en"

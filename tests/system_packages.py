@@ -10,8 +10,8 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bench.jupyter_lab import CHROMIUM
 

@@ -1,12 +1,29 @@
 """Context growth (Prop. 5.2), budgets (Prop. 5.4), clearing, compaction and prompt caching."""
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from course.client import MODEL
-from course.context import (CLEARED, EditedClient, break_even_calls, cached_cost, clear_tool_results, compact,
-                            costs, editing_messages, inputs_per_call, loop_input_cost, mark_for_caching,
-                            max_calls_for_budget, reported_inputs, summary, total_lower_bound, turn_sizes,
-                            uncached_cost, window_bound)
+from course.context import (
+    CLEARED,
+    EditedClient,
+    break_even_calls,
+    cached_cost,
+    clear_tool_results,
+    compact,
+    costs,
+    editing_messages,
+    inputs_per_call,
+    loop_input_cost,
+    mark_for_caching,
+    max_calls_for_budget,
+    reported_inputs,
+    summary,
+    total_lower_bound,
+    turn_sizes,
+    uncached_cost,
+    window_bound,
+)
 from course.loop import Limits
 from course.messages import check_invariant
 from course.scenarios import get

@@ -9,8 +9,8 @@ import nbformat
 from packaging.requirements import Requirement
 
 from course.__main__ import main
-from course.lessons import python_ok, requirements
 from course.editions.notebook import coalesce, execute, execute_all
+from course.lessons import python_ok, requirements
 
 ROOT = Path(__file__).resolve().parents[1]
 

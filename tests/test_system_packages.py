@@ -3,13 +3,12 @@ with apt-get, `make test`'s first step asks apt-get for it (a fake that records)
 install and which tests skip, and those tests skip with that reason, counted in pytest's summary."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-
-import importlib.util
 
 import pytest
 from system_packages import PACKAGES

@@ -5,8 +5,8 @@ from course.api import Conversation, Turn
 from course.client import MODEL, make_client
 from course.loop import Agent, Limits
 from course.scenarios import get
-from course.scenarios.search import search_tools
 from course.scenarios.call_counts import calls_exactly, cart_workflow, eager_tool_user, multiply_tools, workflow_model
+from course.scenarios.search import search_tools
 from course.workflows import Node, NotAWorkflow, Workflow, agent_call_bound
 
 

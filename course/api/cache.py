@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from ..messages import content_blocks
 from .models import Model
-from .toolset import loaded
 from .tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD
+from .toolset import loaded
 
 TTL = {"5m": 300.0, "1h": 3600.0}  # seconds a cache entry lives after its last use
 MAX_BREAKPOINTS = 4

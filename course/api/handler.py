@@ -15,8 +15,8 @@ import json
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from . import models
 from .cache import PromptCache

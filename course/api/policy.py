@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
-from collections.abc import Callable
 
 from ..i18n import tr
 from ..messages import content_blocks

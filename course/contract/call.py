@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from ..i18n import language, speaking, tr
 from ..tools.workspace import RUNNER
-from .exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING, CLIENT, CLOCK, RUN_TOOL, Outcome
 from .child import agent_options, decode, tool_answer
+from .exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING, CLIENT, CLOCK, RUN_TOOL, Outcome
 
 if TYPE_CHECKING:  # importing scenarios imports the SDK: seconds the grader spends starting its fork server
     from ..scenarios import Scenario

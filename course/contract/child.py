@@ -217,7 +217,8 @@ def agent_options(spec: dict, base_url: str, run, home: str):
     """AGENT_OPTIONS: the Agent SDK's ClaudeAgentOptions on the grader's API at `base_url`, the CLI's HOME and
     config in `home`, the scenario's tools as the in-process MCP server `course` (run by `run`), allowed without
     asking when spec["allow"]."""
-    from course.agent_sdk import agent_options as options, mcp_server
+    from course.agent_sdk import agent_options as options
+    from course.agent_sdk import mcp_server
 
     allowed = [f"mcp__course__{d['name']}" for d in spec["tools"]] if spec["allow"] else []
     return options(base_url, home, mcp_servers={"course": mcp_server(RemoteTools(spec["tools"], run))},

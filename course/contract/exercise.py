@@ -31,9 +31,9 @@ Calls (`Context.call`, the same in check() and in the grader):
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from collections.abc import Callable
 
 from ..i18n import tr
 

@@ -13,9 +13,9 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from collections.abc import Callable
 
 from ..api.errors import APIError, retry_headers
 from ..pricing import cost_usd

@@ -15,8 +15,8 @@ import itertools
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 
 import httpx2
 

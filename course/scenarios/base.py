@@ -8,8 +8,8 @@ tools, a prompt, and a fresh environment for every run.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..api import Conversation, LocalAPI, Turn
 from ..client import MODEL, local_client

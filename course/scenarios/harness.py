@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from ..api import Conversation, Turn
-from ..i18n import deferred, tr
 from ..gate import BLOCKED, DENIED
+from ..i18n import deferred, tr
 from .base import Scenario, call, last_turn, one_task, say, says
 from .coding import BUG, CART, TEST_CART
 from .hands import Hands, output

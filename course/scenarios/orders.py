@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 
 from ..api import Conversation, Turn
 from ..i18n import tr
-from ..tools.errors import ToolError, action
 from ..tools import Tool, Toolbox
+from ..tools.errors import ToolError, action
 
 
 def flaky(failures: list[ToolError], answer: str) -> Callable[..., str]:

@@ -11,9 +11,9 @@ import inspect
 import json
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
-from collections.abc import Callable
 
 import jsonschema
 

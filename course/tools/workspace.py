@@ -18,9 +18,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
-from collections.abc import Callable
 
 from ..i18n import tr
 from .toolbox import Tool, Toolbox

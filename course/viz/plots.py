@@ -11,11 +11,11 @@ from functools import cache, wraps
 from importlib.util import find_spec
 from itertools import accumulate
 from pathlib import Path
+from typing import TypeVar
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
-from typing import TypeVar
 
 from ..context import window_bound
 from ..events import ToolEnd

@@ -15,10 +15,10 @@ import traceback
 import anthropic
 
 from ..client import MODEL
-from ..events import MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL, SUCCESS
-from ..gate import Gate
 from ..contract.call import Call
 from ..contract.exercise import CLIENT, RUN_TOOL, Outcome
+from ..events import MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL, SUCCESS
+from ..gate import Gate
 from ..i18n import tr
 from ..messages import as_dict, blocks, tool_uses
 from ..pricing import cost_usd

@@ -7,11 +7,11 @@ import anthropic
 import pytest
 
 from course.api import LocalAPI, Replay, Rules, Scripted, Turn
-from course.i18n import speaking
-from course.scenarios.record import TRANSCRIPTS, record_scenario, save, transcript, transcript_path
 from course.client import MODEL, make_client
+from course.i18n import speaking
 from course.messages import assistant, text, tool_result, tool_use, user
 from course.scenarios import get
+from course.scenarios.record import TRANSCRIPTS, record_scenario, save, transcript, transcript_path
 
 AURORA = TRANSCRIPTS / "aurora_run.jsonl"
 

@@ -5,7 +5,6 @@ import typing
 
 import anthropic
 import pytest
-
 from anthropic._data import DEPRECATED_MODELS
 
 from course.api import LocalAPI, Scripted, Server, Turn

@@ -1,10 +1,19 @@
 """Blocks, SDK objects as dicts, and the pairing invariant P1-P3 (Def. 3.3)."""
+import pytest
 from anthropic.types import Message
 
-from course.messages import (as_dict, assistant, check_invariant, text, text_of, tool_result, tool_use, tool_uses,
-                             user, violations)
-
-import pytest
+from course.messages import (
+    as_dict,
+    assistant,
+    check_invariant,
+    text,
+    text_of,
+    tool_result,
+    tool_use,
+    tool_uses,
+    user,
+    violations,
+)
 
 
 def turn(*ids):

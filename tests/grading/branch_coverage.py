@@ -18,9 +18,10 @@ import coverage
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from test_mutation import solution_cell  # noqa: E402
+
 from course.grading.judging import oracle, reference, registry  # noqa: E402
 from course.grading.judging.mistakes import MISTAKE_TIMEOUT  # noqa: E402
-from test_mutation import solution_cell  # noqa: E402
 
 EXIT = "exit"  # a branch that leaves the function (coverage.py's negative line number)
 

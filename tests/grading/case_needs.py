@@ -18,11 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mutation import mutants  # noqa: E402
+from test_mutation import MUTANT_TIMEOUT, solution_cell  # noqa: E402
+
 from course.grading.judging import oracle, reference, registry  # noqa: E402
 from course.grading.judging.mistakes import known  # noqa: E402
 from course.grading.judging.notebook_context import NotebookContext  # noqa: E402
-from mutation import mutants  # noqa: E402
-from test_mutation import MUTANT_TIMEOUT, solution_cell  # noqa: E402
 
 REGISTRY = registry.shipped()
 EXERCISES = {e.grade_id: e for e in REGISTRY.exercises.values() if e.rules}

@@ -4,10 +4,9 @@ reach them. Exercise 14's runs start the Claude Code CLI (slow)."""
 from __future__ import annotations
 
 import pytest
+from branch_coverage import UNREACHABLE, unreached  # tests/grading/, on sys.path as pytest imports this file
 
 from course.grading.judging import registry
-
-from branch_coverage import UNREACHABLE, unreached  # tests/grading/, on sys.path as pytest imports this file
 
 EXERCISES = [e for e in registry.shipped().exercises.values() if e.rules]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from variants import variant  # tests/grading/, on sys.path as pytest imports this file
 
 from course.grading.judging import registry
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import CALL_TIMEOUT, NotebookContext
-from variants import variant  # tests/grading/, on sys.path as pytest imports this file
+from course.grading.marks.mark import run_exercise
 
 REGISTRY = registry.shipped()
 

@@ -4,11 +4,11 @@ evaluator's line in goal_loop) is left to the student, with the relation the rul
 from __future__ import annotations
 
 import pytest
+from variants import variant  # tests/grading/, on sys.path as pytest imports this file
 
 from course.grading.judging import reference, registry
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import NotebookContext
-from variants import variant  # tests/grading/, on sys.path as pytest imports this file
+from course.grading.marks.mark import run_exercise
 
 REGISTRY = registry.shipped()
 

@@ -15,9 +15,9 @@ import pytest
 
 from course.editions.translation import JAPANESE  # a kana or kanji
 from course.grading.judging import checks, mistakes, registry
-from course.grading.marks.mark import Mark, run_exercise
 from course.grading.judging.notebook_context import CALL_TIMEOUT, NotebookContext
 from course.grading.judging.oracle import Case, inputs
+from course.grading.marks.mark import Mark, run_exercise
 from course.i18n import speaking, tr
 
 ROOT = Path(__file__).resolve().parents[2]

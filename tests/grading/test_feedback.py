@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from course.contract.exercise import Outcome
 from course.grading.classroom.feedback import feedback_html
-from course.grading.marks.mark import Mark
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import NotebookContext
 from course.grading.judging.oracle import MISSING, Rule, canonical, difference, first_difference, shown
 from course.grading.judging.registry import shipped
+from course.grading.marks.mark import Mark, run_exercise
 from course.grading.marks.report import results_json
 from course.messages import assistant, tool_result, tool_use, user
 

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, LOOKUP, notebook, solution, write
 
-from course.grading.classroom.budget import Budget
-from course.grading import check
-from course.grading.judging import registry as registry_module
-from course.contract.exercise import Check, Exercise
-from course.grading.classroom.submission import assignment, program, read
-from course.grading.judging.registry import Registry, load
-from course.grading.classroom.report_seals import ReportSeals
-from course.grading.marks.report import gradebook_csv, results_json, summary_csv, text_report, write_json
-from course.grading.classroom.sandbox import confinement
 from course.contract.child import limit
+from course.contract.exercise import Check, Exercise
+from course.grading import check
+from course.grading.classroom.budget import Budget
+from course.grading.classroom.report_seals import ReportSeals
+from course.grading.classroom.sandbox import confinement
 from course.grading.classroom.sandbox.confinement import Confinement
+from course.grading.classroom.submission import assignment, program, read
+from course.grading.judging import registry as registry_module
+from course.grading.judging.registry import Registry, load
 from course.grading.marks.mark import Mark
+from course.grading.marks.report import gradebook_csv, results_json, summary_csv, text_report, write_json
 
 
 @pytest.fixture

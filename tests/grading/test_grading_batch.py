@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from hostile.notebooks import ASK, CHECKS, solution, write
 
-from course.grading.judging import oracle
 from course.contract.exercise import Check, Exercise, Outcome
-from course.grading.marks.mark import run_exercise
-from course.grading.judging.notebook_context import NotebookContext
 from course.grading.classroom.batch import Budget, grade_batch
-from course.grading.judging.registry import Registry, shipped
 from course.grading.classroom.sandbox.confinement import Confinement
+from course.grading.judging import oracle
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.judging.registry import Registry, shipped
+from course.grading.marks.mark import run_exercise
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

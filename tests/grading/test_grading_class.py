@@ -9,8 +9,8 @@ import pytest
 from hostile.notebooks import ASK, CHECKS, fixture_registry, write
 
 from course.grading.classroom.batch import Budget, grade_batch
-from course.grading.judging.registry import Registry
 from course.grading.classroom.submission import collect
+from course.grading.judging.registry import Registry
 
 pytestmark = pytest.mark.slow
 SCRIPT = ASK.replace("return reply.content[0].text", "return '<script>alert(1)</script>'")

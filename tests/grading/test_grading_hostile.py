@@ -18,16 +18,16 @@ from hostile.notebooks import ASK, CHECKS, notebook, scores, solution, write
 from nbformat.v4 import new_code_cell, new_notebook
 
 from course.api import LocalAPI
-from course.grading.classroom.batch import Budget, file_name, grade_batch
 from course.contract.call import Call
-from course.grading.marks.mark import Mark
-from course.grading.judging.oracle import shown
-from course.grading.marks.printable import printable
-from course.grading.marks.report import results_json, write_json
-from course.grading.classroom.worker_context import MAX_WHY, RETRIES
-from course.grading.judging.registry import Registry
+from course.grading.classroom.batch import Budget, file_name, grade_batch
 from course.grading.classroom.sandbox.confinement import Confinement
 from course.grading.classroom.sandbox.wire import Wire
+from course.grading.classroom.worker_context import MAX_WHY, RETRIES
+from course.grading.judging.oracle import shown
+from course.grading.judging.registry import Registry
+from course.grading.marks.mark import Mark
+from course.grading.marks.printable import printable
+from course.grading.marks.report import results_json, write_json
 from course.scenarios import get
 
 pytestmark = pytest.mark.slow

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from course.grading.judging import reference, registry
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import NotebookContext
+from course.grading.marks.mark import run_exercise
 
 REGISTRY = registry.shipped()
 

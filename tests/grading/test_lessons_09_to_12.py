@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from course.contract.exercise import CLOCK
 from course.grading.judging import registry
 from course.grading.judging.cases import ANSWERS, ASKS, loop_case
-from course.contract.exercise import CLOCK
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import NotebookContext
+from course.grading.marks.mark import run_exercise
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()

@@ -16,13 +16,12 @@ from concurrent.futures import ProcessPoolExecutor
 from unittest import mock
 
 import pytest
-
-from course.grading.judging import reference, registry
-from course.grading.marks.mark import run_check
-from course.grading.judging.notebook_context import NotebookContext
-
 from equivalent_mutants import EQUIVALENT, GAPS  # tests/grading/, on sys.path as pytest imports this file
 from mutation import mutants
+
+from course.grading.judging import reference, registry
+from course.grading.judging.notebook_context import NotebookContext
+from course.grading.marks.mark import run_check
 
 REGISTRY = registry.shipped()
 EXERCISES = [e for e in REGISTRY.exercises.values() if e.rules and not e.call_timeout]

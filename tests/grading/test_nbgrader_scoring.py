@@ -11,8 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from course.grading.judging import registry
 from course.editions.notebook import kernel_env
+from course.grading.judging import registry
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

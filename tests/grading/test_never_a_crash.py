@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from course.grading.judging import checks, registry
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import NotebookContext
+from course.grading.marks.mark import run_exercise
 
 REGISTRY = registry.shipped()
 

@@ -5,9 +5,9 @@ import re
 from html import unescape
 
 from course.grading.judging import registry
-from course.grading.marks.mark import run_exercise
 from course.grading.judging.notebook_context import NotebookContext
 from course.grading.judging.oracle import shown, written
+from course.grading.marks.mark import run_exercise
 from course.grading.marks.report import html_report, text_report
 
 REGISTRY = registry.shipped()

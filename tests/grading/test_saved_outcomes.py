@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.judging import saved_outcomes
-from course.grading.classroom.batch import private_paths
 from course.contract.exercise import Outcome
+from course.grading.classroom.batch import private_paths
+from course.grading.judging import saved_outcomes
 from course.grading.judging.oracle import Case
-
 
 FIRST = Case("a CLI run", ("a prompt", "AGENT_OPTIONS", ["Bash"]), scenario="aurora_run")
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course.editions.translation import LANG_CELL_ID, japanese, skeleton
 from course.grading import check
+from course.grading.classroom.submission import Submission, language
 from course.grading.judging.registry import shipped
 from course.grading.marks.report import per_exercise
-from course.grading.classroom.submission import Submission, language
 from course.i18n import speaking, tr
-from course.editions.translation import LANG_CELL_ID, japanese, skeleton
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "01_messages_and_blocks"

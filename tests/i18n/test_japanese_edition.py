@@ -9,13 +9,32 @@ import mistune
 import nbformat
 import pytest
 
+from course.editions.notebook import VOLATILE_CELL_METADATA
+from course.editions.translation import (
+    CODE_BLOCK,
+    FENCED,
+    LANG_CELL_ID,
+    ROOT,
+    Section,
+    build,
+    catalogue_path,
+    code_pending,
+    code_skeleton,
+    edition_path,
+    english_hash,
+    has_words,
+    is_prose,
+    japanese,
+    problems,
+    read_catalogue,
+    read_code,
+    same_structure,
+    skeleton,
+    sources,
+    write_catalogue,
+)
 from course.i18n import speaking
 from course.lessons import LESSONS
-from course.editions.notebook import VOLATILE_CELL_METADATA
-from course.editions.translation import (CODE_BLOCK, FENCED, LANG_CELL_ID, ROOT, Section, build, catalogue_path,
-                                         code_pending, code_skeleton, edition_path, english_hash, has_words,
-                                         is_prose, japanese, problems, read_catalogue, read_code, same_structure,
-                                         skeleton, sources, write_catalogue)
 
 SOURCES = sources()
 NAMES = [str(p.relative_to(ROOT)) for p in SOURCES]

@@ -6,6 +6,7 @@ import pytest
 
 from course.i18n import language, speaking, tr
 
+
 @pytest.mark.parametrize("env, spoken", [
     ({}, "en"),
     ({"LANG": "ja_JP.UTF-8"}, "ja"),

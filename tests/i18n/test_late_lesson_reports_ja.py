@@ -45,9 +45,9 @@ REPORTS = [
 
 def marks(grade_id: str, fn) -> list[tuple[str, str]]:
     """(why, hint) of every check `fn` fails, through check() as a student runs it (it loses marks)."""
-    from course.grading.marks.mark import run_exercise
     from course.grading.judging.notebook_context import NotebookContext
     from course.grading.judging.registry import shipped
+    from course.grading.marks.mark import run_exercise
 
     registry = shipped()
     assert check(grade_id, fn) < registry.exercise(grade_id).points

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from course.editions.translation import JAPANESE, WORDS
 from course.loop import Limits
 from course.messages import assistant, text, tool_result, tool_use, user, violations
 from course.scenarios import SCENARIOS
-from course.editions.translation import JAPANESE, WORDS
 from course.viz import MessageList
 from course.viz.explorer import Explorer
 

@@ -18,8 +18,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import PoFileParser, read_po, write_po
 
-from course.i18n import DOMAIN, KEYWORDS
 from course.editions.translation import compile_messages
+from course.i18n import DOMAIN, KEYWORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = Path("course") / "locale" / "ja" / "LC_MESSAGES" / f"{DOMAIN}.po"

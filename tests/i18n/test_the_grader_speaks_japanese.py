@@ -8,12 +8,12 @@ import argparse
 import pytest
 from english_phrases import english_phrases
 
+from course.contract.exercise import Exercise
 from course.grading.classroom.batch import grade_batch, score_line
 from course.grading.classroom.cli import add_commands
-from course.contract.exercise import Exercise
-from course.grading.marks.mark import Mark
-from course.grading.judging.registry import Registry
 from course.grading.classroom.sandbox.confinement import MODES, Confinement
+from course.grading.judging.registry import Registry
+from course.grading.marks.mark import Mark
 from course.lessons import LESSONS
 
 

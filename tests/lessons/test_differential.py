@@ -13,7 +13,6 @@ from course.loop import Limits
 from course.scenarios import SCENARIOS
 
 
-
 def human(reason: str, messages: list) -> str:
     return "Try another query."
 

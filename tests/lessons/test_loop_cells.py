@@ -44,8 +44,8 @@ def points(fn) -> tuple[float, float, str]:
 def failed_rules(fn) -> list[str]:
     """The rules of check('agent_loop', ...) that `fn` fails, in the language of the rules' source."""
     from course.grading.judging import registry
-    from course.grading.marks.mark import run_exercise
     from course.grading.judging.notebook_context import NotebookContext
+    from course.grading.marks.mark import run_exercise
 
     shipped = registry.shipped()
     marks = run_exercise(shipped.exercise("agent_loop"), NotebookContext(fn, shipped))

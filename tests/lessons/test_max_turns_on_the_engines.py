@@ -15,8 +15,8 @@ from anthropic import beta_tool
 from course.agent_sdk import agent_options, collect, mcp_server, scratch_home
 from course.api import Server
 from course.client import MODEL, local_client
-from course.loop import Limits
 from course.lessons import LOOP_TAG, loop_setup, tagged_source
+from course.loop import Limits
 from course.scenarios import get
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"

@@ -7,8 +7,17 @@ import nbformat
 from course.api import LocalAPI, Scripted
 from course.client import MODEL, make_client
 from course.gate import Gate
-from course.goal_loop import (ACHIEVED, IMPOSSIBLE, MAX_ROUNDS, NOT_YET, STALLED, UNFINISHED, Verdict, goal_loop,
-                              used_tools)
+from course.goal_loop import (
+    ACHIEVED,
+    IMPOSSIBLE,
+    MAX_ROUNDS,
+    NOT_YET,
+    STALLED,
+    UNFINISHED,
+    Verdict,
+    goal_loop,
+    used_tools,
+)
 from course.lessons import run_tool_for
 from course.messages import violations
 from course.outer_loop import MAX_LAPS, SUCCESS, outer_loop, run_saving

@@ -7,10 +7,24 @@ import pytest
 
 from course.api import LocalAPI, Scripted, Turn
 from course.client import MODEL, make_client
-from course.events import (CONTEXT_WINDOW, DURING_EXECUTION, ESCALATED, MAX_BUDGET, MAX_TOKENS, MAX_TURNS, REFUSAL,
-                           REPEATED, SUCCESS, TIMEOUT, TOKEN_BUDGET)
+from course.events import (
+    CONTEXT_WINDOW,
+    DURING_EXECUTION,
+    ESCALATED,
+    MAX_BUDGET,
+    MAX_TOKENS,
+    MAX_TURNS,
+    REFUSAL,
+    REPEATED,
+    SUCCESS,
+    TIMEOUT,
+    TOKEN_BUDGET,
+    Finished,
+    LimitHit,
+    ModelCall,
+    ToolEnd,
+)
 from course.gate import Gate
-from course.events import Finished, LimitHit, ModelCall, ToolEnd
 from course.loop import Agent, Hooks, Limits
 from course.messages import tool_uses, violations
 from course.pricing import cost_usd

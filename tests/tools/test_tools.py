@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from course.tools.outbox import Outbox
 from course.tools import OutsideWorkspace, Tool, Toolbox, Workspace, from_dict, tool
+from course.tools.outbox import Outbox
 from course.tools.toolbox import json_type
 
 

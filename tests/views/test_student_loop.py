@@ -2,15 +2,15 @@
 import pytest
 
 from bench.explorer import STUDENT_LOOP
+from course.contract.child import ToolFailed
 from course.contract.exercise import RUN_TOOL
 from course.grading.judging.notebook_context import NotebookContext
 from course.grading.judging.registry import shipped
-from course.contract.child import ToolFailed
 from course.messages import blocks
 from course.pricing import cost_usd
 from course.viz import MessageList
-from course.viz.student import CALL_CAP, StudentLoop
 from course.viz.explorer import Explorer
+from course.viz.student import CALL_CAP, StudentLoop
 
 
 def loaded(source: str):

@@ -11,9 +11,9 @@ from course.context import inputs_per_call
 from course.events import ToolEnd
 from course.loop import Limits
 from course.messages import assistant, tool_result, tool_use, user
-from course.viz.plots import budget_spend, token_growth, tool_timeline
 from course.scenarios import SCENARIOS
 from course.viz import RULES, MessageList, frame_html, frames
+from course.viz.plots import budget_spend, token_growth, tool_timeline
 from course.viz.style import PALETTE
 
 GOOD = [

@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from course.viz import explorer as widgets
 from course.messages import blocks
 from course.scenarios import SCENARIOS
 from course.viz import MessageList
+from course.viz import explorer as widgets
 from course.viz.explorer import QUIET_S, Explorer, RunAhead, Setting, deny_rules
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from .submission import nbgrader
 from ..judging.registry import shipped
+from .submission import nbgrader
 
 SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)
 HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)",

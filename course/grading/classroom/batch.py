@@ -22,24 +22,23 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
+from ...contract.exercise import Exercise
 from ...i18n import speaking, tr, tr_plural
 from ...lessons import LESSONS
 from ...tools.workspace import RUNNER
 from ..judging import oracle, reference, saved_outcomes
-from .budget import Budget
-from ...contract.exercise import Exercise
-from .feedback import feedback_html
-from ..marks.printable import name_bytes, printable
-from .report_seals import ReportSeals, made_from
 from ..judging.registry import Registry, load
+from ..marks.mark import Mark, run_exercise
+from ..marks.printable import name_bytes, printable
 from ..marks.report import gradebook_csv, results_json, summary_csv, write_atomic, write_json
+from .budget import Budget
+from .feedback import feedback_html
+from .report_seals import ReportSeals, made_from
 from .sandbox import cpu_share
 from .sandbox.confinement import Confinement
 from .sandbox.fork_server import ForkServer
 from .submission import Submission, assignment, collect, language, program
-from ..marks.mark import Mark, run_exercise
 from .worker_context import WorkerContext
-
 
 JOBS_PER_CPU = 2  # exercises graded at once per core: each waits for its worker, the API and the tools half the time
 

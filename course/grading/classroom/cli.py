@@ -15,9 +15,9 @@ def usage_error(message: str) -> int:
 
 
 def grade(args) -> int:
+    from ..marks.report import merge, write_json
     from .batch import grade_batch
     from .budget import Budget
-    from ..marks.report import merge, write_json
 
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:

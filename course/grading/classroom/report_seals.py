@@ -18,13 +18,13 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..judging.saved_outcomes import fingerprint
 from ..marks.printable import name_bytes
 from ..marks.report import read_valid, write_atomic
-from ..judging.saved_outcomes import fingerprint
 
 if TYPE_CHECKING:
-    from .budget import Budget
     from ..judging.registry import Registry
+    from .budget import Budget
     from .submission import Submission
 
 KEY = Path("~/.cache/course/grader.key")

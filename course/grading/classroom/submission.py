@@ -19,8 +19,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...i18n import LANGUAGES, tr
 from ...contract.exercise import Exercise
+from ...i18n import LANGUAGES, tr
 from ..judging.registry import Registry
 
 MAX_BYTES = 32 << 20  # a bigger notebook is refused (outputs full of images, or an attack)

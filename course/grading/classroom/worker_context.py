@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from ...contract.call import Call
+from ...contract.child import OUTPUT_CAP
+from ...contract.exercise import Outcome
 from ...i18n import language, tr
 from .budget import Budget
-from ...contract.call import Call
-from ...contract.exercise import Outcome
-from ...contract.child import OUTPUT_CAP
 from .sandbox.fork_server import Runner
 from .sandbox.worker import Gone, Worker
 

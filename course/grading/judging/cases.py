@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 
 from ...api import Scripted, Turn
 from ...client import MODEL
+from ...contract.exercise import CLIENT, RUN_TOOL
 from ...i18n import tr
 from ...scenarios import Scenario, call, say
 from ...scenarios.search import PAGES, search_tools
 from ...tools import Tool, Toolbox
-from ...contract.exercise import CLIENT, RUN_TOOL
 from .oracle import Case, error_text_free, label, written
 
 LONG = "The director of Aurora Run is Mara Voss, born in 1974. " * 30  # cut by a small max_tokens

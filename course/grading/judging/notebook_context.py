@@ -11,13 +11,13 @@ import ctypes
 import sys
 import threading
 
-from ...i18n import tr
-from . import registry as registry_module
 from ...contract.call import Call
 from ...contract.child import invoke, snapshot
 from ...contract.exercise import Outcome
-from ..marks.report import Report
+from ...i18n import tr
 from ..marks.mark import run_exercise
+from ..marks.report import Report
+from . import registry as registry_module
 
 CALL_TIMEOUT = 10.0  # seconds a single call of the student's function may take in a notebook
 

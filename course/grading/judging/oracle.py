@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import math
 import threading
-from decimal import Decimal
-from dataclasses import dataclass, field
-from typing import Any
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
 
+from ...contract.exercise import Check, CheckFailed, Exercise, Outcome
 from ...i18n import deferred, language, speaking, tr, tr_plural
 from ...messages import content_blocks
-from . import reference, saved_outcomes
-from ...contract.exercise import Check, CheckFailed, Exercise, Outcome
 from ..marks.mark import is_stub
+from . import reference, saved_outcomes
 
 ASPECTS = ("error", "requests", "tool_calls", "value", "stdout", "after")  # compared in this order
 SHOWN = 160  # characters of a value shown in feedback

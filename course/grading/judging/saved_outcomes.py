@@ -22,8 +22,8 @@ from pathlib import Path
 
 import course
 
-from . import reference
 from ...contract.exercise import Outcome
+from . import reference
 
 ENGINES = ("anthropic", "claude-agent-sdk")  # the SDK and the CLI it bundles
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...i18n import deferred, tr
 from ...contract.exercise import CheckFailed, Exercise, Outcome, shallow
+from ...i18n import deferred, tr
 
 STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your code")
 

@@ -13,8 +13,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from ...i18n import tr
 from ...contract.exercise import Exercise
+from ...i18n import tr
 from .mark import Mark
 from .printable import printable
 

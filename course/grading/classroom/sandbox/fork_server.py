@@ -21,8 +21,8 @@ from pathlib import Path
 
 import course
 
-from ..budget import Budget
 from ....contract import child
+from ..budget import Budget
 from .confinement import FIRST_UID, Confinement
 from .worker import Gone, Worker
 

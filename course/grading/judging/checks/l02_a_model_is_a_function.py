@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ....api import Conversation, Turn
 from ....client import MODEL, MODELS
+from ....contract.exercise import CLIENT
 from ....i18n import deferred, tr
 from ....scenarios import Scenario, say
-from ....contract.exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/02_a_model_is_a_function.ipynb"

@@ -14,12 +14,12 @@ arguments), and responses of 1 to 4 calls that are allowed, refused by a bare ru
 """
 from __future__ import annotations
 
+from ....contract.exercise import RUN_TOOL
 from ....i18n import deferred, tr
 from ....messages import tool_use
 from ....scenarios.search import search
 from ....tools import Tool, Toolbox
 from .. import reference
-from ....contract.exercise import RUN_TOOL
 from ..oracle import Case, Rule, error_text_free, exercise
 from .common import tools_only
 

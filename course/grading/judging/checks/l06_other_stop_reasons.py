@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....client import MODEL
+from ....contract.exercise import CLIENT
 from ....i18n import deferred, tr
 from ..cases import ANSWERS, LONG, TWO_TEXTS, Step, describe, no_tools_free, pick, scenario, scripts, settings
-from ....contract.exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/06_other_stop_reasons.ipynb"

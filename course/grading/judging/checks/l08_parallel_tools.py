@@ -15,10 +15,10 @@ from __future__ import annotations
 import threading
 import time
 
+from ....contract.exercise import RUN_TOOL
 from ....i18n import deferred, tr
 from ....messages import tool_use
 from ....tools import Tool, Toolbox
-from ....contract.exercise import RUN_TOOL
 from ..oracle import Case, Rule, error_text_free, exercise
 from .common import tools_only
 

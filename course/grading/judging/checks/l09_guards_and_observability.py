@@ -24,10 +24,10 @@ import itertools
 from dataclasses import dataclass
 
 from ....api import Turn
+from ....contract.exercise import CLOCK
 from ....i18n import deferred, tr
 from ....scenarios import call
 from ..cases import ANSWERS, QUERIES, TWO_TEXTS, Step, loop_case, max_tokens_free, pick, scripts
-from ....contract.exercise import CLOCK
 from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/09_guards_and_observability.ipynb"

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from ....api import Conversation, LocalAPI, Turn
 from ....client import MODEL
+from ....contract.exercise import CLIENT, Outcome
 from ....i18n import deferred, tr, tr_plural
 from ....messages import text_of
 from ....scenarios import Scenario, say
-from ....contract.exercise import CLIENT, Outcome
 from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/11_workflows_versus_agents.ipynb"

@@ -20,12 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....client import MODEL
+from ....contract.exercise import CLIENT, RUN_TOOL, Outcome
 from ....i18n import deferred, tr
-from ....tools.outbox import Outbox
 from ....scenarios import Scenario
 from ....tools import Tool, Toolbox
+from ....tools.outbox import Outbox
 from ..cases import ANSWERS, Step, describe, loop_tools, max_tokens_free, scenario, settings
-from ....contract.exercise import CLIENT, RUN_TOOL, Outcome
 from ..oracle import Case, Rule, exercise
 from .common import tools_only
 

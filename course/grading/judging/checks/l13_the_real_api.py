@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from ....api import Turn
 from ....client import MODEL
+from ....contract.exercise import CLIENT
 from ....i18n import deferred, tr
 from ....scenarios import Scenario
 from .. import reference
 from ..cases import ANSWERS, LONG, Step, describe, no_tools_free, scenario
-from ....contract.exercise import CLIENT
 from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/13_the_real_api.ipynb"

@@ -18,11 +18,11 @@ do not vary from run to run or with the language.
 """
 from __future__ import annotations
 
+from ....contract.exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING
 from ....i18n import deferred, tr
 from ....scenarios import get
 from .. import reference
 from ..cases import pick
-from ....contract.exercise import AGENT_OPTIONS, AGENT_OPTIONS_ALLOWING
 from ..oracle import Case, Rule, exercise
 
 NOTEBOOK = "solutions/14_the_agent_sdk.ipynb"

@@ -14,8 +14,8 @@ import functools
 import importlib
 import pkgutil
 import threading
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 MISTAKE_TIMEOUT = 3.0  # seconds one known mistake may take on one case (a loop with no cap ends by then)
 
