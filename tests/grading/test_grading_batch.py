@@ -113,7 +113,7 @@ SPY = '''def spy():
     import importlib.util, os, sys, anthropic
     open("left_behind.txt", "w").write("x")
     import course.grading
-    seen_checks = importlib.util.find_spec("course.grading.judging.checks") is not None
+    seen_checks = importlib.util.find_spec("course.grading.judging") is not None
     course.grading.check("spy", spy)  # a student's own check() call is harmless
     return {"cwd": os.getcwd(), "env": dict(os.environ), "argv": open("/proc/self/cmdline").read(),
             "path": sys.path, "checks": seen_checks, "grading": os.listdir(course.grading.__path__[0]), \
@@ -195,14 +195,19 @@ def test_a_reference_outcome_that_timed_out_is_never_the_oracle(monkeypatch, rec
             return Outcome(error=f"timed out after {timeout:g} s (an endless loop? no turn cap?)")
         return real(fn, case, timeout)
 
+    def wrong(messages):
+        return ["P1", 0]
+
+    honest = [m.passed for m in run_exercise(exercise, NotebookContext(wrong, shipped()))]  # on a quiet machine
+    assert not all(honest)
     monkeypatch.setattr(oracle, "_outcomes", {})
     monkeypatch.setattr(oracle, "trusted_call", loaded)
-    ctx = NotebookContext(lambda messages: ["P1", 0], shipped())
+    ctx = NotebookContext(wrong, shipped())
     ctx.remarks = set()
     marks = run_exercise(exercise, ctx)
     assert 2 * oracle.REFERENCE_TIMEOUT in seen
-    if recovers:  # graded against the outcome of the second run
-        assert not any(m.passed for m in marks) and not ctx.remarks
+    if recovers:  # graded against the outcome of the second run: as on a quiet machine
+        assert [m.passed for m in marks] == honest and not ctx.remarks
     else:
         assert all(m.passed for m in marks)
         assert ctx.remarks == {f"the reference timed out twice on a case of '{r.name}', which was not graded"

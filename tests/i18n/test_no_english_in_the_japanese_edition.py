@@ -31,7 +31,8 @@ ENGLISH_UPSTREAM = {  # phrase -> where it is English
     "all messages must have non-empty content except for the optional final assistant message": API_400,
     "messages: at least one message is required": API_400,
     "prompt is too long:  tokens": API_400,
-    "message must start with a thinking block (preceeding the la": API_400,
+    "message must start with a thinking block (preceeding the lastmost set of": API_400,
+    "We recommend you include thinking blocks from previous turns": API_400,
     "is enabled, a final": API_400,
     "block: the system prompt, the tools or an earlier message changed since this block was returned; the "
     "conversation must stay append-only": API_400,  # the prefix check on a returned thinking block (lesson 10)

@@ -228,7 +228,7 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(browser, lab):
     explorer.locator("button", has_text="search").click()  # deny search: the toggle shows its on state
     denied = explorer.locator("button.course-deny", has_text="search")
     expect(denied.locator("i.fa-ban")).to_have_count(1, timeout=CHANGE_S * 1000)  # not by colour alone
-    expect(explorer.locator(".course-frame")).to_contain_text(denied, timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text(str(DENIED), timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer", 1024)
     page.screenshot(path=str(SHOTS / "lab-1024.png"))
     clipped = explorer.evaluate(CLIPPED_JS)

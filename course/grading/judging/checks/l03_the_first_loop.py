@@ -198,6 +198,11 @@ def answer(value):
     return value[0] if isinstance(value, list) and len(value) == 2 else value
 
 
+def answer_of_pair(value):
+    """The answer of an (answer, messages) pair, told apart from a value that is no pair (a None returned)."""
+    return {"answer": value[0]} if isinstance(value, list) and len(value) == 2 else value
+
+
 def as_received(out, k: int) -> dict:
     """Response k (from 0) as an assistant message, exactly as the API sent it."""
     return canonical({"role": "assistant", "content": (out.replies[k] or {}).get("content")})
@@ -277,7 +282,9 @@ EXERCISES = [
         rule(deferred("max_tokens: no answer, no tools run, no further call"), cut_cases, loose=STOPPED),
         rule(deferred("pause_turn: the reply is appended as received and sent again with nothing added, as a turn "
                       "(ending the run there, as at max_tokens, is accepted too)"), pause_cases,
-             points=0.5, readings=lambda ref, case: ending_appended(ref, case) + ended_at_pause(ref, case)),
+             loose={"requests": says_what_failed, "tool_calls": says_what_failed, "value": answer_of_pair},
+             points=0.5,
+             readings=lambda ref, case: ending_appended(ref, case) + ended_at_pause(ref, case)),
         rule(deferred("any other stop reason (a refusal) is treated as max_tokens"), other_stop_cases, loose=STOPPED,
              points=0.5),
         rule(deferred("at most max_turns + 1 model calls (with max_turns=0, one call)"), cap_cases, ("requests",),

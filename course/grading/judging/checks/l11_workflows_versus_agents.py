@@ -42,7 +42,9 @@ def digest(data: str) -> str:
 
 
 FRENCH = ("french", "français", "francais", "フランス")  # how a prompt names French, in either edition's words
-SUMMARY = ("summar", "要約")  # how a prompt asks for a summary (summarise, summarize, summary), in either edition
+# how a prompt asks for a summary, in the student's own words in either edition (summarise, condense, the gist, in
+# one sentence, 要約, まとめ, 一文で)
+SUMMARY = ("summar", "condense", "gist", "sentence", "brief", "要約", "まとめ", "一文", "要点")
 
 
 def names_french(data: str) -> bool:

@@ -3,9 +3,9 @@ from course.grading.judging.checks.l04_termination import NO_ANSWER_CALL as MIST
 
 GRADE_ID = "calls_needed"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
-    "no cap (None), or rounds <= max_turns: rounds + 1 calls, and the run finishes",
-    "rounds > max_turns: max_turns + 1 calls, and the run does not finish",
-    "max_turns=0 allows no tool-use turn: one call, which finishes only when rounds is 0",
+    "no cap (None), or turns <= max_turns: turns + 1 calls, and the run finishes",
+    "turns > max_turns: max_turns + 1 calls, and the run does not finish",
+    "max_turns=0 allows no tool-use turn: one call, which finishes only when turns is 0",
 ]
 
 

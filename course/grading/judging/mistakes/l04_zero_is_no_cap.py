@@ -3,8 +3,8 @@ from course.grading.judging.checks.l04_termination import ZERO_IS_NO_CAP as MIST
 
 GRADE_ID = "calls_needed"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
-    "rounds > max_turns: max_turns + 1 calls, and the run does not finish",
-    "max_turns=0 allows no tool-use turn: one call, which finishes only when rounds is 0",
+    "turns > max_turns: max_turns + 1 calls, and the run does not finish",
+    "max_turns=0 allows no tool-use turn: one call, which finishes only when turns is 0",
 ]
 
 
