@@ -374,6 +374,9 @@ def apart(folder: str, uid: int, space: dict) -> None:
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
 
 
+M_ARENA_MAX = -8  # glibc's mallopt option: how many malloc arenas the threads of a process share
+
+
 def join(group: str) -> None:
     """Move this worker into a cgroup of its own, `group` (made here, in the batch's: an equal CPU share per worker,
     however many processes it starts; they inherit it, and once it drops to its uid it cannot leave)."""
@@ -389,6 +392,7 @@ def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None,
     with `group`, a cgroup of its own (an equal CPU share);
     then, when the grader runs as root, a user of its own without rights, who owns the folder, which no later
     privilege can undo."""
+    ctypes.CDLL(None).mallopt(M_ARENA_MAX, 2)  # a thread then costs its stack, not 64 MiB more of address space
     total = address_space() + limits["memory"]
     for which, value in ((resource.RLIMIT_AS, total), (resource.RLIMIT_CPU, limits["cpu"]),
                          (resource.RLIMIT_FSIZE, limits["file"]), (resource.RLIMIT_CORE, 0),

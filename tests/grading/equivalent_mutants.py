@@ -92,9 +92,4 @@ EQUIVALENT: dict[tuple[str, str], str] = {
 }
 
 GAPS: dict[tuple[str, str], str] = {
-    ('run_parallel', 'line 9: `ThreadPoolExecutor(max_workers=len(tool_uses) or 1)` -> '
-                     '`ThreadPoolExecutor(max_workers=None)`'):
-        "'all the calls run at the same time': the default pool, min(32, CPUs + 4), holds the 3 reads of the one "
-        "case; a case of 33 reads would catch it, but 33 threads at once outgrow a grading worker's address space "
-        "(RLIMIT_AS: each thread reserves a malloc arena of 64 MiB beside its stack): it stops at about 14",
 }

@@ -285,7 +285,7 @@ def test_the_venv_a_worker_starts_from_is_among_what_it_needs():
 def test_the_budget_is_one_object_read_from_name_value_settings():
     budget = Budget.parse(["call=3", "memory=512M", "disk=1G", "cpu=30", "file=64K"])
     assert (budget.call, budget.memory, budget.disk, budget.cpu, budget.file) == (3.0, 512 << 20, 1 << 30, 30, 64 << 10)
-    assert budget.worker_limits() == {"memory": 512 << 20, "cpu": 30, "file": 64 << 10, "processes": 64}
+    assert budget.worker_limits() == {"memory": 512 << 20, "cpu": 30, "file": 64 << 10, "processes": 128}
     with pytest.raises(ValueError, match="NAME one of call, cell"):
         Budget.parse(["nope=1"])
     with pytest.raises(ValueError, match="more than 0"):

@@ -21,8 +21,10 @@ class Budget:
     file: int = 16 << 20  # bytes one file a worker writes may reach (RLIMIT_FSIZE)
     disk: int = 256 << 20  # bytes a worker's folder may hold (under bubblewrap: a sized tmpfs, its own as root)
     inodes: int = 10_000  # files and folders a worker's folder may hold (its own tmpfs, under bubblewrap as root)
-    processes: int = 64  # processes and threads a worker's user may have (RLIMIT_NPROC: a fork bomb stops there)
-    connections: int = 16  # connections to the grader's API a worker's user may hold open at once
+    # processes and threads a worker's user may have (RLIMIT_NPROC: a fork bomb stops there), and connections to the
+    # grader's API it may hold open at once: run_parallel's widest case runs 33 reads at once, each a thread and a call
+    processes: int = 128
+    connections: int = 40
 
     def worker_limits(self) -> dict:
         """The rlimits a worker sets on itself, as the fork server sends them."""
