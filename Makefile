@@ -85,11 +85,10 @@ check: $(STAMP)
 # (course/grading/judging/saved_outcomes.py)
 check test-suite test-notebooks: export COURSE_SAVED_OUTCOMES := $(CURDIR)/build/outcomes
 
-# three workers, each taking a whole test file at a time (its module fixtures run once), the longest files first
-# (tests/conftest.py orders them): much of the suite waits on the Claude Code CLI, browsers and timeouts, and two
-# workers left the two cores a third idle (134% of CPU)
+# two workers, each taking a whole test file at a time (its module fixtures run once), the longest files first
+# (tests/conftest.py orders them)
 test-suite:
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=10 tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=10 tests
 
 # in an environment unlike the one that executed them (another shell, home and temporary folder): no committed
 # output may depend on the machine; lesson 14 (both editions) is left to the suite's tests/test_lesson_14_elsewhere.py,
