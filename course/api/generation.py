@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from ..i18n import tr
 from ..messages import content_blocks
 from .cache import PromptCache
 from .errors import APIError
@@ -120,8 +121,9 @@ def by_role(content: list[dict], body: dict, undeclared_tools: bool = False) -> 
         return thoughts + [{"type": "tool_use", "id": "", "name": for_role(callable_, TOOL_SEARCH),
                             "input": {"query": "select:" + ",".join(dict.fromkeys(wanted))}}]
     if missing and not any(b["type"] == "tool_use" for b in out):
-        return thoughts + [{"type": "text", "text": "I cannot do that here: none of my tools can "
-                                                    f"{' or '.join(dict.fromkeys(missing))}."}]
+        tools = tr(" or ").join(dict.fromkeys(missing))  # in the language the course speaks, as a scenario's text
+        return thoughts + [{"type": "text", "text": tr("I cannot do that here: none of my tools can {tools}.").format(
+            tools=tools)}]
     return out
 
 

@@ -88,12 +88,15 @@ def test_a_forced_tool_gets_the_answer_fitted_to_its_schema_never_another_tool(m
     assert [(b.type, b.name, b.input) for b in last.content] == [("tool_use", "Year", {"year": 1974})]
 
 
-def test_a_call_to_an_undeclared_tool_is_never_made_the_toy_model_answers_in_text(mount):
+def test_a_call_to_an_undeclared_tool_is_never_made_the_toy_model_answers_in_text(mount, monkeypatch):
     client = mount(AURORA.api(), max_retries=0)
     # the toy model would call search, which this request does not declare: a reply the real API could send
     reply = client.messages.create(model=MODEL, max_tokens=256, messages=[user(AURORA.prompt)], tools=[YEAR])
     assert [b.type for b in reply.content] == ["text"] and reply.stop_reason == "end_turn"
     assert reply.content[0].text == "I cannot do that here: none of my tools can search."
+    monkeypatch.setenv("COURSE_LANG", "ja")  # the Japanese edition's toy model says it in Japanese
+    reply = client.messages.create(model=MODEL, max_tokens=256, messages=[user(AURORA.prompt)], tools=[YEAR])
+    assert reply.content[0].text == "ここではできません: search ができるツールがありません。"
 
 
 def test_an_answer_that_fills_no_field_gets_the_smallest_valid_value_never_a_500(mount):
