@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab lab-ja system check test test-suite test-notebooks bench notebooks exercises ja clean
+.PHONY: lab lab-ja system lint check test test-suite test-notebooks bench notebooks exercises ja clean
 
 # the venv starts with uv (from PyPI), which installs everything else from one shared cache (~/.cache/uv), the side
 # venvs under build/ included
@@ -63,21 +63,22 @@ $(HUB): | $(STAMP)
 system:
 	PYTHONPATH=. $(PY) tests/system_packages.py
 
-# the venvs are installed side by side (each mostly waits for the package index), then the test suite (on two
-# workers) and the notebooks run side by side on the two cores: each prints its report, with its slowest tests,
-# when it ends
+# once the course's venv and bytecode are ready, everything else runs side by side: the notebooks at once, the code's
+# own checks (lint), the side venvs (each mostly waits for the package index), and the test suite (on two workers)
+# as soon as its side venvs are in; each prints its report, with its slowest tests, when it ends
 test: system
-	$(MAKE) --no-print-directory -j4 $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
-	$(BIN)/ruff check .
-	$(BIN)/mypy  # course/, configured in pyproject.toml
+	$(MAKE) --no-print-directory $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 course  # the course's bytecode, read by every process that imports it
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-suite test-notebooks
+	$(MAKE) --no-print-directory -j6 --output-sync=target lint test-suite test-notebooks
 
-# the inner loop: lint and the tests not marked slow, browser or bwrap (no Claude Code CLI, no JupyterLab)
-check: $(STAMP)
+# the code checked by its own tools
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy  # course/, configured in pyproject.toml
+
+# the inner loop: lint and the tests not marked slow, browser or bwrap (no Claude Code CLI, no JupyterLab)
+check: lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not bwrap" tests
 
 # the reference's and the known mistakes' Claude Code CLI runs, saved once for every process of a run (the suite's
@@ -87,14 +88,14 @@ check test-suite test-notebooks: export COURSE_SAVED_OUTCOMES := $(CURDIR)/build
 
 # two workers, each taking a whole test file at a time (its module fixtures run once), the longest files first
 # (tests/conftest.py orders them)
-test-suite:
+test-suite: $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=10 tests
 
 # in an environment unlike the one that executed them (another shell, home and temporary folder): no committed
 # output may depend on the machine; lesson 14 (both editions) is left to the suite's tests/test_lesson_14_elsewhere.py,
 # which runs it from another checkout path too
 LEFT_TO_THE_SUITE := notebooks/14_the_agent_sdk.ipynb notebooks/ja/14_the_agent_sdk.ipynb
-test-notebooks:
+test-notebooks: $(STAMP)
 	env -u ANTHROPIC_API_KEY -u COURSE_LIVE COURSE_LANG=en SHELL=/bin/sh HOME=$$(mktemp -d) \
 	  TMPDIR=$$(mktemp -d /tmp/another-temporary-folder-XXXXXXXX) $(BIN)/python -m pytest -q --durations=5 $(NBVAL) \
 	  $(addprefix --ignore=,$(LEFT_TO_THE_SUITE)) $(wildcard notebooks solutions exercises)

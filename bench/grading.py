@@ -359,13 +359,15 @@ def outcome(g: Graded, correct: float, maximum: float) -> str:
 
 
 def bench_grading(solution: Path | None = None, *, tools: tuple[str, ...] = ("ours", "nbgrader", "otter"),
-                  limit: int | None = None, timeout: float = TIMEOUT, base: Path = WORK) -> dict:
+                  limit: int | None = None, hostile: tuple[str, ...] | None = None, timeout: float = TIMEOUT,
+                  base: Path = WORK) -> dict:
     """Throughput on the benign submissions (one batch per tool) and the outcome of each hostile one.
 
-    `limit` keeps only the first benign and hostile submissions of each kind (for smoke tests).
+    `limit` keeps only the first benign and hostile submissions of each kind (for smoke tests); `hostile` names the
+    hostile cases kept (default: all of HOSTILE).
     """
     solution = solution or ROOT / "solutions" / f"{NOTEBOOK}.ipynb"
-    subs = submissions(solution)
+    subs = [s for s in submissions(solution) if s.kind != "hostile" or hostile is None or s.case in hostile]
     if limit:
         subs = [s for kind in ("correct", "partial", "hostile") for s in [x for x in subs if x.kind == kind][:limit]]
     correct, maximum = correct_grades(subs)

@@ -2,8 +2,9 @@
 
 The checkout's HEAD is cloned into build/ (committed work only; a new .venv, no build/ folder, so no saved Claude
 Code outcome and no side venv), and `make test` runs there as a user would run it. Its output gives the phases: the
-setup (Debian packages, the venvs, ruff, bytecode) ends when make says the suite and the notebooks start; each of the
-two then prints its pytest summary when it ends (`--output-sync=target`). uv's download cache (~/.cache/uv) is the
+setup (Debian packages, the course's venv, its bytecode) ends when make says the suite and the notebooks start (the
+side venvs and the code's checks then run beside them); each of the two prints its pytest summary when it ends
+(`--output-sync=target`). uv's download cache (~/.cache/uv) is the
 machine's own, as on any machine that installed the course once.
 """
 from __future__ import annotations

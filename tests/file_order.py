@@ -7,24 +7,22 @@ from pathlib import Path
 # make test's two workers each take a whole test file at a time, in collection order (--dist loadfile
 # --no-loadscope-reorder): the longest files go first, so that neither worker is left alone with a long file at the
 # end while the other core idles. How long a file takes is what it took in the last such run on this machine
-# (SECONDS); before any (a fresh clone), the files below: those of the slowest tests and fixtures in make test's last
-# --durations (the CLI's exercises, the mutants, the Japanese class, exercise 14's class) and lesson 14 run elsewhere.
+# (SECONDS); before any (a fresh clone), what it took in a fresh clone's make test, committed (COMMITTED: copy
+# SECONDS over it after a make test when the files' lengths have changed much).
 SECONDS = Path(__file__).resolve().parents[1] / "build" / "test-seconds.json"
-LONGEST = ("tests/grading/test_exercises.py", "tests/grading/test_mutation.py",
-           "tests/i18n/test_japanese_editions_graded.py", "tests/test_lesson_14_elsewhere.py",
-           "tests/grading/test_agent_sdk_grading.py")
+COMMITTED = Path(__file__).resolve().parent / "test-seconds.json"
 
 
 def took() -> dict[str, float]:
-    try:
-        return json.loads(SECONDS.read_text())
-    except (OSError, ValueError):
-        return {}
+    for path in (SECONDS, COMMITTED):
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+    return {}
 
 
 def longest_first(seconds: dict[str, float]):
     """The sort key of a test item: its file's seconds in the last run, longest first (a file not in it first of
-    all: it may be long), or before any run LONGEST's order, then the others as collected."""
-    if seconds:
-        return lambda item: -seconds.get(item.nodeid.split("::")[0], float("inf"))
-    return lambda item: LONGEST.index(path) if (path := item.nodeid.split("::")[0]) in LONGEST else len(LONGEST)
+    all: it may be long), then the others as collected."""
+    return lambda item: -seconds.get(item.nodeid.split("::")[0], float("inf"))

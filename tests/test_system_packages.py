@@ -64,11 +64,10 @@ def test_the_sandbox_tests_skip_with_the_reason_and_are_counted(without_bwrap):
     target = "tests/grading/test_grading_isolation.py"
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", target], cwd=ROOT,
                          env=without_bwrap, capture_output=True, text=True, timeout=300)
-    collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", target], cwd=ROOT,
-                               env=without_bwrap, capture_output=True, text=True, timeout=300)
-    tests = [line for line in collected.stdout.splitlines() if line.startswith(target + "::")]
     assert run.returncode == 0, run.stdout[-2000:]
-    assert re.search(rf"^{len(tests)} skipped in ", run.stdout.splitlines()[-1]) and len(tests) > 5, run.stdout
+    # every test the file holds skipped: the summary counts each outcome, and names no other
+    skipped = re.search(r"^(\d+) skipped in ", run.stdout.splitlines()[-1])
+    assert skipped and int(skipped[1]) > 5, run.stdout
     assert SANDBOX.reason in run.stdout and "apt-get install -y bubblewrap" in SANDBOX.reason
 
 

@@ -47,10 +47,11 @@ def framework_python() -> Path:
     return install()
 
 
-@pytest.fixture
-def served(tmp_path):
-    """`python -m course serve` for aurora_run on a free port: (base_url, the path of its request log)."""
-    log = tmp_path / "wire.jsonl"
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`python -m course serve` for aurora_run on a free port, for every test here (its toy model answers each
+    conversation by what it holds): (base_url, the path of its request log)."""
+    log = tmp_path_factory.mktemp("wire") / "wire.jsonl"
     server = subprocess.Popen([sys.executable, "-m", "course", "serve", "--scenario", "aurora_run", "--port", "0",
                                "--log", str(log)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
@@ -58,6 +59,23 @@ def served(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+class Since:
+    """The server's request log from a test's start on: what that test's client sent."""
+
+    def __init__(self, path: Path):
+        self.path, self.start = path, path.stat().st_size if path.exists() else 0
+
+    def read_text(self) -> str:
+        return self.path.read_bytes()[self.start:].decode()
+
+
+@pytest.fixture
+def served(server):
+    """(base_url, the requests this test sent, as the server logged them)."""
+    url, log = server
+    return url, Since(log)
 
 
 OTHER_TOOLS = """

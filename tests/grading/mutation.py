@@ -3,18 +3,22 @@
 The mutants are mutmut's: its visitor (mutmut.mutation.file_mutation.MutationVisitor) walks the libcst tree of a
 solution cell with every operator of its table (mutmut.mutation.mutators.mutation_operators: numbers, strings,
 names, assignments, calls' arguments, operators, keywords, conditional expressions, ...), on the lines of the
-solution block only (between `### BEGIN SOLUTION` and `### END SOLUTION`), and each mutation is applied alone with
-mutmut's own deep_replace. A mutant is named by the line where it starts and what changed there:
+solution block only (between `### BEGIN SOLUTION` and `### END SOLUTION`), and each mutation is applied alone: the
+mutated node's code, written at the original node's indentation, takes the place of the original's (the cell as
+mutmut's deep_replace would write it, without rewriting the whole tree per mutant: a tenth of the time). A mutant is
+named by the line where it starts and what changed there:
 "line 7: `>=` -> `>`" (with the column when the same change happens twice on a line).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
-from mutmut.mutation.file_mutation import MutationVisitor, deep_replace
+from libcst._nodes.internal import CodegenState  # what Module.code_for_node writes a node with
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, WhitespaceInclusivePositionProvider
+from mutmut.mutation.file_mutation import MutationVisitor
 from mutmut.mutation.mutators import mutation_operators
 from mutmut.mutation.pragma_handling import IgnoredCode
 
@@ -39,12 +43,35 @@ def mutants(source: str) -> list[Mutant]:
     # a solution block has none, so its visitor is given an empty one
     nothing_ignored = IgnoredCode(no_mutate_lines=set(), ignore_node_lines=set(), ignore_pattern_lines=set())
     visitor = MutationVisitor(mutation_operators, nothing_ignored, covered_lines=solution_lines(source))
-    module = MetadataWrapper(cst.parse_module(source)).visit(visitor)  # the tree whose nodes the mutations name
-    made = [deep_replace(module, m.original_node, m.mutated_node).code for m in visitor.mutations]
+    tree = MetadataWrapper(cst.parse_module(source))
+    tree.visit(visitor)  # the mutations name nodes of tree.module
+    made = [replaced(tree, source, m.original_node, m.mutated_node) for m in visitor.mutations]
     changes = [change(source, mutated) for mutated in made]
     names = [f"line {line}: `{before}` -> `{after}`" for line, _, before, after in changes]
     return [Mutant(name if names.count(name) == 1 else name.replace(":", f", col {column}:", 1), mutated)
             for name, (_, column, _, _), mutated in zip(names, changes, made, strict=True)]
+
+
+def replaced(tree: MetadataWrapper, source: str, original: cst.CSTNode, mutated: cst.CSTNode) -> str:
+    """`source` with `original` (a node of tree.module) written as `mutated`."""
+    span = tree.resolve(WhitespaceInclusivePositionProvider)[original]  # the text the node writes, its own whitespace
+    starts = [0, *itertools.accumulate(len(line) for line in source.splitlines(keepends=True))]
+    begin, end = (starts[p.line - 1] + p.column for p in (span.start, span.end))
+    assert code(tree, original) == source[begin:end], "the node's text is not where libcst puts it"
+    return source[:begin] + code(tree, mutated, at=original) + source[end:]
+
+
+def code(tree: MetadataWrapper, node: cst.CSTNode, at: cst.CSTNode | None = None) -> str:
+    """The code of `node` written where `at` (by default the node itself) is in tree.module: at its indentation."""
+    module, parents, indents, inside = tree.module, tree.resolve(ParentNodeProvider), [], at or node
+    while inside in parents:
+        inside = parents[inside]
+        if isinstance(inside, cst.IndentedBlock):
+            indents.insert(0, module.default_indent if inside.indent is None else inside.indent)
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
+                         indent_tokens=indents)
+    node._codegen(state)
+    return "".join(state.tokens)
 
 
 def change(source: str, mutated: str) -> tuple[int, int, str, str]:

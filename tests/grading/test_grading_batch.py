@@ -23,7 +23,7 @@ from course.grading.marks.mark import run_exercise
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-SLOW_ASK = ASK.replace("    reply =", "    import time\n    time.sleep(1)\n    reply =")
+HANGING_ASK = ASK.replace("    reply =", "    import time\n    time.sleep(3600)\n    reply =")
 
 
 def course(*args) -> subprocess.CompletedProcess:
@@ -44,24 +44,35 @@ def reports(out: Path) -> dict[str, float]:
     return {p.stem: p.stat().st_mtime_ns for p in out.glob("*.json") if not p.name.startswith(".")}
 
 
+def sealed(out: Path) -> set[str]:
+    """The reports a resumed batch would keep: those whose seal the batch has saved (its last step for each)."""
+    try:
+        return set(json.loads((out / ".seals.json").read_text()))
+    except (OSError, ValueError):  # not saved yet
+        return set()
+
+
 def test_a_batch_killed_half_way_grades_only_what_is_missing_when_started_again(tmp_path):
-    paths = [write(tmp_path / f"student{i}.ipynb", ask=SLOW_ASK) for i in range(6)]
+    # the first student's notebook is graded at once; the others' calls hang, so the batch is killed after exactly one
+    # report, once it is sealed; they are then solved as the first is, so that the batch started again grades them
+    paths = [write(tmp_path / f"student{i}.ipynb", ask=ASK if i == 0 else HANGING_ASK) for i in range(6)]
     out = tmp_path / "out"
     batch = subprocess.Popen([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", CHECKS,
                               "--jobs", "1"], cwd=ROOT, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
-    while not reports(out) and time.monotonic() < deadline and batch.poll() is None:
+    while not sealed(out) and time.monotonic() < deadline and batch.poll() is None:
         time.sleep(0.05)
     os.killpg(batch.pid, signal.SIGKILL)
     batch.wait()
     before = reports(out)
-    assert 0 < len(before) < len(paths), "kill the batch half-way: some reports written, not all"
-    assert all(json.loads((out / f"{s}.json").read_text())["score"] == 5 for s in before)
+    assert set(before) == sealed(out) == {"student0"}, "kill the batch once the first report is sealed"
+    assert json.loads((out / "student0.json").read_text())["score"] == 5
+    for path in paths[1:]:
+        write(path)
 
     again = course("grade", *paths, "--out", out, "--tests", CHECKS, "--results", tmp_path / "results.json")
     assert again.returncode == 0, again.stderr
-    assert (f"{len(paths)} submissions: {len(before)} already graded, {len(paths) - len(before)} to grade"
-            in again.stderr)
+    assert f"{len(paths)} submissions: 1 already graded, {len(paths) - 1} to grade" in again.stderr
     after = reports(out)
     assert set(after) == {p.stem for p in paths}
     assert {s: after[s] for s in before} == before  # kept, not graded again

@@ -2,7 +2,9 @@
 listed in equivalent_mutants.py: as equivalent (the reason it behaves exactly as the reference on everything the text
 asks), or as a gap in the cases (the sentence it breaks, and what would catch it).
 
-Each mutant is graded as a student's function would be, in-process, stopping at its first failed check. The test
+Each mutant is graded as a student's function would be, in-process, stopping at its first failed check, each case
+run once whichever rules share it (as the grader does); an exercise's mutants are made and graded in one of two
+processes, so that each reference outcome is computed once. The test
 prints, per function, the mutants, how many lost marks and how many survive listed, and every gap; it fails on any
 survivor that is not listed (naming each, with its change) and on any listed one that no longer survives. The
 exercises whose calls start the Claude Code CLI (a call_timeout: gated_run and limited_run, seconds per case) are
@@ -10,6 +12,7 @@ left out; decide, the pure part of that lesson, is in.
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -30,9 +33,15 @@ MUTANT_TIMEOUT = 2.0  # seconds per call: the references take milliseconds, a mu
 
 def solution_cell(exercise):
     """(the cells the grader runs before the solution cell, the solution cell's source)."""
-    cells = reference.cells(exercise.notebook)
+    cells = code_cells(exercise.notebook)
     at = next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == exercise.grade_id)
     return [c.source for c in cells[:at]], cells[at].source
+
+
+@functools.cache
+def code_cells(notebook: str) -> list:
+    """The grader's cells of a solution notebook, read once per process."""
+    return reference.cells(notebook)
 
 
 def survives(grade_id: str, source: str) -> bool:
@@ -43,18 +52,26 @@ def survives(grade_id: str, source: str) -> bool:
         namespace = reference.run_cells(before + [source], exercise.notebook)
     except Exception:  # noqa: BLE001 - a mutant that breaks the cell loses every mark
         return False
-    context = NotebookContext(namespace[exercise.function], REGISTRY, MUTANT_TIMEOUT)
+    context, seen = NotebookContext(namespace[exercise.function], REGISTRY, MUTANT_TIMEOUT), {}
     with mock.patch("course.grading.judging.mistakes.hint", return_value=""):  # marks only, no hint
-        return all(run_check(exercise, check, context).passed for check in exercise.checks)
+        return all(run_check(exercise, check, context, seen).passed for check in exercise.checks)
+
+
+def judge_exercise(grade_id: str) -> list[tuple[str, str, bool]]:
+    """(grade_id, mutant name, survived) for every mutant of one exercise."""
+    made = mutants(solution_cell(REGISTRY.exercise(grade_id))[1])
+    return [(grade_id, m.name, survives(grade_id, m.source)) for m in made]
 
 
 def judged() -> list[tuple[str, str, bool]]:
-    """(grade_id, mutant name, survived) for every mutant of every exercise, two processes at a time."""
-    jobs = [(e.grade_id, m) for e in EXERCISES for m in mutants(solution_cell(e)[1])]
+    """(grade_id, mutant name, survived) for every mutant of every exercise, two processes at a time, each taking a
+    whole exercise (the longest solutions first)."""
+    longest_first = sorted(EXERCISES, key=lambda e: -len(solution_cell(e)[1]))
     with ProcessPoolExecutor(max_workers=min(2, os.cpu_count() or 1),
                              mp_context=multiprocessing.get_context("fork")) as pool:
-        alive = list(pool.map(survives, [g for g, _ in jobs], [m.source for _, m in jobs], chunksize=4))
-    return [(g, m.name, a) for (g, m), a in zip(jobs, alive, strict=True)]
+        ids = [e.grade_id for e in longest_first]
+        done = dict(zip(ids, pool.map(judge_exercise, ids), strict=True))
+    return [row for e in EXERCISES for row in done[e.grade_id]]
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +107,7 @@ def test_every_mutant_of_the_references_loses_marks_but_the_listed_ones(results,
         "\n".join(f"  {g}: {name}{'' if (g, name) in made else ' (no such mutant)'}" for g, name in stale)
 
 
-def test_the_mutation_operators_reach_every_solution_block():
+def test_the_mutation_operators_reach_every_solution_block(results):
+    mutated = {g for g, _, _ in results}
     for e in EXERCISES:
-        assert mutants(solution_cell(e)[1]), f"no mutant of {e.grade_id}"
+        assert e.grade_id in mutated, f"no mutant of {e.grade_id}"
