@@ -147,6 +147,9 @@ class Confinement:
                 mounts += [*small, "--tmpfs", str(p)]  # a folder holding what workers need is never hidden whole
             elif p.is_file():
                 mounts += ["--ro-bind", "/dev/null", str(p)]
+        # scratch's folders inside a hidden one (TMPDIR a folder of /tmp, as pytest's) must let a worker's uid pass
+        parents = [d for d in reversed(scratch.parents) if any(d.is_relative_to(h) and d != h for h in hidden)]
+        mounts += [a for d in parents for a in ("--perms", "0755", "--dir", str(d))]
         mounts += ["--ro-bind", str(scratch), str(scratch),
                    "--size", str(disk), "--perms", "0755", "--tmpfs", str(scratch / "work")]
         rights = ["--cap-drop", "ALL", *(a for c in CAPS for a in ("--cap-add", c))] if self.mode == "bwrap" \
