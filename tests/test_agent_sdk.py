@@ -49,28 +49,40 @@ def test_the_environment_keeps_the_cli_on_the_local_api_with_a_scratch_home(home
     assert agent_options("http://127.0.0.1:1", home, max_turns=2).env == env
 
 
-def sent_from(environ: dict, monkeypatch) -> list[dict]:
-    """The request bodies Aurora Run's query() sends when the caller's environment holds `environ`, with the
-    scratch home (a new name each run) written HOME and without metadata (random device and session ids)."""
+def aurora_from(environ: dict, monkeypatch) -> tuple:
+    """Aurora Run's query() (max_turns=5) from a caller whose environment holds `environ`: (the run, every request as
+    the server recorded it, with the scratch home, a new name each run, written HOME)."""
     home = scratch_home()
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     try:
         with serve("aurora_run", home / "wire.jsonl") as api:
-            asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=5)))
-            sent = api.requests()
+            run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=5)))
+            sent = [json.loads(json.dumps(r).replace(str(home), "HOME")) for r in api.requests()]
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    bodies = [json.loads(json.dumps(r["body"]).replace(str(home), "HOME")) for r in sent]
-    return [{k: v for k, v in body.items() if k != "metadata"} for body in bodies]
+    return run, sent
 
 
-def test_the_cli_sends_the_same_requests_whatever_the_environment_of_its_caller(monkeypatch):
+@pytest.fixture(scope="module")
+def aurora() -> tuple:
+    """One Aurora Run from a caller with bash for its shell, read by every test about that run (each is seconds)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return aurora_from({"SHELL": "/bin/bash", "TMPDIR": "/tmp"}, monkeypatch)
+
+
+def bodies(sent: list[dict]) -> list[dict]:
+    """The request bodies without metadata (random device and session ids)."""
+    return [{k: v for k, v in r["body"].items() if k != "metadata"} for r in sent]
+
+
+def test_the_cli_sends_the_same_requests_whatever_the_environment_of_its_caller(aurora, monkeypatch):
     # query() passes the caller's os.environ on to the CLI: its shell, which Claude Code writes into every request,
     # and the settings of a Claude Code user's own shell profile
-    bash = sent_from({"SHELL": "/bin/bash", "TMPDIR": "/tmp"}, monkeypatch)
-    other = sent_from({"SHELL": "/usr/bin/zsh", "TMPDIR": "/var/tmp/a-longer-folder", "IS_SANDBOX": "1",
-                       "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4096", "DISABLE_PROMPT_CACHING": "1"}, monkeypatch)
+    bash = bodies(aurora[1])
+    other = bodies(aurora_from({"SHELL": "/usr/bin/zsh", "TMPDIR": "/var/tmp/a-longer-folder", "IS_SANDBOX": "1",
+                                "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4096", "DISABLE_PROMPT_CACHING": "1"},
+                               monkeypatch)[1])
     assert len(bash) == 4 and bash == other
     assert "Shell: bash" in json.dumps(bash[0]["messages"][-1])  # the launcher's fixed shell
 
@@ -83,10 +95,8 @@ def test_the_scratch_home_has_the_same_length_wherever_tmpdir_points(monkeypatch
         h.rmdir()
 
 
-def test_aurora_run_through_an_in_process_mcp_tool_answers_1974(home):
-    with serve("aurora_run", home / "wire.jsonl") as api:
-        run = asyncio.run(collect(AURORA.prompt, aurora_options(api, home, max_turns=5)))
-        sent = api.requests()
+def test_aurora_run_through_an_in_process_mcp_tool_answers_1974(aurora):
+    run, sent = aurora
     assert (run.result.subtype, run.result.result, run.result.num_turns, run.raised) == ("success", "1974", 4, None)
     # the MCP tool is deferred: announced by name, loaded by ToolSearch (a tool_reference), then called twice
     assert replies(sent) == [["ToolSearch"], ["mcp__course__search"], ["text", "mcp__course__search"], ["text"]]

@@ -2,7 +2,7 @@
 inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
 the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
 that hangs on one case (a hanging case costs the exercise's 45 s call limit), one that raises, and one that points
-the CLI at a port open on the machine's loopback on one case."""
+the CLI at a port open on the machine's loopback on one case (the last two leave limited_run a stub)."""
 from __future__ import annotations
 
 import csv
@@ -44,14 +44,21 @@ async def gated_run(prompt, options, deny):
 '''
 
 
-def submission(path: Path, grade_id: str | None = None, source: str = "") -> None:
+# a student whose tests are about gated_run leaves limited_run a stub: graded at once, with no CLI run (its six runs
+# would be the solution's, which the solved student and the hanging one already show)
+UNGRADED = {"limited_run": "async def limited_run(prompt, options, max_turns, max_budget_usd):\n"
+                           "    raise NotImplementedError()\n"}
+
+
+def submission(path: Path, grade_id: str | None = None, source: str = "", others: dict | None = None) -> None:
     """The solution notebook (or the blank exercise when `grade_id` is None and source is "blank") with one
-    solution cell replaced."""
+    solution cell replaced, and `others` ({grade_id: source}) too."""
     folder = "exercises" if source == "blank" else "solutions"
     nb = nbformat.read(ROOT / folder / NOTEBOOK, as_version=4)
+    replaced = {**(others or {}), **({grade_id: source} if grade_id else {})}
     for cell in nb.cells:
-        if grade_id and cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
-            cell.source = source
+        if cell.metadata.get("nbgrader", {}).get("grade_id") in replaced:
+            cell.source = replaced[cell.metadata["nbgrader"]["grade_id"]]
     path.mkdir(parents=True)
     nbformat.write(nb, path / NOTEBOOK)
 
@@ -68,8 +75,8 @@ def graded(tmp_path_factory):
     hang = "        if deny == ['mcp__course__search']:  # the last rule's case\n            await asyncio.sleep(1000)"
     submission(root / "class" / "hangs", "gated_run", GATED.format(body=hang))
     submission(root / "class" / "raises", "gated_run",
-               GATED.format(body="        raise RuntimeError('the gate broke')"))
-    submission(root / "class" / "elsewhere", "gated_run", ELSEWHERE.format(port=port))
+               GATED.format(body="        raise RuntimeError('the gate broke')"), UNGRADED)
+    submission(root / "class" / "elsewhere", "gated_run", ELSEWHERE.format(port=port), UNGRADED)
     for name in ("hangs", "raises", "elsewhere"):  # the cell needs asyncio and contextlib
         path = root / "class" / name / NOTEBOOK
         nb = nbformat.read(path, as_version=4)

@@ -286,7 +286,7 @@ def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
 # --- running both ------------------------------------------------------------------------------------
 
 REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
-_outcomes: dict[tuple, Outcome | None] = {}  # (language, grade_id, rule, case index) -> the reference's outcome (None:
+_outcomes: dict[tuple, Outcome | None] = {}  # (language, grade_id, case_key) -> the reference's outcome (None:
 # it timed out twice), once per process and language (a tool's error speaks the submission's language)
 _lock = threading.Lock()
 _one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
@@ -312,7 +312,7 @@ def timed_out(outcome: Outcome, seconds: float) -> bool:
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | None:
     """The reference's outcome on a case; one that timed out (a loaded machine: the reference never comes near its
     limit) is run once more, alone and with twice the time, and is None if it fails again: never an oracle."""
-    key = (language(), exercise.grade_id, rule.name, index)
+    key = (language(), exercise.grade_id, *case_key(rule, index))  # rules made by one generator share the outcome
     with _lock:  # held throughout: the rerun is the only reference call running
         if key not in _outcomes:
             fn, case = reference.function(exercise.notebook, exercise.function), rule.all_cases()[index]

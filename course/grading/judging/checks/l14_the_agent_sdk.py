@@ -119,19 +119,17 @@ def gated_cases(*denies: tuple[str, ...]):
 
 # --- limited_run ----------------------------------------------------------------------------------------
 
-ALWAYS = get("always_tool")
-
-
 def limited_case(max_turns: int | None, max_budget_usd: float | None) -> Case:
-    return Case(lambda: tr("a model that always calls a tool, on the Claude Code CLI, max_turns={turns}, "
-                           "max_budget_usd={budget}").format(turns=max_turns, budget=max_budget_usd),
-                (ALWAYS.english_prompt, AGENT_OPTIONS_ALLOWING, max_turns, max_budget_usd), {}, ALWAYS)
+    """Aurora Run under the two limits (None: none). Unlimited, it ends by itself after 4 requests (ToolSearch, two
+    searches, the answer), so a run whose limits were given wrong ends within seconds, never at the call limit."""
+    return Case(lambda: tr("Aurora Run on the Claude Code CLI, max_turns={turns}, max_budget_usd={budget}").format(
+        turns=max_turns, budget=max_budget_usd), (AURORA.english_prompt, AGENT_OPTIONS_ALLOWING, max_turns,
+                                                  max_budget_usd), {}, AURORA)
 
 
-def unlimited_case() -> Case:
-    """Aurora Run with neither limit (None: none): the run ends by itself, with success, and query() never raises."""
-    return Case(lambda: tr("Aurora Run on the Claude Code CLI, max_turns=None, max_budget_usd=None"),
-                (AURORA.english_prompt, AGENT_OPTIONS_ALLOWING, None, None), {}, AURORA)
+def turn_cases() -> list[Case]:
+    """Caps below the run's 4 requests, and no cap: the run ends by itself, with success, and query() never raises."""
+    return [limited_case(1, None), limited_case(2, None), limited_case(None, None)]
 
 
 TINY = 0.000001  # dollars: a budget the first response's cost passes, so the run stops after one request
@@ -158,13 +156,14 @@ EXERCISES = [
              loose=RUN, points=0.5),
     ], call_timeout=CLI_SECONDS),
     exercise("limited_run", "limited_run", deferred("Stopping the real harness by turns and by money"), NOTEBOOK, [
-        Rule(deferred("max_turns stops the run with subtype error_max_turns"),
-             lambda: [limited_case(1, None), limited_case(2, None), unlimited_case()], ("requests", "value"),
+        Rule(deferred("max_turns stops the run with subtype error_max_turns"), turn_cases, ("requests", "value"),
              loose=RUN),
         Rule(deferred("max_budget_usd stops the run with subtype error_max_budget_usd once its cost reaches it"),
              lambda: [limited_case(3, TINY), limited_case(None, TINY), limited_case(3, SECOND)], ("requests", "value"),
              loose=RUN),
-        Rule(deferred("the ResultMessage is returned although query() raises ResultError after it"),
-             lambda: [limited_case(1, None)], ("value",), loose=RUN),
+        # the runs the turn caps end (query() raises after their ResultMessage), and the one that ends by itself:
+        # the same cases as the first rule's, so each run once
+        Rule(deferred("the ResultMessage is returned although query() raises ResultError after it"), turn_cases,
+             ("value",), loose=RUN),
     ], call_timeout=CLI_SECONDS),
 ]
