@@ -166,8 +166,9 @@ def timed_presses(page, handle, keys: list[str]) -> tuple[list[float], int]:
 
 def bench_in_browser(page, explorer, name: str) -> dict:
     """Pick scenario `name` in one explorer, then time step and max_turns key presses."""
+    explorer.scroll_into_view_if_needed()  # the loops take turns: JupyterLab skips drawing a cell out of view
     choice = explorer.locator("select")
-    label = next(o for o in choice.locator("option").all_inner_texts() if o.startswith(f"{name}:"))
+    label = next(o for o in choice.locator("option").all_text_contents() if o.startswith(f"{name}:"))
     if choice.evaluate("s => s.options[s.selectedIndex].text") != label:
         changes = page.evaluate("() => window.courseLatency.changes")
         choice.select_option(label=label)
