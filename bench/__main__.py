@@ -69,10 +69,11 @@ BENCHMARKS = {
                  "A key is pressed 0.2 s after the last change showed, as a learner reads the view; the explorer runs "
                  "ahead in these gaps and steps aside while a control moves. Each change is timed in the page from "
                  "keydown to the first animation frame after the frame view's DOM changed; p50 and p95 are "
-                 "nearest-rank over a scenario's changes, and over every change of a loop. After each scenario of "
-                 "each loop, 12 keys on a plain ipywidgets IntSlider whose observer sets an HTML widget, timed the "
-                 "same way in the same page: the widget round trip alone, so the explorer's p95 over the plain "
-                 "slider's p95 is what the explorer adds, whatever the machine's load (issue 30: at most 1.2x). "
+                 "nearest-rank over a scenario's changes, and over every change of a loop. Scenario by scenario, "
+                 "the two loops in turn (each first every other scenario), and after each, 12 keys on a plain "
+                 "ipywidgets IntSlider whose observer sets an HTML widget, timed the same way in the same page: the "
+                 "widget round trip alone, under the same load, so the explorer's p95 over the plain slider's p95 is "
+                 "what the explorer adds, whatever the machine's load (issue 30: at most 1.2x). "
                  "Below, the kernel's share without a front end. Target: p95 <= 100 ms per change (issue 22; issue "
                  "7: 150 ms with the student's loop)."),
     "relay": ("bench.relay", "bench_relay", "Workshop relay: added latency and exact accounting",

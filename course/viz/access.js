@@ -59,7 +59,11 @@ function attach(root) {
     const cell = root.closest(".jp-Cell");  // back to the notebook: its shortcuts work again
     if (cell) cell.focus();
   }, true);
-  const watch = new MutationObserver(() => dress(root));
+  // a new frame in the view (the most frequent change, and the largest) has no control to dress
+  const watch = new MutationObserver((changes) => {
+    const inView = (node) => (node.nodeType === 1 ? node : node.parentElement)?.closest(".course-view");
+    if (!changes.every((change) => inView(change.target))) dress(root);
+  });
   watch.observe(root, { subtree: true, childList: true, attributes: true,
                         attributeFilter: ["class", "disabled", "aria-valuetext", "aria-valuenow", "aria-valuemin",
                                           "aria-valuemax"] });

@@ -20,7 +20,7 @@ from matplotlib.ticker import FuncFormatter
 from ..context import window_bound
 from ..events import ToolEnd
 from ..i18n import deferred, language, tr
-from .style import ERROR, OK, PALETTE, dollars, tokens
+from .style import ERROR, OK, PALETTE, dollars, n_calls, tokens
 
 TOKENS = FuncFormatter(lambda v, _: tokens(round(v)))  # axis ticks: 140,000
 DOLLARS = FuncFormatter(lambda v, _: dollars(v))  # axis ticks: $0.0005
@@ -179,10 +179,12 @@ def tool_timeline(runs: dict[str, list], *, title: str = TIMELINE_TITLE) -> Figu
     `runs` maps a label to the events of a run (`list(agent.events(prompt))`); calls that
     overlap ran in parallel, calls end to end ran one after another.
     """
-    fig = new_figure(1.0 + 1.1 * len(runs), Figure)
+    fig = new_figure(1.0 + 1.1 * len(runs), DescribedFigure)
     axes = fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0]
+    rows = []  # the description, a sentence per run: no seconds (the wall clock's), only what overlapped
     for ax, (label, events) in zip(axes, runs.items(), strict=True):
         ends = [e for e in events if isinstance(e, ToolEnd)]
+        rows.append(timeline_row(label, ends))
         for row, e in enumerate(ends):
             ax.barh(row, e.ended - e.started, left=e.started,
                     color=ERROR if e.is_error else PALETTE[row % len(PALETTE)])
@@ -196,4 +198,23 @@ def tool_timeline(runs: dict[str, list], *, title: str = TIMELINE_TITLE) -> Figu
     axes[-1].set_xlim(0, last * 1.02 or 1)  # the axes share x: up to the last call's end
     axes[-1].set_xlabel(tr("seconds since the run started"))
     fig.suptitle(tr(title))
+    fig.description = " ".join([tr("Figure: one row of bars per run, each tool call a bar from its start to its end."),
+                                *rows])
     return fig
+
+
+def timeline_row(label: str, ends: list[ToolEnd]) -> str:
+    """A run of the timeline in words: its calls, and how many of them ran at the same time at most."""
+    if not ends:
+        return tr("{label}: no tool calls.").format(label=label)
+    names = ", ".join(f"#{row + 1} {e.name}" for row, e in enumerate(ends))
+    at_once = max(sum(1 for o in ends if o.started <= e.started < o.ended) for e in ends)
+    if len(ends) == 1:
+        line = tr("{label}: {calls} ({names}).")
+    elif at_once == 1:
+        line = tr("{label}: {calls} ({names}), one after another, none overlapping.")
+    elif at_once == len(ends):
+        line = tr("{label}: {calls} ({names}), all of them running at the same time.")
+    else:
+        line = tr("{label}: {calls} ({names}), at most {count} of them running at the same time.")
+    return line.format(label=label, calls=n_calls(len(ends)), names=names, count=at_once)

@@ -13,7 +13,7 @@ from course.loop import Limits
 from course.messages import assistant, tool_result, tool_use, user
 from course.scenarios import SCENARIOS
 from course.viz import RULES, MessageList, frame_html, frames
-from course.viz.plots import budget_spend, token_growth, tool_timeline
+from course.viz.plots import DescribedFigure, budget_spend, token_growth, tool_timeline
 from course.viz.style import PALETTE
 
 GOOD = [
@@ -261,3 +261,20 @@ def test_a_plot_is_shown_with_a_text_description_after_its_image(plot):
     assert described.startswith("Figure: ") and described == fig.description
     assert ("24,006" in described and "67,548" in described) or ("$12.00" in described and "$10.00" in described)
     assert r"\$" in shown.outputs[1].data["text/markdown"] or "$" not in described  # no math mode in Markdown
+
+
+def test_the_tool_timeline_is_described_in_words_without_the_wall_clock():
+    """Lesson 08's timeline has a description too: each run's calls and whether they overlapped, not its seconds
+    (a real clock's: nbval compares the text, so it must not change from run to run)."""
+    parallel = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
+    sequential = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "edit", "y", True, 0.6, 1.0)]
+    mixed = parallel + [ToolEnd("tu_c", "edit", "z", False, 0.6, 0.7)]
+    fig = tool_timeline({"parallel": parallel, "sequential": sequential, "mixed": mixed, "one": parallel[:1],
+                         "none": []})
+    assert isinstance(fig, DescribedFigure)  # shown with its description after the image
+    assert fig.description == (
+        "Figure: one row of bars per run, each tool call a bar from its start to its end. "
+        "parallel: 2 calls (#1 read, #2 read), all of them running at the same time. "
+        "sequential: 2 calls (#1 read, #2 edit), one after another, none overlapping. "
+        "mixed: 3 calls (#1 read, #2 read, #3 edit), at most 2 of them running at the same time. "
+        "one: 1 call (#1 read). none: no tool calls.")
