@@ -494,6 +494,42 @@ def sdk_client(socket_path: str, base_url: str, timeout: float):
                                http_client=anthropic.DefaultHttpxClient(transport=transport))
 
 
+WARM_MESSAGE = {"id": "msg_warm", "type": "message", "role": "assistant", "model": "warm", "stop_reason": "tool_use",
+                "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+                "content": [{"type": "thinking", "thinking": "", "signature": ""},
+                            {"type": "redacted_thinking", "data": ""}, {"type": "text", "text": ""},
+                            {"type": "tool_use", "id": "toolu_warm", "name": "t", "input": {}}]}
+WARM_EVENTS = [("message_start", {"message": {**WARM_MESSAGE, "content": [], "stop_reason": None}}),
+               ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+               ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "warm"}}),
+               ("content_block_stop", {"index": 0}),
+               ("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                  "usage": {"output_tokens": 1}}),
+               ("message_stop", {})]
+
+
+def warm_replies() -> None:
+    """Parse a reply of every block type, plain and streamed, and dump it as a result is sent: the SDK builds its
+    pydantic models' schemas on first use, which would otherwise cost every forked worker that calls the API."""
+    import anthropic
+    import httpx2
+
+    def answer(request):
+        if json.loads(request.content).get("stream"):
+            events = "".join(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
+                             for kind, data in WARM_EVENTS)
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=events.encode())
+        return httpx2.Response(200, json=WARM_MESSAGE)
+
+    client = anthropic.Anthropic(api_key="warm", base_url="http://warm", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(answer)))
+    request = {"model": "warm", "max_tokens": 1, "messages": [{"role": "user", "content": "warm"}]}
+    plain(client.messages.create(**request))
+    with client.messages.stream(**request) as stream:
+        "".join(stream.text_stream)
+        plain(stream.get_final_message())
+
+
 def preload() -> None:
     """Import the SDK and build one client, so that every forked worker starts warm."""
     global TLS
@@ -505,6 +541,7 @@ def preload() -> None:
         return
     TLS = ssl.create_default_context()
     _ = sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    warm_replies()
     try:  # what notebooks import first (course.grading here is the grader's stand-in)
         import course.client  # noqa: F401
         import course.loop  # noqa: F401
