@@ -550,7 +550,7 @@ def preload() -> None:
         pass
 
 
-def fork_server(control: socket.socket) -> None:
+def fork_server(control: socket.socket, sweeper: Sweeper) -> None:
     """Answer the grader's requests, one at a time: "F" (carrying the worker's socket) forks a worker and
     answers its pid; "K pid uid folder" ends that worker and everything it started, removes its folder, then
     answers "ended"."""
@@ -564,7 +564,7 @@ def fork_server(control: socket.socket) -> None:
         if data.startswith(b"K"):
             _, ended, uid, folder = data.decode().split(" ", 3)
             workers.discard(int(ended))
-            end(int(ended), None if uid == "-" else int(uid), folder, workers)
+            end(int(ended), None if uid == "-" else int(uid), folder, workers, sweeper)
             control.sendall(b"ended\n")
             continue
         pid = os.fork()
@@ -586,29 +586,17 @@ def fork_server(control: socket.socket) -> None:
         control.sendall(f"{pid}\n".encode())
 
 
-def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
+def end(pid: int, uid: int | None, folder: str, workers: set[int], sweeper: Sweeper) -> None:
     """Kill worker `pid`'s process group; then every process of its own `uid` (a helper running as that uid
-    kills them all, then removes the worker's folder); then every child of ours that is not a live worker (orphans
-    it left behind), until none; then the folder, when the workers share our uid."""
+    kills them all, then removes the worker's folder: see sweep); then every child of ours that is not a live worker
+    or the sweeper (orphans it left behind), until none; then the folder, when the workers share our uid."""
     for kill in (os.killpg, os.kill):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
     if uid is not None:
-        done, signal_done = os.pipe()
-        if os.fork() == 0:
-            os.close(done)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            while processes(lambda status: f"\nUid:\t{uid}\t" in status):
-                os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
-            shutil.rmtree(folder, ignore_errors=True)
-            os._exit(0)
-        os.close(signal_done)
-        os.read(done, 1)  # EOF once the helper has exited
-        os.close(done)
+        sweeper.sweep(uid, folder)
     for _ in range(10_000):
-        orphans = [c for c in children() if c not in workers]
+        orphans = [c for c in children() if c not in workers and c != sweeper.pid]
         if not orphans:
             break
         for child in orphans:
@@ -616,6 +604,60 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
                 os.kill(child, signal.SIGKILL)
     if uid is None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep(uid: int, folder: str) -> None:
+    """Kill every process of `uid` and remove `folder`, from a helper forked here that becomes `uid`; returns once
+    the helper is gone."""
+    done, signal_done = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        os.close(done)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        while processes(lambda status: f"\nUid:\t{uid}\t" in status):
+            os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(0)
+    os.close(signal_done)
+    os.read(done, 1)  # EOF once the helper has exited
+    os.close(done)
+    with contextlib.suppress(ChildProcessError):  # reaped already where SIGCHLD is ignored (the fork server)
+        os.waitpid(helper, 0)
+
+
+class Sweeper:
+    """sweep() for the fork server, done by a process forked from it before it imports the SDK: the helper each
+    sweep forks is then a copy of a small process (a copy of the fork server costs ~10 ms of page tables). Should
+    the sweeper be gone, the fork server sweeps itself."""
+
+    def __init__(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid: int | None = os.fork()
+        if self.pid == 0:
+            os.closerange(3, theirs.fileno())  # nothing of the fork server's but its own socket
+            os.closerange(theirs.fileno() + 1, 1 << 16)
+            try:
+                while request := theirs.recv(4096):  # "uid folder", one message each
+                    uid, folder = request.decode().split(" ", 1)
+                    sweep(int(uid), folder)
+                    theirs.sendall(b"done")
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.socket = ours
+
+    def sweep(self, uid: int, folder: str) -> None:
+        if self.pid is not None:
+            try:
+                self.socket.sendall(f"{uid} {folder}".encode())
+                if self.socket.recv(16) == b"done":
+                    return
+            except OSError:
+                pass
+            self.pid = None
+        sweep(uid, folder)
 
 
 def children() -> list[int]:
@@ -639,8 +681,9 @@ def processes(match) -> list[int]:
 
 def main(argv: list[str]) -> None:
     sys.path.extend(argv[1:])
+    sweeper = Sweeper()  # before the SDK is imported
     preload()
-    fork_server(socket.socket(fileno=int(argv[0])))
+    fork_server(socket.socket(fileno=int(argv[0])), sweeper)
 
 
 if __name__ == "__main__":
