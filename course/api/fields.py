@@ -32,6 +32,20 @@ def _at(where: str, message: str) -> APIError:
     return invalid(f"{where}: {message}" if where else message)
 
 
+def by_identity(fn):
+    """`fn` of one argument remembered by the argument's identity: the SDK's typing objects are made once, and a
+    Union's hash is worked out anew each time it is asked for (the set of its members)."""
+    memo: dict[int, tuple[object, object]] = {}
+
+    def remembered(arg):
+        kept = memo.get(id(arg))
+        if kept is None or kept[0] is not arg:
+            kept = memo[id(arg)] = (arg, fn(arg))  # the argument kept: its id is never another object's
+        return kept[1]
+
+    return functools.wraps(fn)(remembered)
+
+
 def _strip(annotation):
     """The annotation without Required, NotRequired and Annotated around it."""
     while True:
@@ -59,6 +73,7 @@ def _is_typed_dict(annotation) -> bool:
         issubclass(annotation, dict) and hasattr(annotation, "__annotations__")))
 
 
+@by_identity
 def _members(union) -> tuple:
     """A union's members, nested unions and Optional flattened."""
     out: list = []
@@ -84,7 +99,7 @@ def _tags(typed_dict, key: str) -> tuple | None:
     return tuple(tags)
 
 
-@functools.cache
+@by_identity
 def _tagged(union) -> tuple[str, dict] | None:
     """(key, tag -> TypedDict) for a union of two or more TypedDicts told apart by `type` or `role`; None for other
     unions."""
@@ -107,39 +122,60 @@ def _literal(values: tuple) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
-def check(value, annotation, where: str = "") -> None:
-    """Raise a 400 naming the first place in `value` that the SDK's `annotation` does not allow."""
+@by_identity
+def _shape(annotation) -> tuple[str, object]:
+    """What `check` does with a value of `annotation`, worked out once per annotation (the SDK's typing objects):
+    (how, with what)."""
     annotation = _strip(annotation)
     origin = typing.get_origin(annotation)
     if annotation in (object, typing.Any):
-        return
+        return "any", None
     if origin is typing.Union:
-        return _check_union(value, annotation, where)
+        return "union", annotation
     if origin is typing.Literal:
-        if not any(value == v and type(value) is type(v) for v in typing.get_args(annotation)):
-            raise _at(where, f"Input should be {_literal(typing.get_args(annotation))}")
-        return
+        return "literal", typing.get_args(annotation)
     if _is_typed_dict(annotation):
-        return _check_typed_dict(value, annotation, where)
+        return "typed_dict", annotation
     if origin in LISTS or getattr(annotation, "__name__", "") == "SequenceNotStr":
+        return "list", typing.get_args(annotation) or (object,)
+    if origin in (dict, collections.abc.Mapping) or annotation is dict:
+        return "dict", (typing.get_args(annotation) or (str, object))[1]
+    if annotation in KINDS:
+        return "kind", annotation
+    return "other", None
+
+
+def check(value, annotation, where: str = "") -> None:
+    """Raise a 400 naming the first place in `value` that the SDK's `annotation` does not allow."""
+    how, what = _shape(annotation)
+    if how == "any":
+        return
+    if how == "union":
+        return _check_union(value, what, where)
+    if how == "literal":
+        if not any(value == v and type(value) is type(v) for v in what):
+            raise _at(where, f"Input should be {_literal(what)}")
+        return
+    if how == "typed_dict":
+        return _check_typed_dict(value, what, where)
+    if how == "list":
         if not isinstance(value, list):
             raise _at(where, "Input should be a valid list")
-        (item,) = typing.get_args(annotation) or (object,)
+        (item,) = what
         for i, v in enumerate(value):
             check(v, item, f"{where}.{i}" if where else str(i))
         return
-    if origin in (dict, collections.abc.Mapping) or annotation is dict:
+    if how == "dict":
         if not isinstance(value, dict):
             raise _at(where, "Input should be a valid dictionary")
-        item = (typing.get_args(annotation) or (str, object))[1]
         for k, v in value.items():
-            check(v, item, f"{where}.{k}")
+            check(v, what, f"{where}.{k}")
         return
-    if annotation in KINDS:
-        if annotation is float and isinstance(value, int) and not isinstance(value, bool):
+    if how == "kind":
+        if what is float and isinstance(value, int) and not isinstance(value, bool):
             return
-        if not isinstance(value, annotation) or (annotation is int and isinstance(value, bool)):
-            raise _at(where, f"Input should be {KINDS[annotation]}")
+        if not isinstance(value, what) or (what is int and isinstance(value, bool)):
+            raise _at(where, f"Input should be {KINDS[what]}")
         return
     raise _at(where, "Input is not a value JSON can carry here")  # IO, PathLike: what a client uploads
 

@@ -494,6 +494,42 @@ def sdk_client(socket_path: str, base_url: str, timeout: float):
                                http_client=anthropic.DefaultHttpxClient(transport=transport))
 
 
+WARM_MESSAGE = {"id": "msg_warm", "type": "message", "role": "assistant", "model": "warm", "stop_reason": "tool_use",
+                "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+                "content": [{"type": "thinking", "thinking": "", "signature": ""},
+                            {"type": "redacted_thinking", "data": ""}, {"type": "text", "text": ""},
+                            {"type": "tool_use", "id": "toolu_warm", "name": "t", "input": {}}]}
+WARM_EVENTS = [("message_start", {"message": {**WARM_MESSAGE, "content": [], "stop_reason": None}}),
+               ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+               ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "warm"}}),
+               ("content_block_stop", {"index": 0}),
+               ("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                  "usage": {"output_tokens": 1}}),
+               ("message_stop", {})]
+
+
+def warm_replies() -> None:
+    """Parse a reply of every block type, plain and streamed, and dump it as a result is sent: the SDK builds its
+    pydantic models' schemas on first use, which would otherwise cost every forked worker that calls the API."""
+    import anthropic
+    import httpx2
+
+    def answer(request):
+        if json.loads(request.content).get("stream"):
+            events = "".join(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
+                             for kind, data in WARM_EVENTS)
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=events.encode())
+        return httpx2.Response(200, json=WARM_MESSAGE)
+
+    client = anthropic.Anthropic(api_key="warm", base_url="http://warm", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(answer)))
+    request = {"model": "warm", "max_tokens": 1, "messages": [{"role": "user", "content": "warm"}]}
+    plain(client.messages.create(**request))
+    with client.messages.stream(**request) as stream:
+        "".join(stream.text_stream)
+        plain(stream.get_final_message())
+
+
 def preload() -> None:
     """Import the SDK and build one client, so that every forked worker starts warm."""
     global TLS
@@ -505,6 +541,7 @@ def preload() -> None:
         return
     TLS = ssl.create_default_context()
     _ = sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    warm_replies()
     try:  # what notebooks import first (course.grading here is the grader's stand-in)
         import course.client  # noqa: F401
         import course.loop  # noqa: F401
@@ -513,7 +550,7 @@ def preload() -> None:
         pass
 
 
-def fork_server(control: socket.socket) -> None:
+def fork_server(control: socket.socket, sweeper: Sweeper) -> None:
     """Answer the grader's requests, one at a time: "F" (carrying the worker's socket) forks a worker and
     answers its pid; "K pid uid folder" ends that worker and everything it started, removes its folder, then
     answers "ended"."""
@@ -527,7 +564,7 @@ def fork_server(control: socket.socket) -> None:
         if data.startswith(b"K"):
             _, ended, uid, folder = data.decode().split(" ", 3)
             workers.discard(int(ended))
-            end(int(ended), None if uid == "-" else int(uid), folder, workers)
+            end(int(ended), None if uid == "-" else int(uid), folder, workers, sweeper)
             control.sendall(b"ended\n")
             continue
         pid = os.fork()
@@ -549,29 +586,17 @@ def fork_server(control: socket.socket) -> None:
         control.sendall(f"{pid}\n".encode())
 
 
-def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
+def end(pid: int, uid: int | None, folder: str, workers: set[int], sweeper: Sweeper) -> None:
     """Kill worker `pid`'s process group; then every process of its own `uid` (a helper running as that uid
-    kills them all, then removes the worker's folder); then every child of ours that is not a live worker (orphans
-    it left behind), until none; then the folder, when the workers share our uid."""
+    kills them all, then removes the worker's folder: see sweep); then every child of ours that is not a live worker
+    or the sweeper (orphans it left behind), until none; then the folder, when the workers share our uid."""
     for kill in (os.killpg, os.kill):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
     if uid is not None:
-        done, signal_done = os.pipe()
-        if os.fork() == 0:
-            os.close(done)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            while processes(lambda status: f"\nUid:\t{uid}\t" in status):
-                os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
-            shutil.rmtree(folder, ignore_errors=True)
-            os._exit(0)
-        os.close(signal_done)
-        os.read(done, 1)  # EOF once the helper has exited
-        os.close(done)
+        sweeper.sweep(uid, folder)
     for _ in range(10_000):
-        orphans = [c for c in children() if c not in workers]
+        orphans = [c for c in children() if c not in workers and c != sweeper.pid]
         if not orphans:
             break
         for child in orphans:
@@ -579,6 +604,60 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int]) -> None:
                 os.kill(child, signal.SIGKILL)
     if uid is None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep(uid: int, folder: str) -> None:
+    """Kill every process of `uid` and remove `folder`, from a helper forked here that becomes `uid`; returns once
+    the helper is gone."""
+    done, signal_done = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        os.close(done)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        while processes(lambda status: f"\nUid:\t{uid}\t" in status):
+            os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(0)
+    os.close(signal_done)
+    os.read(done, 1)  # EOF once the helper has exited
+    os.close(done)
+    with contextlib.suppress(ChildProcessError):  # reaped already where SIGCHLD is ignored (the fork server)
+        os.waitpid(helper, 0)
+
+
+class Sweeper:
+    """sweep() for the fork server, done by a process forked from it before it imports the SDK: the helper each
+    sweep forks is then a copy of a small process (a copy of the fork server costs ~10 ms of page tables). Should
+    the sweeper be gone, the fork server sweeps itself."""
+
+    def __init__(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid: int | None = os.fork()
+        if self.pid == 0:
+            os.closerange(3, theirs.fileno())  # nothing of the fork server's but its own socket
+            os.closerange(theirs.fileno() + 1, 1 << 16)
+            try:
+                while request := theirs.recv(4096):  # "uid folder", one message each
+                    uid, folder = request.decode().split(" ", 1)
+                    sweep(int(uid), folder)
+                    theirs.sendall(b"done")
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.socket = ours
+
+    def sweep(self, uid: int, folder: str) -> None:
+        if self.pid is not None:
+            try:
+                self.socket.sendall(f"{uid} {folder}".encode())
+                if self.socket.recv(16) == b"done":
+                    return
+            except OSError:
+                pass
+            self.pid = None
+        sweep(uid, folder)
 
 
 def children() -> list[int]:
@@ -602,8 +681,9 @@ def processes(match) -> list[int]:
 
 def main(argv: list[str]) -> None:
     sys.path.extend(argv[1:])
+    sweeper = Sweeper()  # before the SDK is imported
     preload()
-    fork_server(socket.socket(fileno=int(argv[0])))
+    fork_server(socket.socket(fileno=int(argv[0])), sweeper)
 
 
 if __name__ == "__main__":

@@ -180,13 +180,13 @@ def grade_batch(paths, out_dir, tests_dir=None, jobs: int | None = None, *, budg
     if todo:
         private = private_paths([sub.path for sub in entries.values()], [Path(p) for p in paths], out, tests_dir)
         jobs = jobs or JOBS_PER_CPU * (os.cpu_count() or 1)
+        registry = load(tests_dir, registry)
+        plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
+        readable = [exercises for sub, exercises in plan.values() if not sub.problem]  # the rest need no reference
+        graded = list({e.grade_id: e for exercises in readable for e in exercises}.values())
+        threading.Thread(target=oracle.warm, args=(graded, sorted({language(s) for s, _ in plan.values()})),
+                         daemon=True, name="reference-outcomes").start()  # while the fork server starts
         with Batch(budget, confinement, private, jobs) as batch, ThreadPoolExecutor(jobs) as pool:
-            registry = load(tests_dir, registry)
-            plan = {n: (entries[n], assignment(entries[n], registry)) for n in todo}
-            readable = [exercises for sub, exercises in plan.values() if not sub.problem]  # the rest need no reference
-            graded = list({e.grade_id: e for exercises in readable for e in exercises}.values())
-            threading.Thread(target=oracle.warm, args=(graded, sorted({language(s) for s, _ in plan.values()})),
-                             daemon=True, name="reference-outcomes").start()
             results: dict[str, dict[int, list]] = {}  # results[n][i]: the i-th exercise's Marks
             seconds: dict[str, float] = {}
             futures = {}

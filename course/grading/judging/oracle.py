@@ -268,10 +268,21 @@ def rejected(out: Outcome, k: int) -> str:
         status=out.statuses[k], message=message.removesuffix("."))
 
 
+def view_of(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None) -> Any:
+    """view(), made once for a reference outcome (kept for the process: every student is compared with it)."""
+    if _kept.get(id(out)) is not out:
+        return view(out, aspect, loose)
+    key = (id(out), aspect, id(loose))  # a rule's loose lives as long as the rule, for the process
+    if key not in _views:
+        _views[key] = view(out, aspect, loose)
+    return _views[key]
+
+
 def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
     """The first aspect of the rule on which the two outcomes differ, in words; "" when they agree."""
     for aspect in [a for a in ASPECTS if a == "error" or a in rule.aspects]:
-        found = difference(view(mine, aspect, rule.loose), view(theirs, aspect, rule.loose), exact=aspect == "after")
+        found = difference(view_of(mine, aspect, rule.loose), view_of(theirs, aspect, rule.loose),
+                           exact=aspect == "after")
         if found:
             return describe(aspect, mine, theirs, found)
     return ""
@@ -279,7 +290,7 @@ def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
 
 def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
     """The two outcomes agree on every aspect the rule compares."""
-    return all(equal(view(a, x, rule.loose), view(b, x, rule.loose), exact=x == "after") for x in ASPECTS
+    return all(equal(view_of(a, x, rule.loose), view_of(b, x, rule.loose), exact=x == "after") for x in ASPECTS
                if x == "error" or x in rule.aspects)
 
 
@@ -288,6 +299,8 @@ def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
 REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
 _outcomes: dict[tuple, Outcome | None] = {}  # (language, grade_id, case_key) -> the reference's outcome (None:
 # it timed out twice), once per process and language (a tool's error speaks the submission's language)
+_kept: dict[int, Outcome] = {}  # the reference's outcomes by identity, whose views are made once (view_of)
+_views: dict[tuple, Any] = {}  # (outcome, aspect, loose) by identity -> the view
 _lock = threading.Lock()
 _one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
 
@@ -322,6 +335,7 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | N
             if timed_out(outcome, seconds):
                 outcome = trusted_call(fn, case, 2 * seconds, saved_as)
             _outcomes[key] = None if timed_out(outcome, 2 * seconds) else outcome
+            _kept[id(outcome)] = outcome
         return _outcomes[key]
 
 
