@@ -1,12 +1,12 @@
 """Known mistakes: plausible wrong versions of the graded functions, one per file, each naming its mistake.
 
-A file holds GRADE_ID, the function (named as the exercise's), MISTAKE: the hint that names the mistake
-(a `deferred` English sentence), or None when its behaviour is not one cause, and FAILS: the rules it fails (their
-English sentences, in the exercise's order), the sentences of the text its code breaks and no other (one point per
-sentence: a test holds each file to its list). A hint is a proof: the grader names
-a mistake only when, on every case of the exercise where the student's function or that mistake differs from the
-reference, the two do the same, and no known mistake with another hint does; otherwise the feedback shows the
-difference and names nothing. The tests hold them to it: each loses marks, and none is given a hint naming another.
+A file holds GRADE_ID, the function (named as the exercise's), MISTAKE: the hint that names the mistake (a `deferred`
+English sentence describing exactly that file's code), and FAILS: the rules it fails (their English sentences, in the
+exercise's order), the sentences of the text its code breaks and no other (one point per sentence: a test holds each
+file to its list). A hint is a proof: the grader names a mistake only when, on every case of the exercise where the
+student's function or that mistake differs from the reference, the two do the same, and no known mistake with another
+hint does; otherwise the feedback shows the difference and names nothing. The tests hold them to it: each loses
+marks, is named by its own hint, and is given no hint naming another.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ MISTAKE_TIMEOUT = 3.0  # seconds one known mistake may take on one case (a loop 
 class Mistake:
     name: str  # the file's stem, e.g. l07_budget_before_call
     grade_id: str
-    hint: str | None
+    hint: str  # a deferred English sentence
     fn: Callable
 
 
@@ -65,7 +65,7 @@ def hint(exercise, rule, index: int, ctx) -> str:
     `rule`; `ctx` (a mark.Recording) gives the student's outcome on any case. A mistake is proven when, on every case
     of the exercise where the student's function or the mistake differs from the reference, the two do the same;
     the hint is named when the proven mistakes all have that one hint. Lazily: the cases the student already ran come
-    first, a mistake is dropped at its first disagreement, and nothing more runs once no mistake with a hint is left."""
+    first, a mistake is dropped at its first disagreement, and nothing more runs once no mistake is left."""
     from ..oracle import case_key, reference_outcome, same, verdict
 
     timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
@@ -74,7 +74,7 @@ def hint(exercise, rule, index: int, ctx) -> str:
     cases = [(r, i) for r in exercise.rules for i in range(len(r.all_cases())) if (r, i) != (rule, index)]
     cases.sort(key=lambda c: case_key(*c) not in ctx.seen)  # stable: those already run first, then in order
     for r, i in cases:
-        if not any(m.hint for m in left):
+        if not left:
             return ""
         case, theirs = r.all_cases()[i], reference_outcome(exercise, r, i)
         mine = ctx.case(case_key(r, i), case, last=False)
@@ -84,4 +84,4 @@ def hint(exercise, rule, index: int, ctx) -> str:
         left = [m for m in left if (same(r, mine, outcome(m, r, i, timeout)) if wrong
                                     else not verdict(r, outcome(m, r, i, timeout), theirs, case))]
     causes = {m.hint for m in left}
-    return causes.pop() or "" if len(causes) == 1 else ""
+    return causes.pop() if len(causes) == 1 else ""
