@@ -54,7 +54,9 @@ class AsTheKnownMistake(NotebookContext):
 
     def call(self, *args, scenario=None, **kwargs):
         rule, index = self.cases[inputs(Case("", args, kwargs, scenario))]
-        return mistakes.outcome(self.mistake, rule, index, self.timeout)
+        found = mistakes.outcome(self.mistake, rule, index, self.timeout)
+        assert found is not None, f"{self.mistake.name} timed out twice on {rule.label(index)} (a loaded machine?)"
+        return found
 
 
 @functools.cache
