@@ -523,9 +523,9 @@ def warm_replies() -> None:
 
     client = anthropic.Anthropic(api_key="warm", base_url="http://warm", max_retries=0,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(answer)))
-    request = {"model": "warm", "max_tokens": 1, "messages": [{"role": "user", "content": "warm"}]}
-    plain(client.messages.create(**request))
-    with client.messages.stream(**request) as stream:
+    messages: list = [{"role": "user", "content": "warm"}]
+    plain(client.messages.create(model="warm", max_tokens=1, messages=messages))
+    with client.messages.stream(model="warm", max_tokens=1, messages=messages) as stream:
         "".join(stream.text_stream)
         plain(stream.get_final_message())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -175,12 +176,13 @@ def test_a_known_mistakes_outcome_on_a_case_is_computed_once_and_dropped_at_its_
     ran: list = []
     real = oracle.trusted_call
     monkeypatch.setattr(mistakes, "_outcomes", {})
-    monkeypatch.setattr(oracle, "trusted_call", lambda fn, case, *t: ran.append((fn, id(case))) or real(fn, case, *t))
+    monkeypatch.setattr(oracle, "trusted_call",  # saved_as is passed by name
+                        lambda fn, case, *t, **k: ran.append((fn, id(case))) or real(fn, case, *t, **k))
     for _ in range(2):
         hints("agent_loop", loop_with_cap(lambda t: t + 1))
     known = {m.fn for m in mistakes.known()["agent_loop"]}
     by_mistakes = [r for r in ran if r[0] in known]
-    assert len(by_mistakes) == len(set(by_mistakes))  # once per mistake and case, across two gradings
+    assert by_mistakes and len(by_mistakes) == len(set(by_mistakes))  # once per mistake and case, across two gradings
     cases = sum(len(r.all_cases()) for r in REGISTRY.exercise("agent_loop").rules)
     assert len(by_mistakes) < len(known) * cases / 2  # most mistakes are dropped early
 
@@ -200,3 +202,85 @@ def test_no_hint_and_no_crash_when_the_reference_timed_out_on_another_case(monke
     marks = run_exercise(REGISTRY.exercise("max_calls"), NotebookContext(max_calls, REGISTRY))
     failed = [m for m in marks if not m.passed]
     assert failed and all(m.reason.startswith("with ") and m.hint == "" for m in failed), failed
+
+
+LOADED = 0.2  # seconds a known mistake's call may take in the tests below, to keep their timeouts short
+
+
+def loaded(monkeypatch, lasting: bool, only: tuple | None = None) -> list:
+    """Simulate a loaded machine: l07_window_counts_turns's calls time out, every one (`lasting`) or the first on each
+    case, on every case or `only` on the one with those arguments; the other calls run. The mistakes' outcomes start
+    afresh, and the student's context is given the same limit as the mistakes' calls (as on exercise 14's harness,
+    where the two are equal). The calls made, as (fn, case)."""
+    from course.grading.judging import mistakes, oracle
+
+    mistake = next(m for m in mistakes.known()["max_calls"] if m.name == "l07_window_counts_turns")
+    real, calls = oracle.trusted_call, []
+
+    def call(fn, case, timeout=oracle.REFERENCE_TIMEOUT, saved_as=None):
+        calls.append((fn, case))
+        if fn is mistake.fn and (lasting or calls.count((fn, case)) == 1) and only in (None, case.args):
+            return oracle.Outcome(value=None, error=oracle.tr("timed out after {seconds:g} s (an endless loop? no turn "
+                                                              "cap?)").format(seconds=timeout))
+        return real(fn, case, timeout, saved_as)
+
+    monkeypatch.setattr(mistakes, "_outcomes", {})
+    monkeypatch.setattr(mistakes, "MISTAKE_TIMEOUT", LOADED)
+    monkeypatch.setattr(oracle, "trusted_call", call)
+    return calls
+
+
+def forgets_the_first_call(endless_at: tuple | None = None):
+    """l07_window_counts_turns's max_calls, which never returns on the arguments `endless_at`."""
+    def max_calls(window, s, c):
+        while (window, s, c) == endless_at:
+            time.sleep(0.01)
+        return max((window - s) // c, 0)
+    return max_calls
+
+
+def hints_within(grade_id: str, fn, seconds: float) -> set[str]:
+    marks = run_exercise(REGISTRY.exercise(grade_id), NotebookContext(fn, REGISTRY, seconds))
+    return {m.hint for m in marks if not m.passed} - {""}
+
+
+def test_a_known_mistakes_timeout_on_a_loaded_machine_never_matches_a_students_timeout(monkeypatch):
+    """A known mistake's call that timed out is not what it does: matched to a student's endless loop on that case, it
+    named the mistake (found by simulating load). It is run again with twice the time; timed out twice, the proof
+    names nothing."""
+    last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
+    loaded(monkeypatch, lasting=True, only=last)
+    assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == set()
+
+
+def test_a_known_mistakes_timeout_on_a_loaded_machine_is_run_again_with_more_time(monkeypatch):
+    """Load that passes: the mistake's second call, with twice the time, is its outcome; the mistake is named, and a
+    student's endless loop on a case where the mistake returns is not."""
+    from course.grading.judging.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
+    from course.i18n import tr
+
+    calls = loaded(monkeypatch, lasting=False)
+    assert hints_within("max_calls", forgets_the_first_call(), LOADED) == {tr(NO_PLUS_ONE)}
+    assert len({c for c in calls if calls.count(c) == 2}) > 1  # run again, on several cases
+    last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
+    assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == set()
+
+
+def test_an_endless_mistakes_timeout_is_kept_at_once_as_its_design(monkeypatch):
+    """A mistake whose file says ENDLESS (by design it runs until its time limit on some case, as
+    l14_ignores_budget does on a model that always calls a tool) keeps a timeout without a rerun, and a student endless
+    on that case is named by it."""
+    import dataclasses
+
+    from course.grading.judging import mistakes
+    from course.grading.judging.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
+    from course.i18n import tr
+
+    last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
+    calls = loaded(monkeypatch, lasting=True, only=last)
+    named = "l07_window_counts_turns"
+    monkeypatch.setitem(mistakes.known(), "max_calls", [dataclasses.replace(m, endless=m.name == named)
+                                                        for m in mistakes.known()["max_calls"]])
+    assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == {tr(NO_PLUS_ONE)}
+    fn = next(m.fn for m in mistakes.known()["max_calls"] if m.name == named)
+    assert [case.args for f, case in calls if f is fn].count(last) == 1  # no rerun

@@ -322,20 +322,28 @@ def timed_out(outcome: Outcome, seconds: float) -> bool:
     return outcome.error == tr("timed out after {seconds:g} s (an endless loop? no turn cap?)").format(seconds=seconds)
 
 
+def patient_call(fn, case: Case, seconds: float, saved_as: tuple | None = None) -> Outcome | None:
+    """trusted_call, where a call that timed out (a loaded machine: a trusted function, the reference or a known
+    mistake, never comes near its limit) is run once more with twice the time; None if it times out again: never
+    taken as what the function does. The caller holds its lock throughout, so the rerun is its only call running."""
+    outcome = trusted_call(fn, case, seconds, saved_as)
+    if timed_out(outcome, seconds):
+        outcome = trusted_call(fn, case, 2 * seconds, saved_as)
+    return None if timed_out(outcome, 2 * seconds) else outcome
+
+
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | None:
-    """The reference's outcome on a case; one that timed out (a loaded machine: the reference never comes near its
-    limit) is run once more, alone and with twice the time, and is None if it fails again: never an oracle."""
+    """The reference's outcome on a case, or None when it timed out twice (patient_call): never an oracle."""
     key = (language(), exercise.grade_id, *case_key(rule, index))  # rules made by one generator share the outcome
-    with _lock:  # held throughout: the rerun is the only reference call running
+    with _lock:  # held throughout: a rerun is the only reference call running
         if key not in _outcomes:
             fn, case = reference.function(exercise.notebook, exercise.function), rule.all_cases()[index]
             seconds = max(REFERENCE_TIMEOUT, exercise.call_timeout)
             saved_as = ("reference", *key[:2]) if exercise.call_timeout else None  # a harness run: once per machine
-            outcome = trusted_call(fn, case, seconds, saved_as)
-            if timed_out(outcome, seconds):
-                outcome = trusted_call(fn, case, 2 * seconds, saved_as)
-            _outcomes[key] = None if timed_out(outcome, 2 * seconds) else outcome
-            _kept[id(outcome)] = outcome
+            outcome = patient_call(fn, case, seconds, saved_as)
+            _outcomes[key] = outcome
+            if outcome is not None:
+                _kept[id(outcome)] = outcome
         return _outcomes[key]
 
 

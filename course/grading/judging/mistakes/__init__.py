@@ -1,12 +1,13 @@
 """Known mistakes: plausible wrong versions of the graded functions, one per file, each naming its mistake.
 
-A file holds GRADE_ID, the function (named as the exercise's), MISTAKE: the hint that names the mistake
-(a `deferred` English sentence), or None when its behaviour is not one cause, and FAILS: the rules it fails (their
-English sentences, in the exercise's order), the sentences of the text its code breaks and no other (one point per
-sentence: a test holds each file to its list). A hint is a proof: the grader names
-a mistake only when, on every case of the exercise where the student's function or that mistake differs from the
-reference, the two do the same, and no known mistake with another hint does; otherwise the feedback shows the
-difference and names nothing. The tests hold them to it: each loses marks, and none is given a hint naming another.
+A file holds GRADE_ID, the function (named as the exercise's), MISTAKE: the hint that names the mistake (a `deferred`
+English sentence describing exactly that file's code), and FAILS: the rules it fails (their English sentences, in the
+exercise's order), the sentences of the text its code breaks and no other (one point per sentence: a test holds each
+file to its list); ENDLESS = True in a file whose mistake, by design, runs until its time limit on some case (a loop
+with no cap). A hint is a proof: the grader names a mistake only when, on every case of the exercise where the
+student's function or that mistake differs from the reference, the two do the same, and no known mistake with another
+hint does; otherwise the feedback shows the difference and names nothing. The tests hold them to it: each loses
+marks, is named by its own hint, and is given no hint naming another.
 """
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ MISTAKE_TIMEOUT = 3.0  # seconds one known mistake may take on one case (a loop 
 class Mistake:
     name: str  # the file's stem, e.g. l07_budget_before_call
     grade_id: str
-    hint: str | None
+    hint: str  # a deferred English sentence
     fn: Callable
+    endless: bool = False  # ENDLESS: a timeout is what it does on some case
 
 
 @functools.cache
@@ -38,7 +40,8 @@ def known() -> dict[str, list[Mistake]]:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         fn = getattr(module, functions[module.GRADE_ID])
-        found.setdefault(module.GRADE_ID, []).append(Mistake(info.name, module.GRADE_ID, module.MISTAKE, fn))
+        found.setdefault(module.GRADE_ID, []).append(
+            Mistake(info.name, module.GRADE_ID, module.MISTAKE, fn, getattr(module, "ENDLESS", False)))
     return found
 
 
@@ -47,16 +50,20 @@ _lock = threading.Lock()
 
 
 def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT):
-    """What a known mistake does on one case of a rule, once per process (a harness run once per machine)."""
+    """What a known mistake does on one case of a rule, once per process (a harness run once per machine). A call
+    that timed out is run again with twice the time (oracle.patient_call: a loaded machine) and is None if it times out
+    again: no outcome, which no proof may use, neither to name the mistake nor to match a student's timeout. Only an
+    ENDLESS mistake keeps its timeout, at once (a rerun would loop as long again): there it is the mistake's design."""
     from ....i18n import language
-    from ..oracle import case_key, trusted_call
+    from ..oracle import case_key, patient_call, trusted_call
 
     key = (language(), mistake.name, *case_key(rule, index))  # in the submission's language, as the reference's
     with _lock:
         if key not in _outcomes:
             harness = timeout > MISTAKE_TIMEOUT  # the exercise's calls start a harness (the CLI)
-            _outcomes[key] = trusted_call(mistake.fn, rule.all_cases()[index], timeout,
-                                          saved_as=("mistake", *key[:2]) if harness else None)
+            run = trusted_call if mistake.endless else patient_call
+            _outcomes[key] = run(mistake.fn, rule.all_cases()[index], timeout,
+                                 saved_as=("mistake", *key[:2]) if harness else None)
         return _outcomes[key]
 
 
@@ -64,24 +71,25 @@ def hint(exercise, rule, index: int, ctx) -> str:
     """The hint of the known mistake proven to be the student's, "" when none is. The student failed case `index` of
     `rule`; `ctx` (a mark.Recording) gives the student's outcome on any case. A mistake is proven when, on every case
     of the exercise where the student's function or the mistake differs from the reference, the two do the same;
-    the hint is named when the proven mistakes all have that one hint. Lazily: the cases the student already ran come
-    first, a mistake is dropped at its first disagreement, and nothing more runs once no mistake with a hint is left."""
+    the hint is named when the proven mistakes all have that one hint. Nothing is proven on a case without an outcome
+    (the student's time budget ran out; the reference or a mistake still in the running timed out twice). Lazily:
+    the failing case first, then the cases the student already ran, a mistake is dropped at its first disagreement,
+    and nothing more runs once no mistake is left."""
     from ..oracle import case_key, reference_outcome, same, verdict
 
     timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
-    mine = ctx.case(case_key(rule, index), rule.all_cases()[index], last=False)
-    left = [m for m in known().get(exercise.grade_id, []) if same(rule, mine, outcome(m, rule, index, timeout))]
+    left = known().get(exercise.grade_id, [])
     cases = [(r, i) for r in exercise.rules for i in range(len(r.all_cases())) if (r, i) != (rule, index)]
     cases.sort(key=lambda c: case_key(*c) not in ctx.seen)  # stable: those already run first, then in order
-    for r, i in cases:
-        if not any(m.hint for m in left):
+    for r, i in [(rule, index), *cases]:
+        if not left:
             return ""
         case, theirs = r.all_cases()[i], reference_outcome(exercise, r, i)
         mine = ctx.case(case_key(r, i), case, last=False)
-        if mine.unrun or theirs is None:  # the time budget ran out, or the reference did (no oracle): nothing is proven
+        done = [(m, outcome(m, r, i, timeout)) for m in left]
+        if mine.unrun or theirs is None or any(o is None for _, o in done):
             return ""
         wrong = bool(verdict(r, mine, theirs, case))
-        left = [m for m in left if (same(r, mine, outcome(m, r, i, timeout)) if wrong
-                                    else not verdict(r, outcome(m, r, i, timeout), theirs, case))]
+        left = [m for m, o in done if (same(r, mine, o) if wrong else not verdict(r, o, theirs, case))]
     causes = {m.hint for m in left}
-    return causes.pop() or "" if len(causes) == 1 else ""
+    return causes.pop() if len(causes) == 1 else ""

@@ -10,5 +10,5 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def follow_up(client, model, first, second):
     client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": first}])
-    messages = [{"role": "user", "content": first}, {"role": "user", "content": second}]
+    messages = [{"role": "user", "content": first}, {"role": "user", "content": second}]  # the mistake
     return client.messages.create(model=model, max_tokens=1024, messages=messages).content[0].text

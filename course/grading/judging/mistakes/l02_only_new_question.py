@@ -10,5 +10,5 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def follow_up(client, model, first, second):
     client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": first}])
-    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": second}])
+    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": second}])  # the mistake
     return reply.content[0].text

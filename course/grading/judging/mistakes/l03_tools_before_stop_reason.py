@@ -15,7 +15,7 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
         r = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
         results = []
         for b in r.content:  # the mistake: tools run before stop_reason is read
-            if b.type == "tool_use" and turn < max_turns:
+            if b.type == "tool_use" and turn < max_turns:  # the mistake
                 try:
                     results.append({"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)})
                 except Exception as e:

@@ -36,5 +36,5 @@ def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_toke
                     out, err = run_tool(b.name, b.input), False
                 except Exception as e:
                     out, err = str(e), True
-                results.append({"type": "tool_result", "tool_use_id": f"{r.id}_{i}", "content": out, "is_error": err})
+                results.append({"type": "tool_result", "tool_use_id": f"{r.id}_{i}", "content": out, "is_error": err})  # the mistake
         messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": results}]

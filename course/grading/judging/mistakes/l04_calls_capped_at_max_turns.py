@@ -12,4 +12,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 def calls_needed(turns, max_turns):
     if max_turns is None:
         return turns + 1, True
-    return min(turns + 1, max_turns), turns + 1 <= max_turns
+    return min(turns + 1, max_turns), turns + 1 <= max_turns  # the mistake

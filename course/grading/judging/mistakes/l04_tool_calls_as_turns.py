@@ -10,5 +10,5 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def count_run(messages):
     replies = [m for m in messages if m["role"] == "assistant"]
-    tool_calls = sum(1 for m in replies for b in m["content"] if b["type"] == "tool_use")
+    tool_calls = sum(1 for m in replies for b in m["content"] if b["type"] == "tool_use")  # the mistake
     return {"calls": len(replies), "turns": tool_calls, "tool_calls": tool_calls, "steps": len(replies) + tool_calls}

@@ -1,9 +1,12 @@
 """Takes the calls off the caller's list one by one, so the response it answers loses its tool_use blocks."""
+from course.i18n import deferred
+
 GRADE_ID = "answer_calls"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
     "tool_uses and deny are left as they are",
 ]
-MISTAKE = None  # lesson 05's checks name no cause for it yet: the difference shows the list after the call
+MISTAKE = deferred("taking the calls off tool_uses with pop(): the caller's list is left empty; loop over it and "
+                   "leave it as it is")
 
 
 def answer_calls(tool_uses, run_tool, deny):

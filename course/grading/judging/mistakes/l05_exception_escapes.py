@@ -17,7 +17,7 @@ def answer_calls(tool_uses, run_tool, deny):
             results.append({"type": "tool_result", "tool_use_id": use["id"], "content": "Permission denied",
                             "is_error": True})
         else:  # the mistake: no try, so a failing call ends the whole answer
-            results.append({"type": "tool_result", "tool_use_id": use["id"], "content": run_tool(use["name"], use["input"])})
+            results.append({"type": "tool_result", "tool_use_id": use["id"], "content": run_tool(use["name"], use["input"])})  # the mistake
     return {"role": "user", "content": results}
 
 

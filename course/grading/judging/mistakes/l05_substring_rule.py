@@ -12,4 +12,4 @@ def rule_matches(rule, name, input):
     tool, _, spec = rule.partition("(")
     if tool != name:
         return False
-    return not spec or any(spec.rstrip(")").strip("*") in str(v) for v in input.values())
+    return not spec or any(spec.rstrip(")").strip("*") in str(v) for v in input.values())  # the mistake

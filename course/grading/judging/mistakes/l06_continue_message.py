@@ -16,5 +16,5 @@ def finish_turn(client, model, prompt, *, max_continuations=3):
             return "".join(b.text for b in r.content if b.type == "text")
         if r.stop_reason != "pause_turn":
             return None
-        messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": "Please continue."}]
+        messages += [{"role": "assistant", "content": r.content}, {"role": "user", "content": "Please continue."}]  # the mistake
     return None

@@ -12,4 +12,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def stop_action(stop_reason):
-    return "run_tools" if stop_reason == "tool_use" else "answer"
+    return "run_tools" if stop_reason == "tool_use" else "answer"  # the mistake

@@ -12,6 +12,6 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def finish_turn(client, model, prompt, *, max_continuations=3):
     r = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": prompt}])
-    if r.stop_reason in ("end_turn", "stop_sequence", "pause_turn"):
+    if r.stop_reason in ("end_turn", "stop_sequence", "pause_turn"):  # the mistake
         return "".join(b.text for b in r.content if b.type == "text")
     return None

@@ -1,5 +1,7 @@
 """Returns the results alone: the notes never reach the model."""
-MISTAKE = None  # no cause can be named for certain: the check shows which text blocks it found
+from course.i18n import deferred
+
+MISTAKE = deferred("leaving the notes out: each note becomes a text block after the tool_result blocks")
 
 GRADE_ID = "user_turn"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other

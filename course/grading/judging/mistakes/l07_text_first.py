@@ -8,4 +8,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def user_turn(results, notes):
-    return {"role": "user", "content": [{"type": "text", "text": n} for n in notes] + list(results)}
+    return {"role": "user", "content": [{"type": "text", "text": n} for n in notes] + list(results)}  # the mistake

@@ -1,5 +1,7 @@
 """Turns the list of turns into the running totals in place."""
-MISTAKE = None  # the feedback shows the argument after the call
+from course.i18n import deferred
+
+MISTAKE = deferred("writing the running totals into turns: the caller's list changes; build a new list")
 
 GRADE_ID = "input_tokens"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other

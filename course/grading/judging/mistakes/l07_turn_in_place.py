@@ -1,5 +1,7 @@
 """Appends the notes to the results list it was given: the caller's list changes."""
-MISTAKE = None  # the feedback shows the argument after the call
+from course.i18n import deferred
+
+MISTAKE = deferred("adding the notes to the caller's results list: it changes; build a new content list")
 
 GRADE_ID = "user_turn"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other

@@ -8,4 +8,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def max_calls(window, s, c):
-    return max(0, round((window - s) / c) + 1)
+    return max(0, round((window - s) / c) + 1)  # the mistake

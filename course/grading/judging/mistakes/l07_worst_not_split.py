@@ -8,4 +8,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def worst_costs(budget, c_max, delta):
-    return [budget - delta, c_max]
+    return [budget - delta, c_max]  # the mistake

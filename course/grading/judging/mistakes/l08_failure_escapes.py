@@ -11,7 +11,7 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def run_parallel(tool_uses, run_tool):
     def one(u):  # the mistake: no try, so pool.map re-raises the first failure
-        return {"type": "tool_result", "tool_use_id": u["id"], "content": run_tool(u["name"], u["input"])}
+        return {"type": "tool_result", "tool_use_id": u["id"], "content": run_tool(u["name"], u["input"])}  # the mistake
 
     with ThreadPoolExecutor(max_workers=len(tool_uses) or 1) as pool:
         return list(pool.map(one, tool_uses))

@@ -11,9 +11,9 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def run_parallel(tool_uses, run_tool):
     results = []
-    for u in tool_uses:
+    for u in tool_uses:  # the mistake
         try:
-            results.append({"type": "tool_result", "tool_use_id": u["id"], "content": run_tool(u["name"], u["input"])})
+            results.append({"type": "tool_result", "tool_use_id": u["id"], "content": run_tool(u["name"], u["input"])})  # the mistake
         except Exception as e:
             results.append({"type": "tool_result", "tool_use_id": u["id"], "content": str(e), "is_error": True})
     return results

@@ -13,7 +13,7 @@ def repeated_call(calls, max_repeats=3):
     seen = {}
     for i, (name, input) in enumerate(calls):
         key = (name, json.dumps(input, sort_keys=True))
-        seen[key] = seen.get(key, 0) + 1
+        seen[key] = seen.get(key, 0) + 1  # the mistake
         if seen[key] >= max_repeats:
             return i
     return None

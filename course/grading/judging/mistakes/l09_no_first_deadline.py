@@ -22,7 +22,7 @@ def guarded_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_re
         uses = [block for block in response.content if block.type == "tool_use"]
         if warned is not None and [uses[0].name, uses[0].input] == warned:
             return "error_repeated_call", None  # warned, and the same call again: the model is stuck
-        if timeout_s is not None and clock() - start >= timeout_s:
+        if timeout_s is not None and clock() - start >= timeout_s:  # the mistake
             return "error_timeout", None
         if turn == max_turns:
             return "error_max_turns", None

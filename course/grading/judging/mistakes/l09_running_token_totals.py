@@ -12,8 +12,8 @@ def turn_log(client, model, tools, run_tool, prompt, *, max_turns=10):
     log, total_in, total_out = [], 0, 0
     for turn in range(max_turns + 1):
         r = client.messages.create(model=model, max_tokens=1024, tools=tools, messages=messages)
-        total_in += r.usage.input_tokens
-        total_out += r.usage.output_tokens
+        total_in += r.usage.input_tokens  # the mistake
+        total_out += r.usage.output_tokens  # the mistake
         uses = [b for b in r.content if b.type == "tool_use"]
         record = {"call": turn + 1, "stop_reason": r.stop_reason, "results": [], "input_tokens": total_in,
                   "output_tokens": total_out, "tool_uses": [{"id": u.id, "name": u.name, "input": u.input} for u in uses]}

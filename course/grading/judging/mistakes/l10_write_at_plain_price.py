@@ -12,4 +12,4 @@ def cache_costs(prefix_tokens, calls, price_in, min_cacheable=1024):
     usd = prefix_tokens * price_in / 1_000_000
     if prefix_tokens < min_cacheable:
         return calls * usd, calls * usd
-    return calls * usd, usd * (1 + 0.1 * (calls - 1))
+    return calls * usd, usd * (1 + 0.1 * (calls - 1))  # the mistake

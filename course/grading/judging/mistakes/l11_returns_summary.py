@@ -10,7 +10,7 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 def summarize_then_translate(client, model, text):
     first = client.messages.create(model=model, max_tokens=1024,
                                    messages=[{"role": "user", "content": f"Summarise in one sentence:\n{text}"}])
-    summary = first.content[0].text
+    summary = first.content[0].text  # the mistake
     client.messages.create(model=model, max_tokens=1024,
                            messages=[{"role": "user", "content": f"Translate into French:\n{summary}"}])
     return summary  # the mistake: the translation is dropped

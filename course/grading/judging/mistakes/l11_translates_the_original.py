@@ -9,5 +9,5 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 def summarize_then_translate(client, model, text):
     client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Summarise: " + text}])
-    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Translate: " + text}])
+    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": "Translate: " + text}])  # the mistake
     return "".join(b.text for b in reply.content if b.type == "text")

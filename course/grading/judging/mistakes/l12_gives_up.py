@@ -12,6 +12,6 @@ def send_notices(run_tool, recipients, subject, body, *, attempts=3):
     try:
         for to in recipients:
             run_tool("send_email", {"to": to, "subject": subject, "body": body, "idempotency_key": f"{subject}:{to}"})
-        return 1
+        return 1  # the mistake
     except Exception:
         return None  # the mistake: no second attempt

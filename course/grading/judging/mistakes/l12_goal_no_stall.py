@@ -34,6 +34,6 @@ def goal_loop(client, model, tools, run_tool, prompt, *, max_rounds=10, stall_ro
         verdict = run_tool("evaluate_goal", {"messages": messages})  # it reads only the conversation
         if verdict.startswith(("achieved", "impossible")):
             return verdict.split(":")[0], round_number
-        idle = 0 if turns else idle + 1
+        idle = 0 if turns else idle + 1  # the mistake
         messages = messages + [{"role": "user", "content": verdict}]  # "not yet: ...", in the same conversation
     return "max_rounds", max_rounds

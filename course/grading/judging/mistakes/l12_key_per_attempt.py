@@ -12,7 +12,7 @@ def send_notices(run_tool, recipients, subject, body, *, attempts=3):
         try:
             for to in recipients:
                 run_tool("send_email", {"to": to, "subject": subject, "body": body,
-                                        "idempotency_key": f"{subject}:{to}:{attempt}"})
+                                        "idempotency_key": f"{subject}:{to}:{attempt}"})  # the mistake
             return attempt
         except Exception:
             pass

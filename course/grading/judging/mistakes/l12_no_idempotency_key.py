@@ -11,7 +11,7 @@ def send_notices(run_tool, recipients, subject, body, *, attempts=3):
     for attempt in range(1, attempts + 1):
         try:
             for to in recipients:
-                run_tool("send_email", {"to": to, "subject": subject, "body": body})
+                run_tool("send_email", {"to": to, "subject": subject, "body": body})  # the mistake
             return attempt
         except Exception:
             pass

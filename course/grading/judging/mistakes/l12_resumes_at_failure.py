@@ -14,7 +14,7 @@ def send_notices(run_tool, recipients, subject, body, *, attempts=3):
         try:
             for to in recipients[done:]:  # the mistake: the batch is not started again
                 run_tool("send_email", {"to": to, "subject": subject, "body": body, "idempotency_key": f"{subject}:{to}"})
-                done += 1
+                done += 1  # the mistake
             return attempt
         except Exception:
             continue

@@ -8,4 +8,4 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def choose_backend(env):
-    return "live" if env.get("ANTHROPIC_API_KEY") else "local"
+    return "live" if env.get("ANTHROPIC_API_KEY") else "local"  # the mistake

@@ -10,6 +10,6 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def stream_reply(client, model, prompt):
-    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": prompt}])
+    reply = client.messages.create(model=model, max_tokens=1024, messages=[{"role": "user", "content": prompt}])  # the mistake
     print(reply.content[0].text)
     return reply.content[0].text

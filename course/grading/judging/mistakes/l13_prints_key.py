@@ -8,5 +8,5 @@ FAILS = [  # the rules it fails: the sentences of the text it breaks, and no oth
 
 
 def choose_backend(env):
-    print("using key", env.get("ANTHROPIC_API_KEY"))
+    print("using key", env.get("ANTHROPIC_API_KEY"))  # the mistake
     return "live" if env.get("COURSE_LIVE") == "1" and env.get("ANTHROPIC_API_KEY") else "local"

@@ -4,8 +4,10 @@ import dataclasses
 from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny, query
 
 from course.grading.judging.mistakes.l14_last_rule import rule_matches
+from course.i18n import deferred
 
-MISTAKE = None
+MISTAKE = deferred("returning the first message query() yields: the run ends with its ResultMessage, return that "
+                   "one")
 GRADE_ID = "gated_run"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
     "the ResultMessage that ends the run is returned",
