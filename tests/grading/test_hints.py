@@ -265,22 +265,3 @@ def test_a_known_mistakes_timeout_on_a_loaded_machine_is_run_again_with_more_tim
     last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
     assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == set()
 
-
-def test_an_endless_mistakes_timeout_is_kept_at_once_as_its_design(monkeypatch):
-    """A mistake whose file says ENDLESS (by design it runs until its time limit on some case, as
-    l14_ignores_budget does on a model that always calls a tool) keeps a timeout without a rerun, and a student endless
-    on that case is named by it."""
-    import dataclasses
-
-    from course.grading.judging import mistakes
-    from course.grading.judging.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
-    from course.i18n import tr
-
-    last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
-    calls = loaded(monkeypatch, lasting=True, only=last)
-    named = "l07_window_counts_turns"
-    monkeypatch.setitem(mistakes.known(), "max_calls", [dataclasses.replace(m, endless=m.name == named)
-                                                        for m in mistakes.known()["max_calls"]])
-    assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == {tr(NO_PLUS_ONE)}
-    fn = next(m.fn for m in mistakes.known()["max_calls"] if m.name == named)
-    assert [case.args for f, case in calls if f is fn].count(last) == 1  # no rerun

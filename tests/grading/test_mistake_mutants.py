@@ -54,7 +54,8 @@ def misnamed(mistake: mistakes.Mistake, source: str) -> str:
         return ""
     for rule in exercise.rules:
         for index, case in enumerate(rule.all_cases()):
-            if not same(rule, trusted_call(fn, case, MUTANT_TIMEOUT), trusted_call(mistake.fn, case)):
+            theirs = mistakes.outcome(mistake, rule, index)  # the mistake's own call, once per process
+            if theirs is None or not same(rule, trusted_call(fn, case, MUTANT_TIMEOUT), theirs):
                 return f"{tr(rule.name)}, {rule.label(index)}"
     return ""
 

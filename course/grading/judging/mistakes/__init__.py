@@ -3,8 +3,7 @@
 A file holds GRADE_ID, the function (named as the exercise's), MISTAKE: the hint that names the mistake (a `deferred`
 English sentence describing exactly that file's code), and FAILS: the rules it fails (their English sentences, in the
 exercise's order), the sentences of the text its code breaks and no other (one point per sentence: a test holds each
-file to its list); ENDLESS = True in a file whose mistake, by design, runs until its time limit on some case (a loop
-with no cap). A hint is a proof: the grader names a mistake only when, on every case of the exercise where the
+file to its list). A hint is a proof: the grader names a mistake only when, on every case of the exercise where the
 student's function or that mistake differs from the reference, the two do the same, and no known mistake with another
 hint does; otherwise the feedback shows the difference and names nothing. The tests hold them to it: each loses
 marks, is named by its own hint, and is given no hint naming another.
@@ -27,7 +26,6 @@ class Mistake:
     grade_id: str
     hint: str  # a deferred English sentence
     fn: Callable
-    endless: bool = False  # ENDLESS: a timeout is what it does on some case
 
 
 @functools.cache
@@ -40,8 +38,7 @@ def known() -> dict[str, list[Mistake]]:
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         fn = getattr(module, functions[module.GRADE_ID])
-        found.setdefault(module.GRADE_ID, []).append(
-            Mistake(info.name, module.GRADE_ID, module.MISTAKE, fn, getattr(module, "ENDLESS", False)))
+        found.setdefault(module.GRADE_ID, []).append(Mistake(info.name, module.GRADE_ID, module.MISTAKE, fn))
     return found
 
 
@@ -52,18 +49,17 @@ _lock = threading.Lock()
 def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT):
     """What a known mistake does on one case of a rule, once per process (a harness run once per machine). A call
     that timed out is run again with twice the time (oracle.patient_call: a loaded machine) and is None if it times out
-    again: no outcome, which no proof may use, neither to name the mistake nor to match a student's timeout. Only an
-    ENDLESS mistake keeps its timeout, at once (a rerun would loop as long again): there it is the mistake's design."""
+    again: no outcome, which no proof may use, neither to name the mistake nor to match a student's timeout (no known
+    mistake runs to its time limit by design: every case's toy model ends its runs)."""
     from ....i18n import language
-    from ..oracle import case_key, patient_call, trusted_call
+    from ..oracle import case_key, patient_call
 
     key = (language(), mistake.name, *case_key(rule, index))  # in the submission's language, as the reference's
     with _lock:
         if key not in _outcomes:
             harness = timeout > MISTAKE_TIMEOUT  # the exercise's calls start a harness (the CLI)
-            run = trusted_call if mistake.endless else patient_call
-            _outcomes[key] = run(mistake.fn, rule.all_cases()[index], timeout,
-                                 saved_as=("mistake", *key[:2]) if harness else None)
+            _outcomes[key] = patient_call(mistake.fn, rule.all_cases()[index], timeout,
+                                          saved_as=("mistake", *key[:2]) if harness else None)
         return _outcomes[key]
 
 

@@ -5,6 +5,7 @@ from course.grading.judging.checks.l08_parallel_tools import FAILURE_ESCAPES as 
 
 GRADE_ID = "run_parallel"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
+    "one tool_result per call, in the order of the tool_uses, whatever order they finish in",  # none, when one raises
     "a failing call becomes its own is_error result",
 ]
 

@@ -9,7 +9,6 @@ GRADE_ID = "limited_run"
 FAILS = [  # the rules it fails: the sentences of the text it breaks, and no other
     "max_budget_usd stops the run with subtype error_max_budget_usd once its cost reaches it",
 ]
-ENDLESS = True  # by design it ends only at its time limit on a case with no max_turns whose model always calls a tool
 
 
 async def limited_run(prompt, options, max_turns, max_budget_usd):
