@@ -113,12 +113,14 @@ def concurrent_cases() -> list[Case]:
 
 def order_cases() -> list[Case]:
     """Reads that finish in another order than the one asked, or with ids that are not in order, and a read asked
-    before an invalid input that fails at once (its result still comes first). The 3-read case comes early: with two
-    results every wrong order is every other wrong order, and no cause could be named."""
+    before, then after, an invalid input that fails at once (results gathered as they finish, or errors put last,
+    come out wrong). The 3-read case comes early: with two results every wrong order is every other wrong order, and
+    no cause could be named."""
     return [reads_case(read(1)),
             reads_case(read(0, 1, 2), finish=(2, 0, 1)),
             reads_case(read(1, 0), ids=("toolu_b", "toolu_a")),
-            reads_case([("read_page", 0), ("read_page", "seven")], lead=LEAD_S)]
+            reads_case([("read_page", 0), ("read_page", "seven")], lead=LEAD_S),
+            reads_case([("read_page", "seven"), ("read_page", 1)], lead=LEAD_S)]
 
 
 def failure_cases() -> list[Case]:
