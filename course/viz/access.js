@@ -79,6 +79,11 @@ export default {
     el.appendChild(status);
     const announce = () => { status.textContent = model.get("announce"); };
     model.on("change:announce", announce);
+    const sheet = document.createElement("style");  // the classes of the frames' styles
+    el.appendChild(sheet);
+    const restyle = () => { sheet.textContent = model.get("styles"); };
+    model.on("change:styles", restyle);
+    restyle();
     let watch = null, frames = 0;
     const find = () => {  // the box puts this widget in place after rendering it
       const root = el.closest(".course-explorer");
@@ -88,6 +93,7 @@ export default {
     find();
     return () => {
       model.off("change:announce", announce);
+      model.off("change:styles", restyle);
       if (watch) watch.disconnect();
     };
   },

@@ -31,7 +31,7 @@ from ..loop import Limits
 from ..scenarios import SCENARIOS
 from .run import Frame, frame_html, frames, outcome_tag, step_line
 from .student import FEATURES, StudentLoop
-from .style import FONT, LINE, MUTED, dollars, esc, ink, n_calls, n_turns
+from .style import FONT, LINE, MUTED, classed, dollars, esc, ink, n_calls, n_turns, stylesheet
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
@@ -205,6 +205,7 @@ class Access(anywidget.AnyWidget):
     _esm = HERE / "access.js"
     _css = HERE / "access.css"
     announce = traitlets.Unicode("").tag(sync=True)
+    styles = traitlets.Unicode("").tag(sync=True)  # the frames' stylesheet (style.stylesheet), grown as they need
 
 
 def budget_scale(spent: float) -> float:
@@ -230,6 +231,7 @@ class Explorer:
         self.quiet = False  # True while several controls change together
         self.news = ""  # what the next step announced starts with: the new outcome, after a setting changed
         self.shown: tuple | None = None  # the setting and step of the frame on screen
+        self.styles: dict[str, str] = {}  # the classes the front end has, for the frames' inline styles
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {tr(s.title)}", n) for n, s in SCENARIOS.items()], value=scenario,
                                    description=tr("scenario"), style=wide,
@@ -252,7 +254,6 @@ class Explorer:
         self.last = button(tr("last"), tr("go to the last step: how the run ended"), "fast-forward")
         self.step = w.IntSlider(value=0, min=0, max=0, description=tr("step"), style=wide,
                                 tooltip=tr("the step shown"))
-        w.jslink((self.playing, "value"), (self.play, "playing"))
         self.outcome_label = w.HTML(layout=w.Layout(**NO_SHRINK))
         self.view = w.HTML().add_class("course-view")
         self.access = Access()
@@ -276,7 +277,10 @@ class Explorer:
         for control in (self.max_turns, self.budget):
             control.observe(self.on_setting, "value")
         self.step.observe(self.on_step, "value")
-        w.link((self.play, "value"), (self.step, "value"))  # in the kernel: a key on the step slider sends one message
+        # The timer moves the step; the step reaches the timer only when play starts, not on every key (a message)
+        self.play.observe(lambda change: self.go(change["new"]), "value")
+        self.playing.observe(self.on_playing, "value")
+        self.play.observe(lambda change: setattr(self.playing, "value", change["new"]), "playing")  # stopped at the end
         moves = {self.first: lambda: 0, self.back: lambda: self.step.value - 1, self.next: lambda: self.step.value + 1,
                  self.last: lambda: self.step.max}
         for b, where in moves.items():
@@ -397,6 +401,13 @@ class Explorer:
             self.update()
             self.run_ahead()  # a learner is moving controls: the neighbours are likely next
 
+    def on_playing(self, change) -> None:
+        """Play from the step shown, or pause where it is."""
+        with self.play.hold_sync():  # one message: the timer starts from this step
+            if change["new"]:
+                self.play.value = self.step.value
+            self.play.playing = change["new"]
+
     def on_step(self, change) -> None:
         self.render()
 
@@ -411,12 +422,11 @@ class Explorer:
         self.news = line.format(outcome=final.outcome, calls=calls, turns=turns)
         self.render(last)  # first: the frame is what the learner waits for
         shown_line = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
-        self.outcome_label.value = f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>'
+        self.outcome_label.value = self.classed(f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>')
         # The range goes to the front end before the value, in a message of its own: a slider given both at once
         # may take the value first, clamp it to the old range and send that back (the view would jump to it).
         self.step.max = self.play.max = last
-        with self.step.hold_sync(), self.play.hold_sync():  # one message each
-            self.step.value = self.play.value = last  # already shown: the step observer does nothing
+        self.step.value = last  # already shown: the step observer does nothing
 
     def render(self, step: int | None = None) -> None:
         """Show frame `step` (by default the step slider's)."""
@@ -426,12 +436,20 @@ class Explorer:
         self.shown = (self.setting, step)
         frames = self.frames
         frame, total = frames[step], len(frames)
-        self.view.value = frame_html(frame, self.setting.limits, step, total)
+        self.view.value = self.classed(frame_html(frame, self.setting.limits, step, total))
         said = step_line(frame, step, total)
         # the new outcome first, once, after a setting changed
         self.access.announce = tr("{outcome}. {step}").format(outcome=self.news, step=said) if self.news else said
         self.news = ""
         self.runs.moving()  # runs ahead wait a little longer: the learner may press the next key
+
+    def classed(self, markup: str) -> str:
+        """`markup` with classes for its inline styles; a style new to the front end goes there first."""
+        known = len(self.styles)
+        markup = classed(markup, self.styles)
+        if len(self.styles) != known:
+            self.access.styles = stylesheet(self.styles)
+        return markup
 
     # --- static output ------------------------------------------------------------------------------------
     def html(self) -> str:

@@ -254,3 +254,45 @@ def test_an_amount_keeps_two_significant_digits_and_one_message_is_singular():
     assert "budget: $0.00010 " in Explorer("always_tool", max_turns=3).view.value
     one = MessageList([{"role": "user", "content": "hi"}])
     assert "holds (1 message)" in one._repr_html_() and repr(one).startswith("MessageList: 1 message, ")
+
+
+def test_a_frame_is_sent_with_classes_and_its_stylesheet_once(monkeypatch):
+    """Issue 30 item 8: no inline style in the live frame (it tripled its size); every class it uses is in the sheet."""
+    from course.viz.run import frame_html
+    from course.viz.style import stylesheet
+
+    e = Explorer("always_tool")
+    frame = e.view.value
+    assert "style=" not in frame and "style=" not in e.outcome_label.value
+    assert len(frame) * 2 < len(frame_html(e.frame, e.setting.limits, e.step.value, len(e.frames)))
+    used = set(re.findall(r"\bcs-[0-9a-f]{8}\b", frame + e.outcome_label.value))
+    assert used and used <= set(e.styles) and e.access.styles == stylesheet(e.styles)
+    sent = []
+    monkeypatch.setattr(widgets.Access, "send_state", lambda self, key=None: sent.append(key))
+    for step in range(e.step.max, -1, -1):
+        e.go(step)
+    assert "styles" in sent  # the frames before the last have styles of their own (a meter's share, "running")
+    sent.clear()
+    e.go(2)
+    e.go(1)
+    assert sent == ["announce", "announce"]  # each style is sent once
+
+
+def test_a_step_key_sends_the_frame_and_its_announcement_only(monkeypatch):
+    """Issue 30 item 8: one message for the view, one for the screen reader; the play timer hears of it on play."""
+    import ipywidgets
+
+    e = Explorer("always_tool")
+    e.go(3)  # its styles are sent
+    e.go(e.step.max)
+    sent = []
+    record = lambda self, key=None: sent.append((type(self).__name__, key if isinstance(key, str) else {*key}))  # noqa: E731
+    monkeypatch.setattr(ipywidgets.Widget, "send_state", record)
+    e.go(3)
+    assert sent == [("IntSlider", "value"), ("HTML", "value"), ("Access", "announce")], sent
+    sent.clear()
+    e.playing.value = True  # the timer starts from the step shown, in one message
+    assert ("Play", {"value", "playing"}) in sent, sent
+    assert e.play.value == 3 and e.play.playing
+    e.play.playing = False  # the timer stopped at the end: the button shows it
+    assert not e.playing.value
