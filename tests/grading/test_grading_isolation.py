@@ -129,8 +129,10 @@ def graded(tmp_path_factory):
     out.mkdir()
     (out / "unrelated.json").write_text('{"kept": true}')
     before = snapshot(root)
-    (root / "tmp").mkdir()  # a temporary folder inside /tmp, as pytest's own: the workers' folders are made in it
-    env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home"), "TMPDIR": str(root / "tmp")}
+    # a temporary folder deep inside /tmp, as pytest's own, beside the class (which a hostile submission reads):
+    # the workers' folders are made in it
+    tmp = tmp_path_factory.mktemp("grader-tmp")
+    env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home"), "TMPDIR": str(tmp)}
     done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", CHECKS, "--jobs",
                            "2", "--timeout", "10", *(["--isolation", ISOLATION] if ISOLATION else [])],
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -253,9 +253,12 @@ def test_a_plot_is_shown_with_a_text_description_after_its_image(plot):
     from IPython.utils.capture import capture_output
 
     InteractiveShell.instance()
-    fig = plot()
-    with capture_output() as shown:
-        display(fig)
+    try:
+        fig = plot()
+        with capture_output() as shown:
+            display(fig)
+    finally:  # no shell left behind: the process's later tests (check()'s report) are not in a notebook
+        InteractiveShell.clear_instance()
     assert [sorted(o.data) for o in shown.outputs] == [["image/png", "text/plain"], ["text/markdown", "text/plain"]]
     described = shown.outputs[1].data["text/plain"]
     assert described.startswith("Figure: ") and described == fig.description
