@@ -64,13 +64,14 @@ system:
 	PYTHONPATH=. $(PY) tests/system_packages.py
 
 # once the course's venv and bytecode are ready, everything else runs side by side: the notebooks at once, the code's
-# own checks (lint), the side venvs (each mostly waits for the package index), and the test suite (on two workers)
-# as soon as its side venvs are in; each prints its report, with its slowest tests, when it ends
+# own checks (lint), the side venvs (each mostly waits for the package index), and the test suite (on two workers:
+# a test that needs a side venv still being built waits for it, bench/envs.py's once); each prints its report, with
+# its slowest tests, when it ends
 test: system
 	$(MAKE) --no-print-directory $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 course  # the course's bytecode, read by every process that imports it
 	@echo "the test suite and the notebooks run side by side; each prints its report when it ends"
-	$(MAKE) --no-print-directory -j6 --output-sync=target lint test-suite test-notebooks
+	$(MAKE) --no-print-directory -j6 --output-sync=target lint $(FRAMEWORKS) $(NBGRADER) $(HUB) test-suite test-notebooks
 
 # the code checked by its own tools
 lint: $(STAMP)
@@ -88,7 +89,7 @@ check test-suite test-notebooks: export COURSE_SAVED_OUTCOMES := $(CURDIR)/build
 
 # two workers, each taking a whole test file at a time (its module fixtures run once), the longest files first
 # (tests/conftest.py orders them)
-test-suite: $(STAMP) $(FRAMEWORKS) $(NBGRADER) $(HUB)
+test-suite: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=10 tests
 
 # in an environment unlike the one that executed them (another shell, home and temporary folder): no committed

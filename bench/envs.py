@@ -9,6 +9,8 @@ import fcntl
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +25,25 @@ def course_dependencies() -> list[str]:
     return [d for d in dependencies if not d.startswith(LEFT_OUT)]
 
 
+@contextmanager
+def locked(path: Path):
+    """Hold an exclusive lock on `path` (made if missing) for the block."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def once(stamp: Path, version: str, build: Callable[[], object]) -> None:
+    """Run `build` unless `stamp` (in the venv it marks) says `version` is built; under a lock beside that venv (uv
+    clears the venv's folder), so a test that needs what make test is still building waits for that build instead
+    of starting a second one over it."""
+    with locked(stamp.parent.with_name(stamp.parent.name + ".lock")):
+        if not stamp.exists() or stamp.read_text() != version:
+            build()
+            stamp.write_text(version)
+
+
 def make_venv(home: Path, *requirements: str, with_course: bool = True, **run) -> Path:
     """A new venv at `home` holding `requirements` (and the course, editable, when `with_course`); its python.
     `run` goes to subprocess.run (where uv's output goes)."""
@@ -31,8 +52,6 @@ def make_venv(home: Path, *requirements: str, with_course: bool = True, **run) -
     install = [str(UV), "pip", "install", "--quiet", "--compile-bytecode", "--python", str(python)]
     subprocess.run([*install, *requirements, *(course_dependencies() if with_course else [])], check=True, **run)
     if with_course:
-        LOCK.parent.mkdir(parents=True, exist_ok=True)
-        with LOCK.open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with locked(LOCK):
             subprocess.run([*install, "--no-deps", "-e", str(ROOT)], check=True, **run)
     return python

@@ -31,7 +31,7 @@ from course.grading.judging import registry as registry_module
 from course.grading.judging.notebook_context import NotebookContext
 from course.grading.marks.mark import run_exercise
 
-from .envs import make_venv
+from .envs import make_venv, once
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "bench-grading"
@@ -129,12 +129,12 @@ def run(cmd: list, cwd: Path, timeout: float = TIMEOUT) -> tuple[float, subproce
 def tool_env(name: str) -> Path:
     """build/bench-envs/<name>: a venv with the tool and this course (its kernels import course); reused."""
     home = ENVS / name
-    ready = home / ".installed"
-    if not ready.exists() or ready.read_text() != TOOLS[name]:
-        ENVS.mkdir(parents=True, exist_ok=True)
+
+    def build():
         with open(ENVS / f"{name}.log", "w") as log:
             make_venv(home, TOOLS[name], stdout=log, stderr=subprocess.STDOUT)
-        ready.write_text(TOOLS[name])
+
+    once(home / ".installed", TOOLS[name], build)
     return home / "bin"
 
 

@@ -36,12 +36,13 @@ import httpx2
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from .envs import make_venv
+from .envs import make_venv, once
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "workshop"
 VENV = BUILD / "venv"
 PROXY = BUILD / "node_modules" / ".bin" / "configurable-http-proxy"
+HUB, PROXY_PACKAGE = "jupyterhub>=6.1,<7", "configurable-http-proxy@5.3"  # what install() puts in BUILD
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
 LESSON = "notebooks/04_termination.ipynb"  # the lesson with the most imports: plots, widgets, the loop
 STEPS = (5, 10, 20, 40, 60, 80)
@@ -52,13 +53,11 @@ CELL_TIMEOUT = 300.0  # seconds a cell may take on a busy machine
 
 def install() -> str:
     """JupyterHub and configurable-http-proxy in build/workshop/, installed once; their versions."""
-    BUILD.mkdir(parents=True, exist_ok=True)
-    if not (VENV / ".installed").exists():
-        make_venv(VENV, "jupyterhub>=6.1,<7")
-        (VENV / ".installed").write_text("")
-    if not PROXY.exists():
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", "configurable-http-proxy@5.3"],
-                       cwd=BUILD, check=True)
+    def build():
+        make_venv(VENV, HUB)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", PROXY_PACKAGE], cwd=BUILD, check=True)
+
+    once(VENV / ".installed", f"{HUB} {PROXY_PACKAGE}", build)
     hub = subprocess.run([str(VENV / "bin" / "jupyterhub"), "--version"], capture_output=True, text=True).stdout
     proxy = subprocess.run([str(PROXY), "--version"], capture_output=True, text=True).stdout
     return f"jupyterhub {hub.strip()}, configurable-http-proxy {proxy.strip()}"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.envs import make_venv
+from bench.envs import make_venv, once
 from course.api import Server
 from course.client import MODEL
 from course.scenarios import HARNESS, SCENARIOS, get
@@ -36,9 +36,8 @@ def snippets() -> dict[str, str]:
 
 def install() -> Path:
     """The frameworks' venv, installed once from PyPI (the course's own venv stays lean); its python."""
-    if not STAMP.exists() or STAMP.read_text() != "\n".join(REQUIREMENTS):
-        make_venv(ENV, *REQUIREMENTS, with_course=False, stdout=subprocess.DEVNULL)
-        STAMP.write_text("\n".join(REQUIREMENTS))
+    once(STAMP, "\n".join(REQUIREMENTS),
+         lambda: make_venv(ENV, *REQUIREMENTS, with_course=False, stdout=subprocess.DEVNULL))
     return ENV / "bin" / "python"
 
 
