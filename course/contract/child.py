@@ -153,8 +153,11 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
             value, error = None, tr("the return value cannot be sent as JSON: {error}").format(error=describe(e))
     except BaseException as e:  # noqa: B036 - the student's exit(), KeyboardInterrupt and timeouts are results too
         value, error = None, describe(e)
-    finally:
-        sys.stdout, sys.stderr = saved
+    finally:  # the streams back, unless a later call has them: an abandoned call (timed out) ends here late
+        if sys.stdout is out:
+            sys.stdout = saved[0]
+        if sys.stderr is out:
+            sys.stderr = saved[1]
     return {"value": value, "error": error, "stdout": out.text()}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import sys
 import threading
+import time
 
 from course.grading.classroom.batch import progress_log
 from course.grading.judging.oracle import Case, trusted_call
@@ -55,4 +56,30 @@ def test_two_trusted_calls_from_two_threads_keep_their_output_apart_and_leave_th
     go_b.set()
     second.join(WAIT)
     assert (a["outcome"].stdout, b["outcome"].stdout) == ("a\n", "b\n")
+    assert (sys.stdout, sys.stderr) == streams
+
+
+def test_a_call_abandoned_at_its_time_limit_that_ends_later_leaves_the_next_calls_output_alone():
+    """A call that overran its limit is abandoned; where it waits in C (a sleep, a socket) it ends only later, in
+    the middle of the next call: the streams it puts back then must not take the next call's output away (a
+    reference that printed its answer was once recorded as printing nothing, and a right answer lost its point)."""
+    streams = sys.stdout, sys.stderr
+    late, go = threading.Event(), threading.Event()
+
+    def overruns():
+        late.wait(WAIT)  # in C: the interruption is delivered once this returns
+        return "late"
+
+    def prints_after_the_abandoned_call_ended():
+        go.wait(WAIT)
+        print("next")
+        return "next"
+
+    assert trusted_call(overruns, Case("overruns"), timeout=0.1).error
+    thread, box = in_thread(prints_after_the_abandoned_call_ended, Case("next"))
+    late.set()  # the abandoned call ends now, while the next one runs
+    time.sleep(0.2)
+    go.set()
+    thread.join(WAIT)
+    assert box["outcome"].stdout == "next\n"
     assert (sys.stdout, sys.stderr) == streams
