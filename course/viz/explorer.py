@@ -13,7 +13,6 @@ its text repr is deterministic.
 from __future__ import annotations
 
 import math
-import sys
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -38,10 +37,6 @@ BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scen
 PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered if the tool exists
 NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
 QUIET_S = 0.1  # a run ahead waits until no control has moved for this long: a change never waits behind it
-# While a run ahead holds the interpreter, each thread of the kernel's (its messages in, its messages out) waits this
-# long for its turn, every time it wants it back (Python's default, 5 ms, made a key's round trip 1.35 times the
-# plain slider's with a student's loop running ahead)
-SWITCH_S = 0.0005
 HERE = Path(__file__).parent
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
 KEYS = deferred("Keys: on a control, arrows and letters work the explorer; Ctrl+S still saves and Shift+Enter still "
@@ -142,10 +137,6 @@ class RunAhead:
             pass
 
     def work(self) -> None:
-        with SWITCHING:
-            self.work_through()
-
-    def work_through(self) -> None:
         while True:
             with self.lock:
                 if not self.wanted:
@@ -169,31 +160,6 @@ class RunAhead:
         while thread is not None:
             thread.join()
             thread = self.thread
-
-
-class Switching:
-    """The interpreter's switch interval at SWITCH_S while any explorer runs ahead, as it was once none does."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.running = 0
-        self.before = sys.getswitchinterval()
-
-    def __enter__(self):
-        with self.lock:
-            if not self.running:
-                self.before = sys.getswitchinterval()
-                sys.setswitchinterval(min(SWITCH_S, self.before))
-            self.running += 1
-
-    def __exit__(self, *exc):
-        with self.lock:
-            self.running -= 1
-            if not self.running:
-                sys.setswitchinterval(self.before)
-
-
-SWITCHING = Switching()  # one for every explorer of the kernel
 
 
 class Access(anywidget.AnyWidget):
