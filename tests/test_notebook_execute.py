@@ -6,11 +6,14 @@ import tomllib
 from pathlib import Path
 
 import nbformat
+import pytest
 from packaging.requirements import Requirement
 
 from course.__main__ import main
 from course.editions.notebook import coalesce, execute, execute_all
 from course.lessons import python_ok, requirements
+
+pytestmark = pytest.mark.slow  # executes notebooks in fresh kernels: make test, not make check
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,6 +21,8 @@ from course.api import Server
 from course.client import MODEL
 from course.scenarios import HARNESS, SCENARIOS, get
 
+pytestmark = pytest.mark.slow  # three agent frameworks in their own venv: make test, not make check
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "FRAMEWORKS.md"
 ENV = ROOT / "build" / "frameworks"

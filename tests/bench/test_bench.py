@@ -8,6 +8,8 @@ import pytest
 from bench import __main__ as runner
 from bench import grading, loop
 
+pytestmark = pytest.mark.slow  # every benchmark run once, small: make test, not make check
+
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "solutions" / f"{grading.NOTEBOOK}.ipynb"
 

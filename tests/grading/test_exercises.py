@@ -20,6 +20,8 @@ from course.grading.judging.oracle import Case, inputs
 from course.grading.marks.mark import Mark, run_exercise
 from course.i18n import speaking, tr
 
+pytestmark = pytest.mark.slow  # every exercise against its reference and known mistakes: not make check
+
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = registry.shipped()
 MISTAKES = sorted((ROOT / "course" / "grading" / "judging" / "mistakes").glob("l[0-9]*.py"))

@@ -25,6 +25,8 @@ from course.grading.judging.oracle import same, trusted_call
 from course.grading.marks.mark import run_exercise
 from course.i18n import tr
 
+pytestmark = pytest.mark.slow  # 932 mutants of the known mistakes, each graded: not make check
+
 REGISTRY = registry.shipped()
 MARK = re.compile(r"#.*\bthe mistake\b")  # a comment saying where the mistake is
 MUTANT_TIMEOUT = mistakes.MISTAKE_TIMEOUT  # seconds per call, as a mistake's (lesson 08's tools sleep)

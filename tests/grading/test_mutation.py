@@ -26,6 +26,8 @@ from course.grading.judging import reference, registry
 from course.grading.judging.notebook_context import NotebookContext
 from course.grading.marks.mark import run_check
 
+pytestmark = pytest.mark.slow  # every mutant of every reference solution graded: not make check
+
 REGISTRY = registry.shipped()
 EXERCISES = [e for e in REGISTRY.exercises.values() if e.rules and not e.call_timeout]
 MUTANT_TIMEOUT = 2.0  # seconds per call: the references take milliseconds, a mutant that loops is stopped
