@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import tokenize
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,26 @@ def test_every_line_of_the_students_loop_and_course_loop_fits_74_columns():
     wide = [f"{name}: {line}" for name, source in loops.items() for line in source.splitlines()
             if len(line) > LOOP_WIDTH]
     assert not wide, f"{len(wide)} lines longer than {LOOP_WIDTH} columns:\n" + "\n".join(wide)
+
+
+def columns(line: str) -> int:
+    """The columns a line takes in a monospace font: a wide (CJK) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def test_every_line_of_the_japanese_loop_cells_fits_74_columns():
+    """The Japanese editions' loop cells, as translations/ja holds them (comments and messages in Japanese)."""
+    from course.editions.translation import catalogue_path, english_hash, read_code
+
+    wide = []
+    for english in [*sorted(NOTEBOOKS.glob("*.ipynb")), NOTEBOOKS.parent / "solutions" / "03_the_first_loop.ipynb"]:
+        code = read_code(catalogue_path(english))
+        for c in json.loads(english.read_text())["cells"]:
+            if LOOP_TAG in c["metadata"].get("tags", []) or c["metadata"].get("nbgrader", {}).get("grade_id") == \
+                    "agent_loop":
+                japanese = code[c["id"], english_hash("".join(c["source"]))].text
+                wide += [f"{english.name}: {line}" for line in japanese.splitlines() if columns(line) > LOOP_WIDTH]
+    assert not wide, f"{len(wide)} lines wider than {LOOP_WIDTH} columns:\n" + "\n".join(wide)
 
 
 def test_lesson_09_shows_course_loop_in_full_and_it_stays_at_most_260_lines():
