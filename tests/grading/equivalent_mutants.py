@@ -39,13 +39,13 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         "the key (v[1], v[1]) leaves ties to min's order, which is P1, P2, P3: the order found appends them in",
     ('follow_up', 'line 4: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
     ('follow_up', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,
-    ('agent_loop', 'line 9: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
+    ('agent_loop', 'line 13: `[block.model_dump(exclude_none=True)` -> `[block.model_dump(exclude_none=False)`'):
         NULL_FIELDS,
-    ('agent_loop', 'line 4: `ValueError(f"max_turns must be 0 or more, not {max_turns}")` -> `ValueError(None)`'):
+    ('agent_loop', 'line 6: `ValueError(f"max_turns must be 0 or more, not {max_turns}")` -> `ValueError(None)`'):
         "the words that say what is wrong are the student's own (ValueError(None) says 'None'): the rule compares "
         "the exception's type",
-    ('agent_loop', 'line 13: `"pause_turn")` -> `"PAUSE_TURN")`'): ENDS_AT_PAUSE,
-    ('agent_loop', 'line 13: `"pause_turn")` -> `"XXpause_turnXX")`'): ENDS_AT_PAUSE,
+    ('agent_loop', 'line 21: `"pause_turn")` -> `"PAUSE_TURN")`'): ENDS_AT_PAUSE,
+    ('agent_loop', 'line 21: `"pause_turn")` -> `"XXpause_turnXX")`'): ENDS_AT_PAUSE,
     ('stop_action', 'line 11: `ValueError(f"unknown stop_reason {stop_reason!r}")` -> `ValueError(None)`'):
         "the text asks for a ValueError and says nothing of its message: the rule compares the exception's type",
     ('budget_loop', 'line 6: `max_tokens=1024,` -> `max_tokens=1025,`'): FREE_MAX_TOKENS,

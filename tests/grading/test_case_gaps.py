@@ -22,7 +22,8 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
           '        if any(b["type"] == "tool_result" for b in rest)')], "P3:"),
     "agent_loop answering with the last text block": (
         "03_the_first_loop", "agent_loop",
-        [('answer = "".join(block.text for block in response.content if block.type == "text")',
+        [('answer = "".join(block.text for block in response.content\n'
+          '                             if block.type == "text")',
           f"answer = {LAST_TEXT}")], "end_turn: the answer"),
     "agent_loop answering a paused turn with its text": (
         "03_the_first_loop", "agent_loop",
