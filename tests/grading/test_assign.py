@@ -22,6 +22,20 @@ def test_a_solution_block_becomes_a_stub_naming_its_task_at_its_indentation():
     assert stub("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION", "q", "", code=False) == "Why?\nYOUR ANSWER HERE"
 
 
+def test_a_stub_wider_than_a_code_cell_splits_its_message_after_the_exercise_name():
+    source = "def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n"
+    task = "Model Exercise 10.4: the overshoot bound is tight"
+    out = stub(source, "worst_costs", task, code=True)
+    assert out == ('def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError(\n'
+                   '        "Exercise worst_costs: "\n        "Model Exercise 10.4: the overshoot bound is tight")\n')
+    assert max(len(line) for line in out.splitlines()) <= 74
+    namespace = {}
+    exec(out, namespace)
+    with pytest.raises(NotImplementedError) as raised:
+        namespace["f"](1)
+    assert str(raised.value) == f"Exercise worst_costs: {task}"  # the same message, on two lines
+
+
 def test_the_exercise_notebook_drops_solutions_hidden_tests_and_outputs():
     meta = {"nbgrader": {"schema_version": 3, "grade": False, "solution": True, "locked": False, "grade_id": "top"}}
     nb = nbformat.v4.new_notebook(cells=[

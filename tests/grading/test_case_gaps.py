@@ -12,10 +12,12 @@ from course.grading.marks.mark import run_exercise
 REGISTRY = registry.shipped()
 
 LAST_TEXT = 'next(b.text for b in reversed(response.content) if b.type == "text")'  # the last text block only
+# every text block, as the references write it (on two lines, at the indentation of `return` and `text =`)
+ALL_TEXT = '"".join(block.text for block in response.content\n                           if block.type == "text")'
 WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it must fail)
     "P3 blind in a message that answers a call (a duplicate or an extra result)": (
         "01_messages_and_blocks", "first_violation",
-        [('if any(b["type"] == "tool_result" for b in blocks(m)[answered.get(i, 0):])',
+        [('if any(b["type"] == "tool_result"\n               for b in blocks(m)[answered.get(i, 0):])',
           'rest = blocks(m)[answered.get(i, 0):]\n'  # in a message that answers, results right after the answers pass
           '        rest = rest[next((k for k, b in enumerate(rest) if b["type"] != "tool_result"), len(rest)):] '
           'if i in answered else rest\n'
@@ -39,11 +41,11 @@ WRONG = {  # a probe: (notebook, function, its edits, the start of a rule it mus
                                              "messages = messages + [reply]")], "pause_turn: the reply is appended"),
     "finish_turn answering with the last text block": (
         "06_other_stop_reasons", "finish_turn",
-        [('return "".join(block.text for block in response.content if block.type == "text")',
+        [(f"return {ALL_TEXT}",
           f"return {LAST_TEXT}")], "the text of the end_turn response"),
     "guarded_loop answering with the last text block": (
         "09_guards_and_observability", "guarded_loop",
-        [('text = "".join(block.text for block in response.content if block.type == "text")',
+        [(f"text = {ALL_TEXT}",
           f"text = {LAST_TEXT}")], "as lesson 03"),
     "budget_loop that ends only on end_turn (a refusal runs on)": (
         "07_context_growth_and_budgets", "budget_loop",

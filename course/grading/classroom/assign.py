@@ -20,16 +20,26 @@ SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOL
 HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)",
                           re.M | re.S)
 RAISES = "raises-exception"  # the nbclient/nbval tag for a cell expected to raise
+WIDTH = 74  # the columns a code cell shows at 1024 px with JupyterLab's file browser open
+
+
+def quoted(text: str) -> str:
+    """`text` as a Python string literal in double quotes."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def stub(source: str, grade_id: str, task: str, code: bool) -> str:
-    """The cell with each solution block replaced by a stub naming its task."""
+    """The cell with each solution block replaced by a stub naming its task (its message split after the
+    exercise's name when one line would be wider than WIDTH)."""
     def replace(m: re.Match) -> str:
         indent = m.group(1)
         if not code:
             return f"{indent}YOUR ANSWER HERE{m.group(2)}"
-        message = f"Exercise {grade_id}: {task}".replace("\\", "\\\\").replace('"', '\\"')
-        return f'{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError("{message}"){m.group(2)}'
+        raising = f"{indent}raise NotImplementedError({quoted(f'Exercise {grade_id}: {task}')})"
+        if len(raising) > WIDTH:
+            raising = (f"{indent}raise NotImplementedError(\n{indent}    {quoted(f'Exercise {grade_id}: ')}\n"
+                       f"{indent}    {quoted(task)})")
+        return f"{indent}# YOUR CODE HERE\n{raising}{m.group(2)}"
 
     return SOLUTION.sub(replace, source)
 
