@@ -74,10 +74,12 @@ function attach(root) {
   return watch;
 }
 
-// The controls' models, from the references the kernel gave ("IPY_MODEL_<id>").
+// A control's model, from the reference the kernel gave ("IPY_MODEL_<id>").
+const control = (model, ref) => model.widget_manager.get_model(ref.slice("IPY_MODEL_".length));
+
 async function controls(model) {
-  const get = (name) => model.widget_manager.get_model(model.get(name).slice("IPY_MODEL_".length));
-  const [step, turns, view, outcome] = await Promise.all(["step", "max_turns", "view", "outcome"].map(get));
+  const [step, turns, view, outcome] = await Promise.all(
+    ["step", "max_turns", "view", "outcome"].map((name) => control(model, model.get(name))));
   return { step, turns, view, outcome };
 }
 
@@ -88,10 +90,12 @@ function change(control, name, value) {  // on screen at once, and told to the k
 }
 
 // The runs sent so far, by setting ("<base>/<max_turns>"), and what the explorer shows: the frame of the step
-// slider's step in the run of the max_turns slider's setting, or "running" while that run is not here.
+// slider's step in the run of the max_turns slider's setting, or "running" while that run is not here, or while
+// the kernel has not named the setting since the scenario, the budget or a deny rule moved.
 function follow(model, c) {
   const runs = new Map(), pieces = new Map();
   const key = () => `${model.get("base")}/${c.turns.get("value")}`;
+  let moved = false, watched = [];  // a control of the setting has moved; those controls
   let shown = key();  // the run on screen: the kernel drew it
   let painted = null;  // the run and step on screen, as drawn here
   const paint = (id, html, said) => {
@@ -101,7 +105,7 @@ function follow(model, c) {
     model.set("announce", said);
   };
   const show = () => {
-    const now = key(), run = runs.get(now);
+    const now = key(), run = moved ? undefined : runs.get(now);
     if (!run) {  // never a frame of another setting: the run is being made
       shown = null;
       const pending = model.get("pending").replace("{max_turns}", String(c.turns.get("value")));
@@ -123,7 +127,19 @@ function follow(model, c) {
     const [head, rest] = run.frames[step];
     paint(`${now}#${step}`, head + pieces.get(rest), run.said[step]);
   };
+  const move = () => { moved = true; show(); };
+  const watch = async () => {
+    const settings = await Promise.all(model.get("settings").map((ref) => control(model, ref)));
+    for (const m of watched) m.off("change:value change:index", move);  // a dropdown sends its index
+    watched = settings;
+    for (const m of watched) m.on("change:value change:index", move);
+  };
   const receive = (msg) => {
+    if (msg.base !== undefined) {  // the kernel has answered the controls
+      moved = false;
+      show();
+      return;
+    }
     if (!msg.run) return;
     for (const [id, html] of Object.entries(msg.pieces)) pieces.set(Number(id), html);
     runs.set(msg.run, msg);
@@ -131,12 +147,16 @@ function follow(model, c) {
   };
   model.on("msg:custom", receive);
   model.on("change:base", show);
+  model.on("change:settings", watch);
+  watch();
   c.turns.on("change:value", show);
   c.step.on("change:value", show);
   model.send({ ready: true });  // the kernel sends the runs it has, then each as it is made
   return () => {
     model.off("msg:custom", receive);
     model.off("change:base", show);
+    model.off("change:settings", watch);
+    for (const m of watched) m.off("change:value change:index", move);
     c.turns.off("change:value", show);
     c.step.off("change:value", show);
   };

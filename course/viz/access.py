@@ -5,7 +5,8 @@ Once a page shows the explorer, every run made goes to the page once (`send_run`
 meters, outcome) and its message list, each list once (runs under other limits share them), with the sentence a
 screen reader hears and the run's outcome line. The page then switches the frame shown itself when the step or
 max_turns slider moves, with no kernel round trip; a max_turns whose run is not made yet shows `pending` until
-it arrives. The runs travel as messages, not as widget state: a saved notebook keeps only the frame on screen.
+it arrives, and so does the view after the scenario, the budget or a deny rule moved, until the kernel has
+answered (`name`). The runs travel as messages, not as widget state: a saved notebook keeps only the frame on screen.
 """
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ class Access(anywidget.AnyWidget):
     max_turns = traitlets.Instance(w.IntSlider, allow_none=True).tag(sync=True, **w.widget_serialization)
     view = traitlets.Instance(w.HTML, allow_none=True).tag(sync=True, **w.widget_serialization)
     outcome = traitlets.Instance(w.HTML, allow_none=True).tag(sync=True, **w.widget_serialization)
+    # the controls of the setting but max_turns: once one moves, the view says "running" until `name` is called
+    settings = traitlets.List(traitlets.Instance(w.Widget)).tag(sync=True, **w.widget_serialization)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -54,6 +57,13 @@ class Access(anywidget.AnyWidget):
             self.live = True
             self.sent.clear()
             self.lists.clear()
+
+    def name(self, base: str) -> None:
+        """The kernel has answered the controls: the setting is `base` (said even when it is unchanged, so that a
+        page waiting since a control moved stops waiting)."""
+        self.base = base
+        if self.live:
+            self.send({"base": base})
 
     def classed(self, markup: str) -> str:
         """`markup` with classes for its inline styles; a style new to the page goes there first."""

@@ -230,7 +230,8 @@ class Explorer:
         self.access = Access(step=self.step, max_turns=self.max_turns, view=self.view, outcome=self.outcome_label,
                              pending=f'<div class="course-pending" style="{FONT};{LINE}">{esc(tr(PENDING))}</div>',
                              pending_outcome=f'<span style="{FONT};{LINE};white-space:nowrap">{running}</span>',
-                             base=self.setting.base)  # the page starts from the run the kernel draws
+                             base=self.setting.base,  # the page starts from the run the kernel draws
+                             settings=self.setting_controls)
         self.access.on_msg(lambda _, content, buffers: self.on_page(content))
         no_limit, deny_label = tr("(budget 0 = no limit)"), tr("deny:")
         self.ui = w.VBox([
@@ -328,6 +329,8 @@ class Explorer:
             self.quiet = False
         if self.setting != before:
             self.update()
+        elif self.access.live:  # a control may have moved, to no effect: the page stops waiting
+            self.access.name(self.setting.base)
         if step is not None:
             self.step.value = step
         return self
@@ -356,10 +359,16 @@ class Explorer:
             self.budget.step = self.budget.max / BUDGET_STEPS
             self.budget.value = value or 0.0
 
+    @property
+    def setting_controls(self) -> list[w.Widget]:
+        """The controls of the setting but max_turns."""
+        return [self.scenario, self.budget, *self.rules.children]
+
     def on_scenario(self, change) -> None:
         quiet, self.quiet = self.quiet, True  # one update for the new scenario, not one per control it resets
         try:
             self.show_rules(own_rules(change["new"]))
+            self.access.settings = self.setting_controls
             self.scale_budget()
         finally:
             self.quiet = quiet
@@ -425,7 +434,7 @@ class Explorer:
         run = self.frames
         if self.access.live:
             self.send_kept()  # the runs before the setting's name: the page shows the run once it has both
-            self.access.base = self.setting.base
+            self.access.name(self.setting.base)
             return
         self.access.base = self.setting.base
         last = len(run) - 1

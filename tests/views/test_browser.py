@@ -591,7 +591,8 @@ BUSY_S = 20
 
 def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_being_made(pages):
     """Issue 30 item 8: with the kernel busy, the step and max_turns sliders show the frames of the runs the page has
-    at once; a max_turns not run yet shows "running" (never another run's frame) until the kernel sends its run."""
+    at once; a max_turns not run yet, or another scenario, shows "running" (never another run's frame) until the
+    kernel sends its run."""
     from playwright.sync_api import expect
 
     page = pages.page("busy.ipynb")
@@ -619,6 +620,16 @@ def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_bein
     page.wait_for_function("() => !window.kernelBusy", timeout=(BUSY_S + CHANGE_S) * 1000)
     shows_last_step(page, explorer, 10)  # the run arrived: T = 4, five calls
     expect(explorer.locator(".course-outcome").first).to_have_text("error_max_turns")
+    page.evaluate(BUSY_JS, BUSY_S)
+    choice = explorer.locator("select")  # another scenario: the kernel makes its run
+    choice.select_option(label=next(o for o in choice.locator("option").all_text_contents()
+                                    if o.startswith("one_shot:")))
+    expect(pending).to_have_text("running the loop with max_turns = 4…", timeout=AT_ONCE_MS)
+    expect(explorer.locator(".course-frame")).to_have_count(0)
+    assert page.evaluate("() => window.kernelBusy"), "the kernel was free: the test proves nothing"
+    page.wait_for_function("() => !window.kernelBusy", timeout=(BUSY_S + CHANGE_S) * 1000)
+    shows_last_step(page, explorer, 2)  # one call
+    expect(explorer.locator(".course-frame")).to_contain_text("answer: Paris")
 
 
 ACTIVE_CELL_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;

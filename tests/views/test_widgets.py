@@ -301,9 +301,9 @@ def test_a_step_key_sends_the_frame_and_its_announcement_only(monkeypatch):
 
 
 def on_a_page(e: Explorer) -> list[dict]:
-    """`e` shown on a page that has asked for its runs: what it is sent, in order."""
+    """`e` shown on a page that has asked for its runs: the runs it is sent, in order."""
     sent: list[dict] = []
-    e.access.send = lambda content, buffers=None: sent.append(content)
+    e.access.send = lambda content, buffers=None: sent.append(content) if "run" in content else None
     e.on_page({"ready": True})
     return sent
 
@@ -368,3 +368,20 @@ def test_runs_ahead_speak_the_learners_language():
         prompt = tr("the prompt is sent")
     assert prompt != "the prompt is sent"
     assert e.runs.kept[replace(e.setting, max_turns=9)][0].step == prompt  # made on the run-ahead thread
+
+
+def test_the_page_hears_the_setting_after_its_runs_and_when_a_control_moved_to_no_effect():
+    """A page says "running" once the scenario, the budget or a deny rule moves, until the kernel names the setting:
+    named after the runs of the new setting, and also when nothing changed."""
+    e = Explorer("always_tool", max_turns=3)
+    sent: list[dict] = []
+    e.access.send = lambda content, buffers=None: sent.append(content)
+    e.on_page({"ready": True})
+    sent.clear()
+    e.scenario.value = "one_shot"
+    assert [m.get("run", m.get("base")) for m in sent] == [e.setting.key, e.setting.base]
+    assert e.access.base == e.setting.base and e.access.settings == [e.scenario, e.budget, *e.rules.children]
+    sent.clear()
+    e.set(max_budget_usd=None)  # no change: the page is told all the same
+    assert sent == [{"base": e.setting.base}]
+    e.runs.join()
