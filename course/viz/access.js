@@ -1,5 +1,8 @@
-// The loop explorer's front-end half (course/viz/explorer.py's Access), for a keyboard and a screen reader. It sits
-// in the explorer's box and looks after every control in it, whatever ipywidgets renders them as.
+// The loop explorer's front-end half (course/viz/access.py's Access). It shows the frames: the kernel sends every
+// run it has made, and the step and max_turns sliders switch the frame shown here, at once, with no kernel round
+// trip (a max_turns whose run is not made yet shows "running" until it arrives). And it is there for a keyboard and
+// a screen reader: it sits in the explorer's box and looks after every control in it, whatever ipywidgets renders
+// them as.
 
 // Lumino, JupyterLab's shortcut engine, runs no shortcut for a key pressed on an element with this attribute
 // ("a" would insert a cell, "d d" delete one, an arrow key move to another cell).
@@ -71,7 +74,100 @@ function attach(root) {
   return watch;
 }
 
+// A control's model, from the reference the kernel gave ("IPY_MODEL_<id>").
+const control = (model, ref) => model.widget_manager.get_model(ref.slice("IPY_MODEL_".length));
+
+async function controls(model) {
+  const [step, turns, view, outcome] = await Promise.all(
+    ["step", "max_turns", "view", "outcome"].map((name) => control(model, model.get(name))));
+  return { step, turns, view, outcome };
+}
+
+function change(control, name, value) {  // on screen at once, and told to the kernel
+  if (control.get(name) === value) return;
+  control.set(name, value);
+  control.save_changes();
+}
+
+// The runs sent so far, by setting ("<base>/<max_turns>"), and what the explorer shows: the frame of the step
+// slider's step in the run of the max_turns slider's setting, or "running" while that run is not here, or while
+// the kernel has not named the setting since the scenario, the budget or a deny rule moved.
+function follow(model, c) {
+  const runs = new Map(), pieces = new Map();
+  const key = () => `${model.get("base")}/${c.turns.get("value")}`;
+  let moved = false, watched = [];  // a control of the setting has moved; those controls
+  let shown = key();  // the run on screen: the kernel drew it
+  let painted = null;  // the run and step on screen, as drawn here
+  const paint = (id, html, said) => {
+    if (painted === id) return;
+    painted = id;
+    c.view.set("value", html);  // not sent back: the kernel has the frames, the page needs them only
+    model.set("announce", said);
+  };
+  const show = () => {
+    const now = key(), run = moved ? undefined : runs.get(now);
+    if (!run) {  // never a frame of another setting: the run is being made
+      shown = null;
+      const pending = model.get("pending").replace("{max_turns}", String(c.turns.get("value")));
+      change(c.outcome, "value", model.get("pending_outcome"));
+      paint(`${now} running`, pending, pending.replace(/<[^>]*>/g, ""));
+      return;
+    }
+    const last = run.frames.length - 1;
+    if (shown !== now) {  // another run: its last step, its outcome said first
+      shown = now;
+      const [head, rest] = run.frames[last];
+      paint(`${now}#${last}`, head + pieces.get(rest), run.first);
+      change(c.outcome, "value", run.outcome);
+      change(c.step, "max", last);  // the range first, in a message of its own: the value is kept within it
+      change(c.step, "value", last);
+      return;
+    }
+    const step = Math.min(Math.max(c.step.get("value"), 0), last);
+    const [head, rest] = run.frames[step];
+    paint(`${now}#${step}`, head + pieces.get(rest), run.said[step]);
+  };
+  const move = () => { moved = true; show(); };
+  const watch = async () => {
+    const settings = await Promise.all(model.get("settings").map((ref) => control(model, ref)));
+    for (const m of watched) m.off("change:value change:index", move);  // a dropdown sends its index
+    watched = settings;
+    for (const m of watched) m.on("change:value change:index", move);
+  };
+  const receive = (msg) => {
+    if (msg.base !== undefined) {  // the kernel has answered the controls
+      moved = false;
+      show();
+      return;
+    }
+    if (!msg.run) return;
+    for (const [id, html] of Object.entries(msg.pieces)) pieces.set(Number(id), html);
+    runs.set(msg.run, msg);
+    if (msg.run === key()) show();
+  };
+  model.on("msg:custom", receive);
+  model.on("change:base", show);
+  model.on("change:settings", watch);
+  watch();
+  c.turns.on("change:value", show);
+  c.step.on("change:value", show);
+  model.send({ ready: true });  // the kernel sends the runs it has, then each as it is made
+  return () => {
+    model.off("msg:custom", receive);
+    model.off("change:base", show);
+    model.off("change:settings", watch);
+    for (const m of watched) m.off("change:value change:index", move);
+    c.turns.off("change:value", show);
+    c.step.off("change:value", show);
+  };
+}
+
 export default {
+  initialize({ model }) {
+    let stop = null, gone = false;
+    if (model.get("step")) controls(model).then((c) => { if (!gone) stop = follow(model, c); });
+    return () => { gone = true; if (stop) stop(); };
+  },
   render({ model, el }) {
     const status = document.createElement("div");
     status.className = "course-announce";
@@ -79,6 +175,7 @@ export default {
     el.appendChild(status);
     const announce = () => { status.textContent = model.get("announce"); };
     model.on("change:announce", announce);
+    announce();
     const sheet = document.createElement("style");  // the classes of the frames' styles
     el.appendChild(sheet);
     const restyle = () => { sheet.textContent = model.get("styles"); };

@@ -3,44 +3,45 @@
 Each setting is run once on the in-process local API and kept as frames: by default
 through `course.loop.Agent.events()` (`course.viz.frames`); with `loop=agent_loop`,
 the student's own function, read back from the wire (`course.viz.student`). Moving
-the step slider or pressing play only redraws a stored frame. Once a learner moves a control, the settings
+the step slider or pressing play only shows a stored frame. Once a learner moves a control, the settings
 they may pick next run ahead on a background thread that steps aside whenever a control moves (RunAhead).
-Its front-end half (course/viz/access.js) keeps keys pressed in it from JupyterLab's shortcuts (but save and
-run), names the sliders, says which toggles are on and announces each step. Without a front end (plain Python, nbval, an
-exported notebook) the explorer shows a static HTML snapshot of its state, and
-its text repr is deterministic.
+Its front-end half (course/viz/access.py) gets every run made, and switches the frame shown in the page when the
+step or max_turns slider moves, with no kernel round trip; it keeps keys pressed in it from JupyterLab's shortcuts
+(but save and run), names the sliders, says which toggles are on and announces each step. Without a front end (plain
+Python, nbval, an exported notebook) the explorer draws its frames itself and shows a static HTML snapshot of its
+state, and its text repr is deterministic.
 """
 from __future__ import annotations
 
+import contextvars
+import json
 import math
 import threading
 import time
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 from types import EllipsisType
 
-import anywidget
 import ipywidgets as w
-import traitlets
 
 from ..gate import Gate
 from ..i18n import deferred, tr
 from ..loop import Limits
 from ..scenarios import SCENARIOS
-from .run import Frame, frame_html, frames, outcome_tag, step_line
+from .access import Access
+from .run import Frame, frame_html, frame_parts, frames, outcome_tag, step_line
 from .student import FEATURES, StudentLoop
-from .style import FONT, LINE, MUTED, classed, dollars, esc, ink, n_calls, n_turns, stylesheet
+from .style import FONT, LINE, MUTED, dollars, esc, ink, n_calls, n_turns
 
 MAX_TURNS_RANGE = (0, 15)  # the max_turns slider
 BUDGET_STEPS = 100  # the budget slider runs from 0 (no limit) to about the scenario's cost, in this many steps
 PATTERN_RULES = ("write_file(/etc/*)", "run_python(test_*.py)")  # deny rules with a pattern, offered if the tool exists
 NO_SHRINK = {"flex": "0 0 auto", "width": "auto"}  # a control keeps its full label on a narrow screen
 QUIET_S = 0.1  # a run ahead waits until no control has moved for this long: a change never waits behind it
-HERE = Path(__file__).parent
 WRAP = {"flex_flow": "row wrap", "align_items": "center"}  # a row of controls wraps instead of clipping
 KEYS = deferred("Keys: on a control, arrows and letters work the explorer; Ctrl+S still saves and Shift+Enter still "
                 "runs the cell; Esc gives every key back to the notebook.")
+PENDING = deferred("running the loop with max_turns = {max_turns}…")  # the view while a run is made
 SNAPSHOT = deferred("A snapshot: run this cell to get the controls (scenario, max_turns, budget, deny rules, step "
                     "through the run).")
 
@@ -57,6 +58,15 @@ class Setting:
     @property
     def limits(self) -> Limits:
         return Limits(max_turns=self.max_turns, max_budget_usd=self.max_budget_usd)
+
+    @property
+    def base(self) -> str:
+        """The setting but max_turns, as the page names it: its runs for each max_turns are "<base>/<max_turns>"."""
+        return json.dumps([self.scenario, self.max_budget_usd, list(self.deny)])
+
+    @property
+    def key(self) -> str:
+        return f"{self.base}/{self.max_turns}"
 
 
 def own_rules(scenario: str) -> list[str]:
@@ -96,8 +106,9 @@ class RunAhead:
     waits until no control has moved for QUIET_S; a setting asked for before its run ahead has started is run at
     once in the foreground, and one asked for while it runs is waited for without pauses."""
 
-    def __init__(self, run):
+    def __init__(self, run, made=None):
         self.run = run  # run(setting, pause=...) -> frames; pause is None in the foreground
+        self.made = made  # made(setting, frames), if given: called on the background thread as each run ahead is kept
         self.kept: dict[Setting, list[Frame]] = {}
         self.wanted: list[Setting] = []  # to run ahead, first first
         self.running: Setting | None = None  # the run ahead under way
@@ -124,7 +135,9 @@ class RunAhead:
         with self.lock:
             self.wanted = [s for s in settings if s not in self.kept and s != self.running]
             if self.wanted and self.thread is None:
-                self.thread = threading.Thread(target=self.work, name="explorer-run-ahead", daemon=True)
+                # in the learner's context: the language it speaks (course.i18n.speaking)
+                self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self.work,),
+                                               name="explorer-run-ahead", daemon=True)
                 self.thread.start()
 
     def moving(self) -> None:
@@ -153,6 +166,8 @@ class RunAhead:
                     self.kept[setting] = frames
                 self.running = None
                 self.lock.notify_all()
+            if frames is not None and self.made is not None:
+                self.made(setting, frames)
 
     def join(self) -> None:
         """Wait until every run wanted ahead is made."""
@@ -160,18 +175,6 @@ class RunAhead:
         while thread is not None:
             thread.join()
             thread = self.thread
-
-
-class Access(anywidget.AnyWidget):
-    """The explorer's front-end half (access.js, access.css), in the explorer's box: a key pressed on a control
-    stays in the explorer (no JupyterLab shortcut but save and run; Escape goes back to the cell), sliders are
-    named by their labels and read by their readouts, toggles say on or off (aria-pressed), the focus ring is 2 px,
-    and `announce` is read out by a screen reader whenever it changes (a live region)."""
-
-    _esm = HERE / "access.js"
-    _css = HERE / "access.css"
-    announce = traitlets.Unicode("").tag(sync=True)
-    styles = traitlets.Unicode("").tag(sync=True)  # the frames' stylesheet (style.stylesheet), grown as they need
 
 
 def budget_scale(spent: float) -> float:
@@ -193,11 +196,10 @@ class Explorer:
                  deny: list[str] | None = None, loop=None):
         """`deny` None keeps the scenario's own deny rules; a list replaces them."""
         self.student = StudentLoop(loop) if loop is not None else None
-        self.runs = RunAhead(partial(run_frames, student=self.student))
+        self.runs = RunAhead(partial(run_frames, student=self.student), made=self.send)
         self.quiet = False  # True while several controls change together
         self.news = ""  # what the next step announced starts with: the new outcome, after a setting changed
-        self.shown: tuple | None = None  # the setting and step of the frame on screen
-        self.styles: dict[str, str] = {}  # the classes the front end has, for the frames' inline styles
+        self.shown: tuple | None = None  # the setting and step of the frame on screen, while the kernel draws it
         wide = {"description_width": "initial"}
         self.scenario = w.Dropdown(options=[(f"{n}: {tr(s.title)}", n) for n, s in SCENARIOS.items()], value=scenario,
                                    description=tr("scenario"), style=wide,
@@ -222,7 +224,15 @@ class Explorer:
                                 tooltip=tr("the step shown"))
         self.outcome_label = w.HTML(layout=w.Layout(**NO_SHRINK))
         self.view = w.HTML().add_class("course-view")
-        self.access = Access()
+        self.show_rules(own_rules(scenario) if deny is None else deny)
+        self.scale_budget(max_budget_usd)
+        running = tr("outcome of the run: {outcome}").format(outcome=outcome_tag(None))  # while a run is made
+        self.access = Access(step=self.step, max_turns=self.max_turns, view=self.view, outcome=self.outcome_label,
+                             pending=f'<div class="course-pending" style="{FONT};{LINE}">{esc(tr(PENDING))}</div>',
+                             pending_outcome=f'<span style="{FONT};{LINE};white-space:nowrap">{running}</span>',
+                             base=self.setting.base,  # the page starts from the run the kernel draws
+                             settings=self.setting_controls)
+        self.access.on_msg(lambda _, content, buffers: self.on_page(content))
         no_limit, deny_label = tr("(budget 0 = no limit)"), tr("deny:")
         self.ui = w.VBox([
             self.scenario, self.outcome_label, w.HTML(self.loop_note()),
@@ -237,8 +247,6 @@ class Explorer:
             w.HTML(f'<div class="course-keys" style="{FONT};{LINE};color:{ink(MUTED)}">{esc(tr(KEYS))}</div>'),
             self.view, self.access,
         ]).add_class("course-explorer")
-        self.show_rules(own_rules(scenario) if deny is None else deny)
-        self.scale_budget(max_budget_usd)
         self.scenario.observe(self.on_scenario, "value")
         for control in (self.max_turns, self.budget):
             control.observe(self.on_setting, "value")
@@ -321,6 +329,8 @@ class Explorer:
             self.quiet = False
         if self.setting != before:
             self.update()
+        elif self.access.live:  # a control may have moved, to no effect: the page stops waiting
+            self.access.name(self.setting.base)
         if step is not None:
             self.step.value = step
         return self
@@ -349,10 +359,16 @@ class Explorer:
             self.budget.step = self.budget.max / BUDGET_STEPS
             self.budget.value = value or 0.0
 
+    @property
+    def setting_controls(self) -> list[w.Widget]:
+        """The controls of the setting but max_turns."""
+        return [self.scenario, self.budget, *self.rules.children]
+
     def on_scenario(self, change) -> None:
         quiet, self.quiet = self.quiet, True  # one update for the new scenario, not one per control it resets
         try:
             self.show_rules(own_rules(change["new"]))
+            self.access.settings = self.setting_controls
             self.scale_budget()
         finally:
             self.quiet = quiet
@@ -369,26 +385,62 @@ class Explorer:
 
     def on_playing(self, change) -> None:
         """Play from the step shown, or pause where it is."""
-        with self.play.hold_sync():  # one message: the timer starts from this step
+        with self.play.hold_sync():  # one message: the timer starts from this step, and ends at the run's last
             if change["new"]:
-                self.play.value = self.step.value
+                self.play.max, self.play.value = self.step.max, self.step.value
             self.play.playing = change["new"]
 
     def on_step(self, change) -> None:
         self.render()
+        self.runs.moving()  # runs ahead wait a little longer: the learner may press the next key
 
-    def update(self) -> None:
-        """Run (or fetch) the current setting and show its last frame, then its outcome and the step slider."""
-        self.runs.moving()
-        run = self.frames
-        last = len(run) - 1
-        final = run[-1]
+    def on_page(self, content: dict) -> None:
+        """A page shows the explorer (`ready`): it gets the runs made for the current setting, then each as it is
+        made, and shows the frames from now on."""
+        if content.get("ready"):
+            self.access.ready()
+            self.send_kept()
+
+    def send_kept(self) -> None:
+        """Send the page the runs kept for every max_turns of the current setting (the current run first)."""
+        now = self.setting
+        self.send(now, self.frames)
+        for setting, run in list(self.runs.kept.items()):
+            if setting.base == now.base:
+                self.send(setting, run)
+
+    def send(self, setting: Setting, run: list[Frame]) -> None:
+        """Send the page run `run` of `setting`, if it shows the explorer and lacks it."""
+        if not self.access.live or setting.key in self.access.sent:
+            return
+        total, limits = len(run), setting.limits
+        said = [step_line(frame, step, total) for step, frame in enumerate(run)]
+        label, news = self.outcome_line(run[-1])
+        self.access.send_run(setting.key, [frame_parts(frame, limits, step, total) for step, frame in enumerate(run)],
+                             said, label, tr("{outcome}. {step}").format(outcome=news, step=said[-1]))
+
+    def outcome_line(self, final: Frame) -> tuple[str, str]:
+        """How a run ended, for the outcome line above the controls (HTML), and in words (what is announced)."""
         line = tr("outcome of the run: {outcome} after {calls}, {turns}")
         calls, turns = n_calls(final.calls), n_turns(final.turns)
-        self.news = line.format(outcome=final.outcome, calls=calls, turns=turns)
+        shown = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
+        return (f'<span style="{FONT};{LINE};white-space:nowrap">{shown}</span>',
+                line.format(outcome=final.outcome, calls=calls, turns=turns))
+
+    def update(self) -> None:
+        """Run (or fetch) the current setting and show its last frame, then its outcome and the step slider; with a
+        page, send it the run (the page shows it) and the others kept for the setting."""
+        self.runs.moving()
+        run = self.frames
+        if self.access.live:
+            self.send_kept()  # the runs before the setting's name: the page shows the run once it has both
+            self.access.name(self.setting.base)
+            return
+        self.access.base = self.setting.base
+        last = len(run) - 1
+        label, self.news = self.outcome_line(run[-1])
         self.render(last)  # first: the frame is what the learner waits for
-        shown_line = line.format(outcome=outcome_tag(final.outcome), calls=esc(calls), turns=esc(turns))
-        self.outcome_label.value = self.classed(f'<span style="{FONT};{LINE};white-space:nowrap">{shown_line}</span>')
+        self.outcome_label.value = self.access.classed(label)
         # The range goes to the front end before the value, in a message of its own: a slider given both at once
         # may take the value first, clamp it to the old range and send that back (the view would jump to it).
         self.step.max = self.play.max = last
@@ -397,25 +449,16 @@ class Explorer:
     def render(self, step: int | None = None) -> None:
         """Show frame `step` (by default the step slider's)."""
         step = self.step.value if step is None else step
-        if (self.setting, step) == self.shown:  # already on screen, and announced
+        if self.access.live or (self.setting, step) == self.shown:  # the page shows it; or already on screen
             return
         self.shown = (self.setting, step)
         frames = self.frames
         frame, total = frames[step], len(frames)
-        self.view.value = self.classed(frame_html(frame, self.setting.limits, step, total))
+        self.view.value = self.access.classed(frame_html(frame, self.setting.limits, step, total))
         said = step_line(frame, step, total)
         # the new outcome first, once, after a setting changed
         self.access.announce = tr("{outcome}. {step}").format(outcome=self.news, step=said) if self.news else said
         self.news = ""
-        self.runs.moving()  # runs ahead wait a little longer: the learner may press the next key
-
-    def classed(self, markup: str) -> str:
-        """`markup` with classes for its inline styles; a style new to the front end goes there first."""
-        known = len(self.styles)
-        markup = classed(markup, self.styles)
-        if len(self.styles) != known:
-            self.access.styles = stylesheet(self.styles)
-        return markup
 
     # --- static output ------------------------------------------------------------------------------------
     def html(self) -> str:

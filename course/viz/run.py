@@ -138,8 +138,10 @@ def step_line(frame: Frame, index: int | None = None, total: int | None = None) 
     return tr("step {index} / {last}: {step}").format(index=index, last=total - 1, step=frame.step)
 
 
-def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
-    """One frame: step, meters, outcome, and the message list (with the pending response, if any)."""
+def frame_parts(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> tuple[str, str]:
+    """One frame in two parts: its head (step, meters, outcome), which names the run's limits and its place in
+    the run, and the rest (the message list, with the pending response if any), which runs under other limits
+    share."""
     # a history may end with an assistant message without tool_use: the answer, or a paused turn sent back
     view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
@@ -147,4 +149,9 @@ def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: in
     alarm = f";color:{ink(ERROR)}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
     return (f'<div class="course-frame" style="{FONT};{LINE}">'
             f'<div style="font-weight:bold{alarm}">{esc(step)}</div>'
-            f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>{view._repr_html_()}</div>")
+            f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>", f"{view._repr_html_()}</div>")
+
+
+def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
+    """One frame: step, meters, outcome, and the message list (with the pending response, if any)."""
+    return "".join(frame_parts(frame, limits, index, total))

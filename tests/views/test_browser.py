@@ -75,7 +75,8 @@ def lab(tmp_path_factory):
     """JupyterLab serving lesson 04 executed by this code (04_<test>.ipynb, 04_ja.ipynb), lesson 07, and the small
     notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb: one_shot, then a plain
     cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget; contrast.ipynb: always_tool, ten
-    tool_use ids; 03_wrap.ipynb: lesson 03, as committed)."""
+    tool_use ids; busy.ipynb: always_tool at max_turns 3, named `explorer`; 03_wrap.ipynb: lesson 03, as
+    committed)."""
     scratch = tmp_path_factory.mktemp("lab")
     root = scratch / "root"
     root.mkdir()
@@ -93,6 +94,7 @@ def lab(tmp_path_factory):
         explorer_notebook(root / "names.ipynb", 'Explorer("aurora_run")', STUDENT_LOOP,
                           'Explorer("aurora_run", loop=agent_loop)')
         explorer_notebook(root / "contrast.ipynb", 'Explorer("always_tool")')
+        explorer_notebook(root / "busy.ipynb", 'explorer = Explorer("always_tool", max_turns=3)\nexplorer')
         shutil.copy(ROOT / "notebooks" / "03_the_first_loop.ipynb", root / "03_wrap.ipynb")
         settings = scratch / "settings" / "@jupyterlab"
         # every cell rendered, in view or not, so that elements can be found, measured and scrolled to
@@ -561,6 +563,73 @@ def test_after_max_turns_rises_the_step_slider_shows_the_last_step(pages):
     page.mouse.up()
     expect(max_turns.locator(".widget-readout")).to_have_text("10", timeout=CHANGE_S * 1000)
     shows_last_step(page, fix, 10)
+
+
+# Keep the kernel busy for `seconds` (outside any cell, as a long cell would): window.kernelBusy until it is done.
+BUSY_JS = """async (seconds) => {
+    const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    window.kernelBusy = true;
+    const future = kernel.requestExecute({code: `import time; time.sleep(${seconds})`, silent: true,
+                                          store_history: false});
+    future.done.then(() => { window.kernelBusy = false; });
+}"""
+
+
+def shows(page, explorer, step: int, last: int) -> None:
+    """Step `step` of a run of `last` steps is shown at once, and the frame, the step slider, its readout and the
+    status region say so (without asking the kernel)."""
+    from playwright.sync_api import expect
+
+    expect(explorer.locator(".course-frame > div").first).to_contain_text(f"step {step} / {last}:", timeout=AT_ONCE_MS)
+    shown = explorer.evaluate(SHOWN_STEP_JS)
+    assert shown == dict.fromkeys(shown, f"{step} / {last}"), shown
+
+
+AT_ONCE_MS = 3000  # a change made in the page, on a loaded machine; the kernel stays busy for much longer
+BUSY_S = 20
+
+
+def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_being_made(pages):
+    """Issue 30 item 8: with the kernel busy, the step and max_turns sliders show the frames of the runs the page has
+    at once; a max_turns not run yet, or another scenario, shows "running" (never another run's frame) until the
+    kernel sends its run."""
+    from playwright.sync_api import expect
+
+    page = pages.page("busy.ipynb")
+    (explorer,) = pages.explorers("busy.ipynb", 1)
+    shows(page, explorer, 8, 8)  # T = 3: four calls, nine frames
+    settled(page)  # the page has asked for the runs, and has T = 3's
+    page.evaluate(BUSY_JS, BUSY_S)
+    step, max_turns = (slider(explorer, page, name).locator(".noUi-handle") for name in ("step", "max_turns"))
+    step.press("Home")
+    shows(page, explorer, 0, 8)
+    step.press("ArrowRight")
+    shows(page, explorer, 1, 8)
+    max_turns.press("ArrowRight")  # T = 4: not run yet
+    pending = explorer.locator(".course-pending")
+    expect(pending).to_have_text("running the loop with max_turns = 4…", timeout=AT_ONCE_MS)
+    expect(explorer.locator(".course-frame")).to_have_count(0)
+    expect(explorer.get_by_role("status")).to_have_text("running the loop with max_turns = 4…")
+    expect(explorer.locator(".course-outcome")).to_have_count(0)  # no outcome of another run
+    max_turns.press("ArrowLeft")  # T = 3 again: its run is in the page, shown from its last step
+    shows(page, explorer, 8, 8)
+    expect(explorer.get_by_role("status")).to_have_text(re.compile(r"^outcome of the run: error_max_turns after 4"))
+    max_turns.press("ArrowRight")
+    expect(pending).to_have_count(1, timeout=AT_ONCE_MS)
+    assert page.evaluate("() => window.kernelBusy"), "the kernel was free: the test proves nothing"
+    page.wait_for_function("() => !window.kernelBusy", timeout=(BUSY_S + CHANGE_S) * 1000)
+    shows_last_step(page, explorer, 10)  # the run arrived: T = 4, five calls
+    expect(explorer.locator(".course-outcome").first).to_have_text("error_max_turns")
+    page.evaluate(BUSY_JS, BUSY_S)
+    choice = explorer.locator("select")  # another scenario: the kernel makes its run
+    choice.select_option(label=next(o for o in choice.locator("option").all_text_contents()
+                                    if o.startswith("one_shot:")))
+    expect(pending).to_have_text("running the loop with max_turns = 4…", timeout=AT_ONCE_MS)
+    expect(explorer.locator(".course-frame")).to_have_count(0)
+    assert page.evaluate("() => window.kernelBusy"), "the kernel was free: the test proves nothing"
+    page.wait_for_function("() => !window.kernelBusy", timeout=(BUSY_S + CHANGE_S) * 1000)
+    shows_last_step(page, explorer, 2)  # one call
+    expect(explorer.locator(".course-frame")).to_contain_text("answer: Paris")
 
 
 ACTIVE_CELL_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;

@@ -2,9 +2,11 @@
 import re
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
+from course.loop import Limits
 from course.messages import blocks
 from course.scenarios import SCENARIOS
 from course.viz import MessageList
@@ -266,7 +268,7 @@ def test_a_frame_is_sent_with_classes_and_its_stylesheet_once(monkeypatch):
     assert "style=" not in frame and "style=" not in e.outcome_label.value
     assert len(frame) * 2 < len(frame_html(e.frame, e.setting.limits, e.step.value, len(e.frames)))
     used = set(re.findall(r"\bcs-[0-9a-f]{8}\b", frame + e.outcome_label.value))
-    assert used and used <= set(e.styles) and e.access.styles == stylesheet(e.styles)
+    assert used and used <= set(e.access.known) and e.access.styles == stylesheet(e.access.known)
     sent = []
     monkeypatch.setattr(widgets.Access, "send_state", lambda self, key=None: sent.append(key))
     for step in range(e.step.max, -1, -1):
@@ -296,3 +298,90 @@ def test_a_step_key_sends_the_frame_and_its_announcement_only(monkeypatch):
     assert e.play.value == 3 and e.play.playing
     e.play.playing = False  # the timer stopped at the end: the button shows it
     assert not e.playing.value
+
+
+def on_a_page(e: Explorer) -> list[dict]:
+    """`e` shown on a page that has asked for its runs: the runs it is sent, in order."""
+    sent: list[dict] = []
+    e.access.send = lambda content, buffers=None: sent.append(content) if "run" in content else None
+    e.on_page({"ready": True})
+    return sent
+
+
+def test_a_page_gets_every_run_once_with_the_message_lists_they_share():
+    """Issue 30 item 8: the page switches frames itself; each run reaches it once, each message list once."""
+    from course.viz.run import frame_html
+    from course.viz.style import classed
+
+    e = Explorer("always_tool", max_turns=3)
+    sent = on_a_page(e)
+    assert [m["run"] for m in sent] == [e.setting.key]  # the run on screen, at once
+    e.max_turns.value = 4  # as the slider does: this run, then the others ahead, each as it is made
+    e.runs.join()
+    runs = {m["run"]: m for m in sent}
+    assert len(sent) == len(runs) == 16 and set(runs) == {replace(e.setting, max_turns=t).key for t in range(16)}
+    lists = {}
+    for m in sent:
+        assert not set(m["pieces"]) & set(lists)  # a list is sent once
+        lists |= {int(k): v for k, v in m["pieces"].items()}
+    frames = [frame for m in sent for frame in m["frames"]]
+    assert len(lists) * 4 < len(frames)  # the runs share their histories
+    run = e.runs.kept[replace(e.setting, max_turns=2)]
+    page = runs[replace(e.setting, max_turns=2).key]
+    for step, (head, rest) in enumerate(page["frames"]):  # the page draws what the kernel would
+        assert head + lists[rest] == classed(frame_html(run[step], Limits(max_turns=2), step, len(run)), {})
+    assert page["said"][0] == "step 0 / 6: the prompt is sent"
+    assert page["first"].startswith("outcome of the run: error_max_turns after 3 calls, 2 turns. step 6 / 6: ")
+    assert "error_max_turns" in page["outcome"] and "style=" not in page["outcome"]
+
+
+def test_with_a_page_a_step_or_a_run_it_has_asks_nothing_more_of_the_kernel(monkeypatch):
+    """Issue 30 item 8: the page shows steps and runs it has; the kernel sends only a run it lacks (and the styles
+    of its frames), and draws nothing: no frame, outcome, announcement or step slider of its own."""
+    import ipywidgets
+
+    e = Explorer("always_tool", max_turns=3)
+    sent = on_a_page(e)
+    states = []
+    record = lambda self, key=None: states.append((type(self).__name__, key))  # noqa: E731
+    monkeypatch.setattr(ipywidgets.Widget, "send_state", record)
+    e.step.set_state({"value": 2})  # as a message from the page sets it
+    assert states == [] and len(sent) == 1
+    e.max_turns.set_state({"value": 5})  # a run the page lacks
+    assert [m["run"] for m in sent[1:]] == [e.setting.key]
+    assert set(states) <= {("Access", "styles")}, states
+    assert e.step.value == 2 and e.step.max == 8  # the page moves the step slider to the new run's last step
+    e.runs.join()
+    states.clear()
+    sent.clear()
+    e.max_turns.set_state({"value": 7})  # run ahead, and sent as it was made
+    assert states == [] and sent == []
+
+
+def test_runs_ahead_speak_the_learners_language():
+    from course.i18n import speaking, tr
+
+    with speaking("ja"):
+        e = Explorer("always_tool", max_turns=3)
+        e.max_turns.value = 4
+        e.runs.join()
+        prompt = tr("the prompt is sent")
+    assert prompt != "the prompt is sent"
+    assert e.runs.kept[replace(e.setting, max_turns=9)][0].step == prompt  # made on the run-ahead thread
+
+
+def test_the_page_hears_the_setting_after_its_runs_and_when_a_control_moved_to_no_effect():
+    """A page says "running" once the scenario, the budget or a deny rule moves, until the kernel names the setting:
+    named after the runs of the new setting, and also when nothing changed."""
+    e = Explorer("always_tool", max_turns=3)
+    sent: list[dict] = []
+    e.access.send = lambda content, buffers=None: sent.append(content)
+    e.on_page({"ready": True})
+    sent.clear()
+    e.scenario.value = "one_shot"
+    assert [m.get("run", m.get("base")) for m in sent] == [e.setting.key, e.setting.base]
+    assert e.access.base == e.setting.base and e.access.settings == [e.scenario, e.budget, *e.rules.children]
+    sent.clear()
+    e.set(max_budget_usd=None)  # no change: the page is told all the same
+    assert sent == [{"base": e.setting.base}]
+    e.runs.join()
