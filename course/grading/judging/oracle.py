@@ -228,6 +228,9 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
     """One difference in words: where, then yours against the reference's."""
     path, a, b = found
     if aspect == "error":
+        if mine.timed_out and b is None:  # how long the reference took says whether the limit was fair
+            return tr("your function was stopped: {error}; the reference's run of this case took {seconds:.1f} s"
+                      ).format(error=mine.error, seconds=theirs.seconds)
         if a is None:
             return tr("the reference raises {error}; your function returned {value}").format(
                 error=b, value=shown(canonical(mine.value)))
@@ -378,13 +381,28 @@ def label(case: Case) -> str:
     return case.label() if callable(case.label) else case.label
 
 
+def student_outcome(exercise: Exercise, rule: Rule, index: int, ctx, last: bool = True) -> Outcome:
+    """The student's outcome on case `index` of `rule` (ctx: a mark.Recording). In an exercise whose every call starts a
+    harness, once a call was stopped at its time limit the other cases are not run (each would cost as long, and a
+    run of the harness that is not stuck ends within seconds): their outcome is unrun, with the reason."""
+    key = case_key(rule, index)
+    stopped = [k for k, out in ctx.seen.items() if out.timed_out] if exercise.call_timeout else []
+    if stopped and key not in ctx.seen:
+        where = next(r.label(stopped[0][1]) for r in exercise.rules if case_key(r, stopped[0][1]) == stopped[0])
+        return Outcome(error=tr("not run: your function was stopped on an earlier case ({case}: {error}), so this "
+                                "exercise's other cases were not run; if the machine was busy, grading again with a "
+                                "longer call limit gives a right function these points").format(
+            case=where, error=ctx.seen[stopped[0]].error), unrun=True)
+    return ctx.case(key, rule.all_cases()[index], last=last)
+
+
 def judge(exercise: Exercise, rule: Rule) -> Callable:
     """The check function of one rule: every case, smallest first; the first that differs fails the check."""
     def check(ctx) -> None:
         from .mistakes import hint
 
         for index, case in enumerate(rule.all_cases()):
-            mine = ctx.case(case_key(rule, index), case)
+            mine = student_outcome(exercise, rule, index, ctx)
             if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
                 raise CheckFailed(mine.error)
             theirs = reference_outcome(exercise, rule, index)
