@@ -82,7 +82,7 @@ def test_a_cli_run_stopped_at_its_time_limit_is_the_exercises_only_call_and_ever
     student = Stopped()
     first, *others = run_exercise(registry.shipped().exercise(grade_id), student)
     assert len(student.calls) == 1
-    assert first.reason.endswith(": your function was stopped: timed out after 20 s (an endless loop? no turn cap? "
+    assert first.reason.endswith(": your function was stopped: timed out after 15 s (an endless loop? no turn cap? "
                                  "waiting for input?); the reference's run of this case took 2.5 s"), first.reason
     skipped = [m for m in others if m.reason != first.reason]  # limited_run's last rule shares the first's case
     assert skipped and all(m.reason.startswith("not run: your function was stopped on an earlier case (Aurora Run ")

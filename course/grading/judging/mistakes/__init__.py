@@ -81,8 +81,8 @@ def hint(exercise, rule, index: int, ctx) -> str:
     for r, i in [(rule, index), *cases]:
         if not left:
             return ""
-        mine = student_outcome(exercise, r, i, ctx, last=False)  # unrun: nothing is proven on a case not run
-        if mine.unrun:
+        mine = student_outcome(exercise, r, i, ctx, last=False)  # nothing is proven on a case not run, and no
+        if mine.unrun or mine.timed_out:  # mistake is stopped at its limit (patient_call): none is run to compare
             return ""
         case, theirs = r.all_cases()[i], reference_outcome(exercise, r, i)
         done = [(m, outcome(m, r, i, timeout)) for m in left]
