@@ -59,8 +59,8 @@ class Stopped(Counting):
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         super().call(*args, scenario=scenario, **kwargs)
-        return Outcome(error="timed out after 20 s (an endless loop? no turn cap? waiting for input?)",
-                       timed_out=True, seconds=20.0)
+        return Outcome(error="timed out after 15 s (an endless loop? no turn cap? waiting for input?)",
+                       timed_out=True, seconds=15.0)
 
 
 def reference_in(monkeypatch, seconds: float) -> None:

@@ -228,9 +228,6 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
     """One difference in words: where, then yours against the reference's."""
     path, a, b = found
     if aspect == "error":
-        if mine.timed_out and b is None:  # how long the reference took says whether the limit was fair
-            return tr("your function was stopped: {error}; the reference's run of this case took {seconds:.1f} s"
-                      ).format(error=mine.error, seconds=theirs.seconds)
         if a is None:
             return tr("the reference raises {error}; your function returned {value}").format(
                 error=b, value=shown(canonical(mine.value)))
@@ -411,6 +408,10 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
                 remarks.add(tr("the reference timed out twice on a case of '{rule}', which was not graded").format(
                     rule=tr(rule.name)))
                 continue
+            if mine.timed_out and exercise.call_timeout:  # the reference's time says whether the limit was fair
+                raise CheckFailed(tr("with {case}: your function was stopped: {error}; the reference's run of this "
+                                     "case took {seconds:.1f} s").format(case=rule.label(index), error=mine.error,
+                                                                         seconds=theirs.seconds))
             why = verdict(rule, mine, theirs, case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=rule.label(index), why=why),

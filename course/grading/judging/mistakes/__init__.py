@@ -69,9 +69,8 @@ def hint(exercise, rule, index: int, ctx) -> str:
     of the exercise where the student's function or the mistake differs from the reference, the two do the same;
     the hint is named when the proven mistakes all have that one hint. Nothing is proven on a case without an outcome
     (the student's time budget ran out, or a harness exercise's other call was stopped at its limit; the reference
-    or a mistake still in the running timed out twice). Lazily:
-    the failing case first, then the cases the student already ran, a mistake is dropped at its first disagreement,
-    and nothing more runs once no mistake is left."""
+    or a mistake still in the running timed out twice). Lazily: the failing case first, then the cases the student
+    already ran, a mistake is dropped at its first disagreement, and nothing more runs once no mistake is left."""
     from ..oracle import case_key, reference_outcome, same, student_outcome, verdict
 
     timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
