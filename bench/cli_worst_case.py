@@ -95,7 +95,8 @@ def bench_cli_worst_case() -> dict:
             tests = report.get("tests", [])
             rows.append({"kind": kind, "seconds": seconds, "score": report.get("score"),
                          "not_run": sum(t["output"].startswith("not run: ") for t in tests),
-                         "stopped": sum("your function was stopped" in t["output"] for t in tests)})
+                         "stopped": sum(t["output"].startswith("with ") and ": your function was stopped: " in
+                                        t["output"] for t in tests)})
     finally:
         shutil.rmtree(base, ignore_errors=True)
     hung = [r for r in rows if r["kind"] in HANGS]

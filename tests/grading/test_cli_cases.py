@@ -4,6 +4,7 @@ case two rules share runs once, for the student and for the reference. Checked w
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -113,3 +114,30 @@ def test_in_the_notebook_too_a_run_that_never_returns_is_stopped_once(monkeypatc
                                   NotebookContext(gated_run, registry.shipped(), timeout=0.5))
     assert len(calls) == 1 and "your function was stopped: timed out after 0.5 s" in first.reason, first.reason
     assert all(m.reason.startswith("not run: ") for m in others)
+
+
+def test_a_reference_outcome_already_made_is_read_while_the_warm_up_makes_another(monkeypatch):
+    """The batch makes every reference outcome in a thread of its own (a CLI run each, seconds long) while checks
+    ask for theirs: one already made is read at once (before, the check waited for the run under way, which held the
+    lock: a student stopped at 15 s waited for the warm-up's last runs of the CLI)."""
+    exercise = registry.shipped().exercise("limited_run")
+    made, second, read, finished = [], threading.Event(), threading.Event(), []
+
+    def call(fn, case, *rest, **saved) -> Outcome:
+        made.append(oracle.inputs(case))
+        if len(made) == 2:  # the warm-up's second run lasts until the check below has its outcome (or 10 s)
+            second.set()
+            read.wait(10)
+            finished.append(True)
+        return Outcome(value=len(made))
+
+    monkeypatch.setattr(oracle, "_outcomes", {})
+    monkeypatch.setattr(oracle, "trusted_call", call)
+    warming = threading.Thread(target=oracle.warm, args=([exercise], ["en"]))
+    warming.start()
+    second.wait()
+    first = oracle.reference_outcome(exercise, exercise.rules[0], 0)
+    read_during_the_second_run = not finished
+    read.set()
+    warming.join()
+    assert first.value == 1 and read_during_the_second_run

@@ -335,6 +335,8 @@ def patient_call(fn, case: Case, seconds: float, saved_as: tuple | None = None) 
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | None:
     """The reference's outcome on a case, or None when it timed out twice (patient_call): never an oracle."""
     key = (language(), exercise.grade_id, *case_key(rule, index))  # rules made by one generator share the outcome
+    if key in _outcomes:  # made: read without waiting for the lock, which a run of another case may hold for seconds
+        return _outcomes[key]
     with _lock:  # held throughout: a rerun is the only reference call running
         if key not in _outcomes:
             fn, case = reference.function(exercise.notebook, exercise.function), rule.all_cases()[index]
