@@ -4,7 +4,10 @@ case two rules share runs once, for the student and for the reference. Checked w
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,7 @@ from course.grading.judging.notebook_context import NotebookContext
 from course.grading.marks.mark import run_exercise
 from course.loop import Agent, Limits
 
+ROOT = Path(__file__).resolve().parents[2]
 CLI_RUNS = ["gated_run", "limited_run"]
 CALLS = 4  # Aurora Run: two searches and the answer (the CLI adds its ToolSearch turn: 4 requests)
 
@@ -141,3 +145,12 @@ def test_a_reference_outcome_already_made_is_read_while_the_warm_up_makes_anothe
     read.set()
     warming.join()
     assert first.value == 1 and read_during_the_second_run
+
+
+def test_the_fork_server_imports_the_agent_sdk_once_for_every_worker():
+    """Lesson 14's first cell imports claude_agent_sdk: 6 s at a load average of 10 on 2 cores, in each worker of its
+    three exercises, before the first call; the fork server imports it once and its workers start with it."""
+    preloaded = "import sys; from course.contract import child; child.preload(); print('claude_agent_sdk' in " \
+                "sys.modules)"
+    done = subprocess.run([sys.executable, "-c", preloaded], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.stdout.strip() == "True", done.stderr
