@@ -21,6 +21,7 @@ from bench.grading import ROOT, run
 NOTEBOOK = "14_the_agent_sdk.ipynb"
 TIMEOUT = 600.0  # seconds a grade command may take before it is recorded as a hang
 TARGET_S = 30.0  # a notebook whose runs never return, graded whole
+RATIO = 1.5  # its time over the solution's (issue 27: before, 45 s per rule it failed)
 SOLVED = {"gated_run": "", "limited_run": ""}  # the solution's cells, unchanged
 SLEEPS = "async def {name}(*args):\n    await asyncio.sleep(1e9)\n"
 GATE_HANGS = '''async def gated_run(prompt, options, deny):
@@ -99,12 +100,18 @@ def bench_cli_worst_case() -> dict:
                                         t["output"] for t in tests)})
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    hung = [r for r in rows if r["kind"] in HANGS]
-    worst = max(r["seconds"] for r in hung)
-    return {"rows": rows, "worst_s": worst, "targets": {
-        f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: {worst:.1f} s)":
-            worst < TARGET_S,
-        "the solution gets every point (7.5)": rows[0]["score"] == 7.5}}
+    return {"rows": rows, "targets": targets(rows)}
+
+
+def targets(rows: list[dict]) -> dict[str, bool]:
+    """A hang costs about what the solution does (a ratio: both slow down with the machine's load), and under 30 s."""
+    worst = max(r["seconds"] for r in rows if r["kind"] in HANGS)
+    ratio = worst / rows[0]["seconds"]
+    return {f"the slowest notebook whose runs never return takes at most {RATIO:g}x the solution's time (worst: "
+            f"{ratio:.2f}x)": ratio <= RATIO,
+            f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: {worst:.1f} s)":
+                worst < TARGET_S,
+            "the solution gets every point (7.5)": rows[0]["score"] == 7.5}
 
 
 def table(figures: dict) -> str:
