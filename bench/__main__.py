@@ -117,9 +117,10 @@ BENCHMARKS = {
                        "exercise is stopped at its limit (15 s), its other cases are not run: each exercise "
                        "costs one call limit. Beside them the solution (7.5 points: every case runs the CLI) and "
                        "a function that waits 8 s in every call, then runs as the solution does (never stopped, "
-                       "so every case runs: the exercise's budget bounds it). Before (commit 03ebb8c: a 45 s "
-                       "limit, each rule's first case run): 140.7 s for the sleep before query(), alone, at a "
-                       "load average of 4; five other kinds graded together in 351.7 s."),
+                       "so every case runs: the exercise's budget bounds it). Before, this benchmark on commit "
+                       "03ebb8c's tree (a 45 s limit, each rule's first case run), at a load average of 3 to 5: "
+                       "the solution 25.3 s, the sleep before query() 142.9 s, query() then waiting forever "
+                       "143.6 s (5.7x the solution)."),
     "make_test": ("bench.make_test", "bench_make_test", "make test: a fresh clone, every check",
                   "`make test` in a fresh `git clone` of the checkout's HEAD (a new .venv and no build/: no side "
                   "venv and no saved Claude Code outcome yet; uv's download cache is the machine's), timed from the "
