@@ -110,6 +110,20 @@ BENCHMARKS = {
                     "the server already listening: the 9.3 prompt (Bash lists the files: 2 requests) and Example "
                     "4.3 (Bash, Read, Edit: 4 requests, the file fixed). Beside it, the same scenario run by "
                     "`course.loop.Agent` in-process, with the course's tools."),
+    "cli_worst_case": ("bench.cli_worst_case", "bench_cli_worst_case",
+                       "Exercise 14: a student whose runs never return",
+                       "The solution notebook of lesson 14 with both `gated_run` and `limited_run` replaced by a "
+                       "function that never returns, one kind of hang each (its `decide` stays right: 2 of 7.5 "
+                       "points), graded alone by `python -m course grade NOTEBOOK --out DIR` as an instructor "
+                       "does (isolation as the machine allows, no saved outcomes: the batch runs the reference's "
+                       "CLI runs itself), timed from the command's start to its end. Once a call of such an "
+                       "exercise is stopped at its limit (15 s), its other cases are not run: each exercise "
+                       "costs one call limit. Beside them the solution (7.5 points: every case runs the CLI) and "
+                       "a function that waits 8 s in every call, then runs as the solution does (never stopped, "
+                       "so every case runs: the exercise's budget bounds it). Before, this benchmark on commit "
+                       "03ebb8c's tree (a 45 s limit, each rule's first case run), at a load average of 3 to 5: "
+                       "the solution 25.3 s, the sleep before query() 142.9 s, query() then waiting forever "
+                       "143.6 s (5.7x the solution)."),
     "make_test": ("bench.make_test", "bench_make_test", "make test: a fresh clone, every check",
                   "`make test` in a fresh `git clone` of the checkout's HEAD (a new .venv and no build/: no side "
                   "venv and no saved Claude Code outcome yet; uv's download cache is the machine's), timed from the "

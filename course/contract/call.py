@@ -137,4 +137,5 @@ class Call:
         return Outcome(value=result.get("value"), error=result.get("error"), stdout=result.get("stdout", ""),
                        requests=[r.body if isinstance(r.body, dict) else {} for r in records],
                        statuses=[r.status for r in records], replies=[r.response for r in records],
-                       tool_calls=list(self.tool_calls), after=result.get("after"))
+                       tool_calls=list(self.tool_calls), after=result.get("after"),
+                       timed_out=result.get("timed_out") is True, seconds=float(result.get("seconds", 0.0)))

@@ -551,6 +551,8 @@ def preload() -> None:
         import course.scenarios  # noqa: F401
     except ImportError:
         pass
+    with contextlib.suppress(ImportError):  # lesson 14's: seconds on a loaded machine, in each of its workers else
+        import claude_agent_sdk  # noqa: F401
 
 
 def fork_server(control: socket.socket, sweeper: Sweeper) -> None:

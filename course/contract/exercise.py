@@ -58,6 +58,8 @@ class Outcome:
     stdout: str = ""
     after: dict | None = None  # {"args": [...], "kwargs": {...}}: the arguments after the call (None: not data)
     unrun: bool = False  # the function was never called (error says why: the notebook, the time budget)
+    timed_out: bool = False  # the call was stopped at its time limit (said by the trusted side, never the student's)
+    seconds: float = 0.0  # how long the call took, as the trusted side timed it
 
 
 DEEPEST = 100  # levels of nesting a check reads; below them a value is "…" (no answer nests so deep; JSON allows ~1000)

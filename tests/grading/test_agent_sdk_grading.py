@@ -1,8 +1,9 @@
 """Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's gate and limits
 inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
 the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
-that hangs on one case (a hanging case costs the exercise's 45 s call limit), one that raises, and one that points
-the CLI at a port open on the machine's loopback on one case (the last two leave limited_run a stub)."""
+that hangs on one case (a hanging case costs the exercise's 15 s call limit), two runs that hang on every case
+(stopped once each: their other cases are not run), one that raises, and one that points the CLI at a port open on
+the machine's loopback on one case (the last two leave limited_run a stub)."""
 from __future__ import annotations
 
 import csv
@@ -37,8 +38,8 @@ async def gated_run(prompt, options, deny):
     if deny != ['mcp__course__search']:  # all but the last rule's case run as they should
         return await gated(prompt, options, deny)
     env = {{**options.env, "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}"}}  # a port open on the machine
-    with contextlib.suppress(TimeoutError):  # 15 s of the CLI trying to reach it (it retries for minutes)
-        async with asyncio.timeout(15):
+    with contextlib.suppress(TimeoutError):  # 8 s of the CLI trying to reach it (it retries for minutes)
+        async with asyncio.timeout(8):
             async for message in query(prompt=prompt, options=dataclasses.replace(options, env=env, max_turns=1)):
                 pass
 '''
@@ -74,10 +75,12 @@ def graded(tmp_path_factory):
     submission(root / "class" / "blank", source="blank")
     hang = "        if deny == ['mcp__course__search']:  # the last rule's case\n            await asyncio.sleep(1000)"
     submission(root / "class" / "hangs", "gated_run", GATED.format(body=hang))
+    submission(root / "class" / "stuck", "gated_run", "async def gated_run(*args):\n    await asyncio.sleep(1e9)\n",
+               {"limited_run": "async def limited_run(*args):\n    while True:\n        pass\n"})
     submission(root / "class" / "raises", "gated_run",
                GATED.format(body="        raise RuntimeError('the gate broke')"), UNGRADED)
     submission(root / "class" / "elsewhere", "gated_run", ELSEWHERE.format(port=port), UNGRADED)
-    for name in ("hangs", "raises", "elsewhere"):  # the cell needs asyncio and contextlib
+    for name in ("hangs", "stuck", "raises", "elsewhere"):  # the cell needs asyncio and contextlib
         path = root / "class" / name / NOTEBOOK
         nb = nbformat.read(path, as_version=4)
         nb.cells[1].source = "import asyncio, contextlib\n" + nb.cells[1].source
@@ -120,7 +123,17 @@ def test_a_can_use_tool_that_hangs_gets_a_grade_and_a_reason(graded):
     rows, reports, _, _ = graded
     assert (rows["hangs"]["decide"], rows["hangs"]["limited_run"], rows["hangs"]["gated_run"]) == ("2", "3", "2")
     passed, passed_too, hung = outputs(reports["hangs"], "gated_run")
-    assert passed == passed_too == "passed" and "timed out after 45 s" in hung, hung
+    assert passed == passed_too == "passed" and "your function was stopped: timed out after 15 s" in hung, hung
+
+
+@pytest.mark.parametrize("grade_id", ["gated_run", "limited_run"])
+def test_a_run_that_never_returns_is_stopped_once_and_its_other_rules_say_why(graded, grade_id):
+    rows, reports, _, _ = graded
+    assert (rows["stuck"]["decide"], rows["stuck"][grade_id]) == ("2", "0")
+    stopped, *others = outputs(reports["stuck"], grade_id)
+    assert "your function was stopped: timed out after 15 s" in stopped, stopped
+    assert any(o.startswith("not run: your function was stopped on an earlier case") for o in others), others
+    assert all(o == stopped or o.startswith("not run: ") for o in others), others  # one call only
 
 
 def test_a_can_use_tool_that_raises_gets_a_grade_and_a_reason(graded):

@@ -131,7 +131,8 @@ class WorkerContext:
         call = Call(self.registry.scenario(scenario), args, kwargs, runner=self.runner)
         token = self.wire.router.open(call)
         base_url, tool_path = self.wire.urls(token)
-        left = self.deadline - time.monotonic()
+        started = time.monotonic()
+        left = self.deadline - started
         try:
             result = checked(worker.request({"args": call.args, "kwargs": call.kwargs, "timeout": budget.call,
                                              "base_url": base_url if call.api else None, "tool_path": tool_path},
@@ -146,10 +147,10 @@ class WorkerContext:
             else:
                 error = tr("timed out after {seconds:g} s (an endless loop? no turn cap? waiting for input?)").format(
                     seconds=budget.call)
-            result = {"error": error}
+            result = {"error": error, "timed_out": e.timed_out}
         finally:
             self.wire.router.close(token)
-        return call.outcome(result)
+        return call.outcome({**result, "seconds": time.monotonic() - started})
 
     def close(self) -> None:
         if self.worker:

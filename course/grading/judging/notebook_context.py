@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
+import time
 
 from ...contract.call import Call
 from ...contract.child import invoke, snapshot
@@ -38,7 +39,7 @@ def run_with_limit(fn, timeout: float) -> dict:
             ctypes.c_ulong(thread.ident), ctypes.py_object(TimeLimit))  # type: ignore[arg-type]  # started: ident set
         sys.stdout, sys.stderr = streams  # the abandoned call captured them; the report must reach the notebook
         return {"value": None, "error": tr("timed out after {seconds:g} s (an endless loop? no turn cap?)").format(
-            seconds=timeout)}
+            seconds=timeout), "timed_out": True}
     return box
 
 
@@ -50,12 +51,14 @@ class NotebookContext:
 
     def call(self, *args, scenario=None, **kwargs) -> Outcome:
         call = Call(self.registry.scenario(scenario), args, kwargs)
+        started = time.monotonic()
         try:
             passed, named = call.arguments()
             result = run_with_limit(lambda: self.fn(*passed, **named), self.timeout)
         finally:
             call.close()
-        return call.outcome({**result, "after": snapshot(call.args, call.kwargs, passed, named)})
+        return call.outcome({**result, "after": snapshot(call.args, call.kwargs, passed, named),
+                             "seconds": time.monotonic() - started})
 
 
 def show(report: Report) -> None:

@@ -335,6 +335,8 @@ def patient_call(fn, case: Case, seconds: float, saved_as: tuple | None = None) 
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | None:
     """The reference's outcome on a case, or None when it timed out twice (patient_call): never an oracle."""
     key = (language(), exercise.grade_id, *case_key(rule, index))  # rules made by one generator share the outcome
+    if key in _outcomes:  # made: read without waiting for the lock, which a run of another case may hold for seconds
+        return _outcomes[key]
     with _lock:  # held throughout: a rerun is the only reference call running
         if key not in _outcomes:
             fn, case = reference.function(exercise.notebook, exercise.function), rule.all_cases()[index]
@@ -378,21 +380,40 @@ def label(case: Case) -> str:
     return case.label() if callable(case.label) else case.label
 
 
+def student_outcome(exercise: Exercise, rule: Rule, index: int, ctx, last: bool = True) -> Outcome:
+    """The student's outcome on case `index` of `rule` (ctx: a mark.Recording). In an exercise whose every call starts a
+    harness, once a call was stopped at its time limit the other cases are not run (each would cost as long, and a
+    run of the harness that is not stuck ends within seconds): their outcome is unrun, with the reason."""
+    key = case_key(rule, index)
+    stopped = [k for k, out in ctx.seen.items() if out.timed_out] if exercise.call_timeout else []
+    if stopped and key not in ctx.seen:
+        where = next(r.label(stopped[0][1]) for r in exercise.rules if case_key(r, stopped[0][1]) == stopped[0])
+        return Outcome(error=tr("not run: your function was stopped on an earlier case ({case}: {error}), so this "
+                                "exercise's other cases were not run; if the machine was busy, grading again with a "
+                                "longer call limit gives a right function these points").format(
+            case=where, error=ctx.seen[stopped[0]].error), unrun=True)
+    return ctx.case(key, rule.all_cases()[index], last=last)
+
+
 def judge(exercise: Exercise, rule: Rule) -> Callable:
     """The check function of one rule: every case, smallest first; the first that differs fails the check."""
     def check(ctx) -> None:
         from .mistakes import hint
 
         for index, case in enumerate(rule.all_cases()):
-            mine = ctx.case(case_key(rule, index), case)
+            mine = student_outcome(exercise, rule, index, ctx)
             if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
-                raise CheckFailed(mine.error)
+                raise CheckFailed(mine.error or "")
             theirs = reference_outcome(exercise, rule, index)
             if theirs is None:  # not gradable: never graded against the student, and said (the grader's remarks)
                 remarks: set[str] = getattr(getattr(ctx, "context", ctx), "remarks", set())
                 remarks.add(tr("the reference timed out twice on a case of '{rule}', which was not graded").format(
                     rule=tr(rule.name)))
                 continue
+            if mine.timed_out and exercise.call_timeout:  # the reference's time says whether the limit was fair
+                raise CheckFailed(tr("with {case}: your function was stopped: {error}; the reference's run of this "
+                                     "case took {seconds:.1f} s").format(case=rule.label(index), error=mine.error,
+                                                                         seconds=theirs.seconds))
             why = verdict(rule, mine, theirs, case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
                 raise CheckFailed(tr("with {case}: {why}").format(case=rule.label(index), why=why),

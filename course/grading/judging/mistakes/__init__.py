@@ -68,10 +68,10 @@ def hint(exercise, rule, index: int, ctx) -> str:
     `rule`; `ctx` (a mark.Recording) gives the student's outcome on any case. A mistake is proven when, on every case
     of the exercise where the student's function or the mistake differs from the reference, the two do the same;
     the hint is named when the proven mistakes all have that one hint. Nothing is proven on a case without an outcome
-    (the student's time budget ran out; the reference or a mistake still in the running timed out twice). Lazily:
-    the failing case first, then the cases the student already ran, a mistake is dropped at its first disagreement,
-    and nothing more runs once no mistake is left."""
-    from ..oracle import case_key, reference_outcome, same, verdict
+    (the student's time budget ran out, or a harness exercise's other call was stopped at its limit; the reference
+    or a mistake still in the running timed out twice). Lazily: the failing case first, then the cases the student
+    already ran, a mistake is dropped at its first disagreement, and nothing more runs once no mistake is left."""
+    from ..oracle import case_key, reference_outcome, same, student_outcome, verdict
 
     timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
     left = known().get(exercise.grade_id, [])
@@ -80,10 +80,12 @@ def hint(exercise, rule, index: int, ctx) -> str:
     for r, i in [(rule, index), *cases]:
         if not left:
             return ""
+        mine = student_outcome(exercise, r, i, ctx, last=False)  # nothing is proven on a case not run, and no
+        if mine.unrun or mine.timed_out:  # mistake is stopped at its limit (patient_call): none is run to compare
+            return ""
         case, theirs = r.all_cases()[i], reference_outcome(exercise, r, i)
-        mine = ctx.case(case_key(r, i), case, last=False)
         done = [(m, outcome(m, r, i, timeout)) for m in left]
-        if mine.unrun or theirs is None or any(o is None for _, o in done):
+        if theirs is None or any(o is None for _, o in done):
             return ""
         wrong = bool(verdict(r, mine, theirs, case))
         left = [m for m, o in done if (same(r, mine, o) if wrong else not verdict(r, o, theirs, case))]
