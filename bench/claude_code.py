@@ -1,8 +1,9 @@
 """One Claude Code run on the toy model: the CLI that claude-agent-sdk bundles, `claude -p`, against
-`python -m course serve`, timed end to end (process start, its requests, the tools it runs, its exit).
+`python -m course serve`, timed end to end (process start, its requests, the tools it runs, its
+exit).
 
-Beside it, the same scenario run by the course's reference loop (`course.loop.Agent`, in-process) and by the
-student's loop: what a real harness costs over a loop you can read.
+Beside it, the same scenario run by the course's reference loop (`course.loop.Agent`, in-process)
+and by the student's loop: what a real harness costs over a loop you can read.
 """
 from __future__ import annotations
 
@@ -16,13 +17,15 @@ from course.scenarios import get
 
 SCENARIOS = {  # scenario -> the CLI's extra arguments
     "count_python_files": ("--max-turns", "5"),
-    "fix_cart_in_three_turns": ("--max-turns", "6", "--allowedTools", "Read,Edit,Bash(python3 test_cart.py)"),
+    "fix_cart_in_three_turns": ("--max-turns", "6", "--allowedTools",
+                                "Read,Edit,Bash(python3 test_cart.py)"),
 }
 TARGET_S = 2.0  # a run of the 9.3 prompt, median: FACTS saw about 0.7 s on an idle machine
 
 
 def one_run(name: str, base: Path) -> tuple[float, int, dict]:
-    """(seconds, requests, result JSON) of one `claude -p` run on a fresh scratch home and workspace."""
+    """(seconds, requests, result JSON) of one `claude -p` run on a fresh scratch home and
+    workspace."""
     home = Path(tempfile.mkdtemp(dir=base))
     work = home / "work"
     work.mkdir()
@@ -56,17 +59,18 @@ def bench_claude_code(repeats: int = 5) -> dict:
                          "median_s": statistics.median(seconds), "max_s": max(seconds),
                          "agent_ms": agent_ms(name, repeats)})
     first = rows[0]
-    return {"rows": rows, "targets": {f"one Claude Code run of the 9.3 prompt <= {TARGET_S:g} s (median)":
+    return {"rows": rows,
+            "targets": {f"one Claude Code run of the 9.3 prompt <= {TARGET_S:g} s (median)":
                                       first["median_s"] <= TARGET_S}}
 
 
 def table(figures: dict) -> str:
-    lines = ["| scenario | runs | requests | num_turns | subtype | claude -p median s | max s | ms per request "
-             "| course.loop.Agent ms |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    lines = ["| scenario | runs | requests | num_turns | subtype | claude -p median s | max s | ms "
+             "per request | course.loop.Agent ms |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in figures["rows"]:
-        lines.append(f"| {r['scenario']} | {r['runs']} | {r['requests']} | {r['num_turns']} | {r['subtype']} | "
-                     f"{r['median_s']:.2f} | {r['max_s']:.2f} | {r['median_s'] * 1000 / r['requests']:.0f} | "
-                     f"{r['agent_ms']:.1f} |")
+        lines.append(f"| {r['scenario']} | {r['runs']} | {r['requests']} | {r['num_turns']} | "
+                     f"{r['subtype']} | {r['median_s']:.2f} | {r['max_s']:.2f} | "
+                     f"{r['median_s'] * 1000 / r['requests']:.0f} | {r['agent_ms']:.1f} |")
     return "\n".join(lines)
 
 

@@ -1,10 +1,11 @@
-"""Exercise 14's worst case: the notebook of a student whose `gated_run` and `limited_run` never return, graded by
-`python -m course grade` as an instructor does (no saved outcomes: the reference's CLI runs are made in the batch),
-one notebook at a time, timed from the command's start to its end.
+"""Exercise 14's worst case: the notebook of a student whose `gated_run` and `limited_run` never
+return, graded by `python -m course grade` as an instructor does (no saved outcomes: the reference's
+CLI runs are made in the batch), one notebook at a time, timed from the command's start to its end.
 
-Each kind of hang replaces both solution cells (decide stays the solution's, 2 points); beside them the solution
-itself (every case runs the CLI: the honest student's time) and a student that waits 8 s in every call, then runs
-as the solution does (never stopped: every case is run, each call just under its limit).
+Each kind of hang replaces both solution cells (decide stays the solution's, 2 points); beside them
+the solution itself (every case runs the CLI: the honest student's time) and a student that waits 8
+s in every call, then runs as the solution does (never stopped: every case is run, each call just
+under its limit).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ GATE_HANGS = '''async def gated_run(prompt, options, deny):
         if isinstance(message, ResultMessage):
             result = message
     return result
-'''
+'''  # noqa: E501
 ENDLESS = '''async def {name}(prompt, options, *limits):
     async def forever():
         while True:
@@ -63,7 +64,8 @@ KINDS = {
     "time.sleep(1e9)": both("async def {name}(*args):\n    time.sleep(1e9)\n"),
     "async iteration that never ends": both(ENDLESS),
     "query() run, then waits forever": both("async def {name}(prompt, options, *limits):\n"
-                                            "    async for message in query(prompt=prompt, options=options):\n"
+                                            "    async for message in query(prompt=prompt, "
+                                            "options=options):\n"
                                             "        pass\n    await asyncio.Event().wait()\n"),
     SLOWS: both(SLOW),
 }
@@ -71,13 +73,17 @@ HANGS = [k for k in KINDS if k not in ("solution", SLOWS)]
 
 
 def write(kind: str, folder: Path) -> Path:
-    """The solution notebook with the kind's cells; a replaced function can call the solution's as `solution`."""
+    """The solution notebook with the kind's cells; a replaced function can call the solution's as
+    `solution`."""
     nb = nbformat.read(ROOT / "solutions" / NOTEBOOK, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if KINDS[kind].get(grade_id):
-            cell.source = cell.source.replace(f"async def {grade_id}(", "async def solution(") + "\n\n" + \
-                KINDS[kind][grade_id]
+            cell.source = (
+                cell.source.replace(f"async def {grade_id}(", "async def solution(")
+                + "\n\n"
+                + KINDS[kind][grade_id]
+            )
     nb.cells[1].source = "import asyncio, time\n" + nb.cells[1].source
     folder.mkdir(parents=True)
     nbformat.write(nb, folder / NOTEBOOK)
@@ -90,13 +96,19 @@ def bench_cli_worst_case() -> dict:
     try:
         for i, kind in enumerate(KINDS):
             path = write(kind, base / f"k{i}")
-            seconds, done = run([sys.executable, "-m", "course", "grade", path, "--out", base / f"out{i}"], ROOT,
+            seconds, done = run([sys.executable, "-m", "course", "grade", path, "--out",
+                                 base / f"out{i}"], ROOT,
                                 TIMEOUT)
-            report = json.loads((base / f"out{i}" / NOTEBOOK.replace(".ipynb", ".json")).read_text()) if done else {}
+            report = (
+                json.loads((base / f"out{i}" / NOTEBOOK.replace(".ipynb", ".json")).read_text())
+                if done
+                else {}
+            )
             tests = report.get("tests", [])
             rows.append({"kind": kind, "seconds": seconds, "score": report.get("score"),
                          "not_run": sum(t["output"].startswith("not run: ") for t in tests),
-                         "stopped": sum(t["output"].startswith("with ") and ": your function was stopped: " in
+                         "stopped": sum(t["output"].startswith("with ")
+                                        and ": your function was stopped: " in
                                         t["output"] for t in tests)})
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -104,21 +116,25 @@ def bench_cli_worst_case() -> dict:
 
 
 def targets(rows: list[dict]) -> dict[str, bool]:
-    """A hang costs about what the solution does (a ratio: both slow down with the machine's load), and under 30 s."""
+    """A hang costs about what the solution does (a ratio: both slow down with the machine's load),
+    and under 30 s."""
     worst = max(r["seconds"] for r in rows if r["kind"] in HANGS)
     ratio = worst / rows[0]["seconds"]
-    return {f"the slowest notebook whose runs never return takes at most {RATIO:g}x the solution's time (worst: "
-            f"{ratio:.2f}x)": ratio <= RATIO,
-            f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: {worst:.1f} s)":
+    return {f"the slowest notebook whose runs never return takes at most {RATIO:g}x the solution's "
+            f"time (worst: {ratio:.2f}x)": ratio <= RATIO,
+            f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: "
+            f"{worst:.1f} s)":
                 worst < TARGET_S,
             "the solution gets every point (7.5)": rows[0]["score"] == 7.5}
 
 
 def table(figures: dict) -> str:
-    lines = ["| student's gated_run and limited_run | graded in s | points of 7.5 | rules stopped | rules not run |",
+    lines = ["| student's gated_run and limited_run | graded in s | points of 7.5 | rules stopped "
+             "| rules not run |",
              "|---|---:|---:|---:|---:|"]
     for r in figures["rows"]:
-        lines.append(f"| {r['kind']} | {r['seconds']:.1f} | {r['score']} | {r['stopped']} | {r['not_run']} |")
+        lines.append(f"| {r['kind']} | {r['seconds']:.1f} | {r['score']} | {r['stopped']} | "
+                     f"{r['not_run']} |")
     return "\n".join(lines)
 
 

@@ -45,7 +45,8 @@ from .jupyter_lab import CHROMIUM, CHROMIUM_ARGS, JupyterLab
 
 TARGET_MS = 100.0
 STUDENT_TARGET_MS = 150.0  # issue 7's target with the student's loop
-# A student's loop as lesson 03 ends (decided by stop_reason; tool failures become is_error results).
+# A student's loop as lesson 03 ends (decided by stop_reason; tool failures become is_error
+# results).
 STUDENT_LOOP = '''def agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024):
     messages = [{"role": "user", "content": prompt}]
     for turn in range(max_turns + 1):
@@ -63,17 +64,21 @@ STUDENT_LOOP = '''def agent_loop(client, model, tools, run_tool, prompt, *, max_
                 results.append({"type": "tool_result", "tool_use_id": b.id, "content": f"Error: {error}",
                                 "is_error": True})
         messages = messages + [reply, {"role": "user", "content": results}]
-'''
-# The baseline: a plain ipywidgets slider driving an HTML widget, the widget round trip with no explorer around it.
+'''  # noqa: E501
+# The baseline: a plain ipywidgets slider driving an HTML widget, the widget round trip with no
+# explorer around it.
 PLAIN = '''import ipywidgets as w
 plain_view = w.HTML("<b>value 0</b>").add_class("course-view")
 plain = w.IntSlider(value=0, min=0, max=15, description="plain")
 plain.observe(lambda change: setattr(plain_view, "value", f"<b>value {change['new']}</b>"), "value")
 w.VBox([plain, plain_view]).add_class("course-plain")'''
-PLAIN_KEYS = ["ArrowRight"] * 6 + ["ArrowLeft"] * 6  # after each scenario of each loop: from 0 and back, each a change
+# after each scenario of each loop: from 0 and back, each a change
+PLAIN_KEYS = ["ArrowRight"] * 6 + ["ArrowLeft"] * 6
 RATIO_TARGET = 1.2  # the explorer's p95 over the plain slider's, measured in the same run
-FIRST = list(SCENARIOS)[-1]  # the explorers start on the last scenario, so that every scenario is picked
-LOOPS = {"reference": f"Explorer({FIRST!r})", "student": f"Explorer({FIRST!r}, loop=agent_loop)"}  # a cell each
+# the explorers start on the last scenario, so that every scenario is picked
+FIRST = list(SCENARIOS)[-1]
+# a cell each
+LOOPS = {"reference": f"Explorer({FIRST!r})", "student": f"Explorer({FIRST!r}, loop=agent_loop)"}
 STEP_KEYS = 8  # step-slider presses per scenario
 CHANGE_S = 20  # a change not seen within this long is a failure
 MAX_TURNS = (1, 2, 3, 10)  # the settings each repetition moves through
@@ -98,7 +103,8 @@ def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
             explorer.runs.kept.clear()  # force a re-run, as for a setting never seen
             ms = timed(lambda turns=turns: explorer.set(max_turns=turns))
             frames = len(explorer.frames)
-            steps = [timed(lambda k=k: setattr(explorer.step, "value", k)) for k in range(frames)]  # as the slider does
+            # as the slider does
+            steps = [timed(lambda k=k: setattr(explorer.step, "value", k)) for k in range(frames)]
             if rep:  # the first repetition warms caches
                 rerun.append(ms)
                 step.extend(steps)
@@ -116,8 +122,9 @@ def bench_scenario(name: str, repeats: int = REPEATS) -> dict:
     }
 
 
-# In the page: a keydown starts a change; the first animation frame after a frame view's DOM changed to a frame
-# ends it (an explorer's "running the loop..." while a run is made is no frame: the change goes on).
+# In the page: a keydown starts a change; the first animation frame after a frame view's DOM changed
+# to a frame ends it (an explorer's "running the loop..." while a run is made is no frame: the
+# change goes on).
 TIMER_JS = """() => {
     const lat = window.courseLatency = {start: null, samples: [], changes: 0};
     document.addEventListener('keydown', () => { lat.start = performance.now(); }, true);
@@ -133,16 +140,21 @@ TIMER_JS = """() => {
     });
     for (const view of document.querySelectorAll('.course-explorer .course-view, .course-plain .course-view'))
         seen.observe(view, {childList: true, subtree: true, characterData: true});
-}"""
+}"""  # noqa: E501
 
 
 def notebook(path: Path) -> Path:
     """A notebook with one explorer per loop, then the plain slider."""
-    cells = [STUDENT_LOOP + "\nfrom course.viz.explorer import Explorer"] + list(LOOPS.values()) + [PLAIN]
-    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+    cells = (
+        [STUDENT_LOOP + "\nfrom course.viz.explorer import Explorer"]
+        + list(LOOPS.values())
+        + [PLAIN]
+    )
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                            "language": "python"}},
-          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
-                     "source": source} for i, source in enumerate(cells)]}
+          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None,
+                     "outputs": [], "source": source} for i, source in enumerate(cells)]}
     path.write_text(json.dumps(nb))
     return path
 
@@ -154,13 +166,15 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 def timed_presses(page, handle, keys: list[str]) -> tuple[list[float], int]:
-    """Press each key on a slider's handle and wait for the view to change: (ms per change, changes not seen)."""
+    """Press each key on a slider's handle and wait for the view to change: (ms per change, changes
+    not seen)."""
     samples, missed = [], 0
     for key in keys:
         before = page.evaluate("() => window.courseLatency.samples.length")
         handle.press(key)
         try:
-            page.wait_for_function(f"() => window.courseLatency.samples.length > {before}", timeout=CHANGE_S * 1000)
+            page.wait_for_function(f"() => window.courseLatency.samples.length > {before}",
+                                   timeout=CHANGE_S * 1000)
             samples.append(page.evaluate("() => window.courseLatency.samples.at(-1)"))
         except Exception:  # playwright's TimeoutError: the view never changed
             missed += 1
@@ -171,22 +185,31 @@ def timed_presses(page, handle, keys: list[str]) -> tuple[list[float], int]:
 
 def bench_in_browser(page, explorer, name: str) -> dict:
     """Pick scenario `name` in one explorer, then time step and max_turns key presses."""
-    explorer.scroll_into_view_if_needed()  # the loops take turns: JupyterLab skips drawing a cell out of view
+    # the loops take turns: JupyterLab skips drawing a cell out of view
+    explorer.scroll_into_view_if_needed()
     choice = explorer.locator("select")
-    label = next(o for o in choice.locator("option").all_text_contents() if o.startswith(f"{name}:"))
+    label = next(
+        o for o in choice.locator("option").all_text_contents() if o.startswith(f"{name}:")
+    )
     if choice.evaluate("s => s.options[s.selectedIndex].text") != label:
         changes = page.evaluate("() => window.courseLatency.changes")
         choice.select_option(label=label)
-        page.wait_for_function(f"() => window.courseLatency.changes > {changes}", timeout=CHANGE_S * 1000)
+        page.wait_for_function(f"() => window.courseLatency.changes > {changes}",
+                               timeout=CHANGE_S * 1000)
     step = explorer.locator(".widget-slider", has=page.locator("label", has_text="step"))
     handle = step.locator(".noUi-handle")
-    shown = explorer.locator(".course-frame > div").first.inner_text()  # "step 6 / 6: ...", the new run's last
-    last = int(re.match(r"\D*(\d+) / (\d+)", shown).group(2))  # a key past the last step changes nothing
+    # "step 6 / 6: ...", the new run's last
+    shown = explorer.locator(".course-frame > div").first.inner_text()
+    # a key past the last step changes nothing
+    last = int(re.match(r"\D*(\d+) / (\d+)", shown).group(2))
     page.wait_for_function("([h, last]) => parseFloat(h.getAttribute('aria-valuemax')) === last",
-                           arg=[handle.element_handle(), last], timeout=CHANGE_S * 1000)  # the slider follows the view
-    steps, missed_steps = timed_presses(page, handle, ["Home"] + ["ArrowRight"] * min(STEP_KEYS, last))
+                           # the slider follows the view
+                           arg=[handle.element_handle(), last], timeout=CHANGE_S * 1000)
+    steps, missed_steps = timed_presses(page, handle,
+                                        ["Home"] + ["ArrowRight"] * min(STEP_KEYS, last))
     max_turns = explorer.locator(".widget-slider", has=page.locator("label", has_text="max_turns"))
-    runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"), ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
+    runs, missed = timed_presses(page, max_turns.locator(".noUi-handle"),
+                                 ["ArrowLeft"] * 9 + ["ArrowRight"] * 9)
     samples = runs + steps
     return {"changes": len(samples), "step_changes": len(steps), "missed": missed + missed_steps,
             "p50_ms": percentile(samples, 50),
@@ -197,7 +220,8 @@ def bench_in_browser(page, explorer, name: str) -> dict:
 def overall(rows: dict) -> dict:
     """p50 and p95 over every change of one loop, all scenarios together."""
     samples = [ms for r in rows.values() for ms in r["samples"]]
-    return {"changes": len(samples), "p50_ms": percentile(samples, 50), "p95_ms": percentile(samples, 95)}
+    return {"changes": len(samples), "p50_ms": percentile(samples, 50),
+            "p95_ms": percentile(samples, 95)}
 
 
 def bench_plain(page, plain) -> list[float]:
@@ -209,7 +233,8 @@ def bench_plain(page, plain) -> list[float]:
 
 
 def bench_browser() -> dict:
-    """Per loop and scenario: p50 and p95 of a change, seen in Chromium; after each, the plain slider's changes."""
+    """Per loop and scenario: p50 and p95 of a change, seen in Chromium; after each, the plain
+    slider's changes."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
@@ -223,22 +248,30 @@ def bench_browser() -> dict:
                 page.set_default_timeout(180_000)
                 page.goto(lab.url("explorer.ipynb"))
                 page.wait_for_selector(".jp-Notebook .jp-Cell")
-                page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                page.wait_for_function("() => window.jupyterapp && "
+                                       "window.jupyterapp.shell.currentWidget"
                                        " && window.jupyterapp.shell.currentWidget.sessionContext")
                 page.evaluate("async () => { const panel = window.jupyterapp.shell.currentWidget;"
                               " await panel.context.ready; await panel.sessionContext.ready;"
-                              " await window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-                page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")  # as a student works
+                              " await "
+                              "window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+                # as a student works
+                page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
                 explorers = page.locator(".course-explorer")
                 explorers.nth(len(LOOPS) - 1).locator(".course-frame").wait_for()
                 page.locator(".course-plain .course-view").wait_for()
                 page.evaluate(TIMER_JS)
                 plain, figures = [], {loop: {} for loop in LOOPS}
-                for k, name in enumerate(SCENARIOS):  # interleaved: the loops and the plain slider see the same load
-                    for loop in list(LOOPS)[::1 if k % 2 == 0 else -1]:  # each loop first every other scenario
-                        figures[loop][name] = bench_in_browser(page, explorers.nth(list(LOOPS).index(loop)), name)
+                # interleaved: the loops and the plain slider see the same load
+                for k, name in enumerate(SCENARIOS):
+                    # each loop first every other scenario
+                    for loop in list(LOOPS)[::1 if k % 2 == 0 else -1]:
+                        figures[loop][name] = bench_in_browser(
+                            page, explorers.nth(list(LOOPS).index(loop)), name)
                         plain += bench_plain(page, page.locator(".course-plain"))
-                figures = {loop: {name: figures[loop][name] for name in SCENARIOS} for loop in LOOPS}
+                figures = {
+                    loop: {name: figures[loop][name] for name in SCENARIOS} for loop in LOOPS
+                }
                 figures["plain"] = {"changes": len(plain), "p50_ms": percentile(plain, 50),
                                     "p95_ms": percentile(plain, 95), "samples": plain}
                 return figures
@@ -247,7 +280,8 @@ def bench_browser() -> dict:
 
 
 def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True) -> dict:
-    """In Chromium: p50 and p95 of a change per loop and scenario; in the kernel: re-run, revisit and step times."""
+    """In Chromium: p50 and p95 of a change per loop and scenario; in the kernel: re-run, revisit
+    and step times."""
     browser = bench_browser() if in_browser and Path(CHROMIUM).exists() else None
     scenarios = {name: bench_scenario(name, repeats) for name in SCENARIOS}
     slow = sorted(n for n, r in scenarios.items() if r["rerun_median_ms"] > TARGET_MS)
@@ -255,21 +289,24 @@ def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True) -> dict:
     if browser is not None:
         for loop in LOOPS:
             ratio = overall(browser[loop])["p95_ms"] / browser["plain"]["p95_ms"]
-            targets[f"in Chromium, {loop} loop: p95 over a plain ipywidgets slider's p95, same run: {ratio:.2f}x "
-                    f"<= {RATIO_TARGET:g}x"] = ratio <= RATIO_TARGET
+            targets[f"in Chromium, {loop} loop: p95 over a plain ipywidgets slider's p95, same "
+                    f"run: {ratio:.2f}x <= {RATIO_TARGET:g}x"] = ratio <= RATIO_TARGET
         for loop in LOOPS:
             every = overall(browser[loop])
-            targets[f"in Chromium at {WIDTH} px, {loop} loop: p95 over all {every['changes']} changes "
-                    f"{every['p95_ms']:.0f} ms <= {TARGET_MS:g} ms"] = every["p95_ms"] <= TARGET_MS
-        for loop, limit in (("reference", TARGET_MS), ("student", TARGET_MS), ("student", STUDENT_TARGET_MS)):
+            targets[
+                f"in Chromium at {WIDTH} px, {loop} loop: p95 over all {every['changes']} "
+                f"changes {every['p95_ms']:.0f} ms <= {TARGET_MS:g} ms"
+            ] = every["p95_ms"] <= TARGET_MS
+        for loop, limit in (("reference", TARGET_MS), ("student", TARGET_MS),
+                            ("student", STUDENT_TARGET_MS)):
             over = [n for n, r in browser[loop].items() if r["p95_ms"] > limit or r["missed"]]
             targets[f"in Chromium, {loop} loop: p95 <= {limit:g} ms for every scenario"
                     + (f" (over: {', '.join(over)})" if over else "")] = not over
     targets[f"kernel: re-run + re-render median <= {TARGET_MS:g} ms for every scenario"] = not slow
     targets[f"kernel: step re-render <= {TARGET_MS:g} ms for every scenario"] = all(
         r["step_max_ms"] <= TARGET_MS for r in scenarios.values())
-    return {"target_ms": TARGET_MS, "max_turns": list(MAX_TURNS), "repeats": repeats, "browser": browser,
-            "scenarios": scenarios, "over_target": slow, "targets": targets}
+    return {"target_ms": TARGET_MS, "max_turns": list(MAX_TURNS), "repeats": repeats,
+            "browser": browser, "scenarios": scenarios, "over_target": slow, "targets": targets}
 
 
 def table(figures: dict) -> str:
@@ -277,37 +314,45 @@ def table(figures: dict) -> str:
     lines = []
     if figures.get("browser"):
         b = figures["browser"]
-        lines += ["In Chromium, key press to view changed (ms; changes timed per scenario and loop, none missed "
-                  "unless said):", "",
-                  "| scenario | reference p50 | reference p95 | student p50 | student p95 | student max_turns p95 "
-                  "| student step p95 | changes |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += ["In Chromium, key press to view changed (ms; changes timed per scenario and "
+                  "loop, none missed unless said):", "",
+                  "| scenario | reference p50 | reference p95 | student p50 | student p95 | "
+                  "student max_turns p95 | student step p95 | changes |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for name, r in b["reference"].items():
             s = b["student"][name]
             missed = f" ({r['missed'] + s['missed']} missed)" if r["missed"] + s["missed"] else ""
-            lines.append(f"| {name} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {s['p50_ms']:.0f} | {s['p95_ms']:.0f} | "
-                         f"{s['max_turns_p95_ms']:.0f} | {s['step_p95_ms']:.0f} | "
-                         f"{r['changes']} + {s['changes']}{missed} |")
+            lines.append(f"| {name} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | {s['p50_ms']:.0f} | "
+                         f"{s['p95_ms']:.0f} | {s['max_turns_p95_ms']:.0f} | "
+                         f"{s['step_p95_ms']:.0f} | {r['changes']} + {s['changes']}{missed} |")
         for loop in LOOPS:
             every = overall(b[loop])
-            lines.append(f"| **every scenario, {loop} loop** | p50 {every['p50_ms']:.0f} | p95 {every['p95_ms']:.0f} "
-                         f"| | | | | {every['changes']} |")
+            lines.append(f"| **every scenario, {loop} loop** | p50 {every['p50_ms']:.0f} | p95 "
+                         f"{every['p95_ms']:.0f} | | | | | {every['changes']} |")
         plain = b["plain"]
-        lines.append(f"| **plain ipywidgets slider driving an HTML widget** | p50 {plain['p50_ms']:.0f} | p95 "
-                     f"{plain['p95_ms']:.0f} | | | | | {plain['changes']} |")
-        lines += ["", "The explorer over the plain slider, same run (p95 / p95; step and max_turns keys apart):", "",
-                  "| loop | every change | step slider | max_turns slider |", "|---|---:|---:|---:|"]
+        lines.append("| **plain ipywidgets slider driving an HTML widget** | p50 "
+                     f"{plain['p50_ms']:.0f} | p95 {plain['p95_ms']:.0f} | | | | | "
+                     f"{plain['changes']} |")
+        lines += ["", "The explorer over the plain slider, same run (p95 / p95; step and max_turns "
+                      "keys apart):", "",
+                  "| loop | every change | step slider | max_turns slider |",
+                  "|---|---:|---:|---:|"]
         for loop in LOOPS:
-            steps = [ms for r in b[loop].values() for ms in r["samples"][len(r["samples"]) - r["step_changes"]:]]
-            runs = [ms for r in b[loop].values() for ms in r["samples"][:len(r["samples"]) - r["step_changes"]]]
+            steps = [ms for r in b[loop].values()
+                     for ms in r["samples"][len(r["samples"]) - r["step_changes"]:]]
+            runs = [ms for r in b[loop].values()
+                    for ms in r["samples"][:len(r["samples"]) - r["step_changes"]]]
             lines.append(f"| {loop} | {overall(b[loop])['p95_ms'] / plain['p95_ms']:.2f}x | "
                          f"{percentile(steps, 95) / plain['p95_ms']:.2f}x | "
                          f"{percentile(runs, 95) / plain['p95_ms']:.2f}x |")
         lines += ["", "In the kernel, without a front end (reference loop):", ""]
-    lines += ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms | step max ms |",
+    lines += ["| scenario | re-run median ms | re-run max ms | revisit median ms | step median ms "
+              "| step max ms |",
               "|---|---:|---:|---:|---:|---:|"]
     for name, r in figures["scenarios"].items():
         lines.append(f"| {name} | {r['rerun_median_ms']:.1f} | {r['rerun_max_ms']:.1f} | "
-                     f"{r['revisit_median_ms']:.2f} | {r['step_median_ms']:.2f} | {r['step_max_ms']:.2f} |")
+                     f"{r['revisit_median_ms']:.2f} | {r['step_median_ms']:.2f} | "
+                     f"{r['step_max_ms']:.2f} |")
     return "\n".join(lines)
 
 

@@ -18,7 +18,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OVERRIDES = ROOT / "jupyter" / "overrides.json"  # the course's JupyterLab settings: no news popup, widget state saved
+# the course's JupyterLab settings: no news popup, widget state saved
+OVERRIDES = ROOT / "jupyter" / "overrides.json"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -32,7 +33,8 @@ def free_port() -> int:
 
 
 class JupyterLab:
-    """`with JupyterLab(folder, scratch) as lab:` serves `folder`; `lab.url(path)` opens a file in the browser."""
+    """`with JupyterLab(folder, scratch) as lab:` serves `folder`; `lab.url(path)` opens a file in
+    the browser."""
 
     def __init__(self, folder: Path, scratch: Path, *, overrides: Path | None = OVERRIDES):
         self.folder, self.scratch, self.overrides = folder, scratch, overrides
@@ -54,21 +56,27 @@ class JupyterLab:
         app_settings.mkdir(parents=True, exist_ok=True)
         if self.overrides is not None:
             shutil.copy(self.overrides, app_settings / "overrides.json")
-        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(self.scratch / "config"), "PYTHONHASHSEED": "0",
-               "JUPYTER_RUNTIME_DIR": str(self.scratch / "runtime"), "IPYTHONDIR": str(self.scratch / "ipython")}
+        env = {**os.environ, "JUPYTER_CONFIG_DIR": str(self.scratch / "config"),
+               "PYTHONHASHSEED": "0",
+               "JUPYTER_RUNTIME_DIR": str(self.scratch / "runtime"),
+               "IPYTHONDIR": str(self.scratch / "ipython")}
         env.pop("ANTHROPIC_API_KEY", None)
         env.pop("COURSE_LIVE", None)
         with self.log.open("w") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.open_browser=False",
-                 "--ServerApp.allow_root=True", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+                [sys.executable, "-m", "jupyterlab", "--no-browser",
+                 "--ServerApp.open_browser=False",
+                 "--ServerApp.allow_root=True", "--ServerApp.ip=127.0.0.1",
+                 f"--ServerApp.port={self.port}",
                  "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
                  f"--ServerApp.root_dir={self.folder}", f"--LabApp.app_settings_dir={app_settings}",
                  f"--LabApp.user_settings_dir={self.scratch / 'settings'}",
-                 f"--LabApp.workspaces_dir={self.scratch / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
+                 f"--LabApp.workspaces_dir={self.scratch / 'workspaces'}",
+                 "--LabApp.expose_app_in_browser=True",
                  "--LabApp.news_url=", "--LabApp.extension_manager=readonly",
                  "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-                cwd=self.folder, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                cwd=self.folder, env=env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True)
         try:
             self.wait_until_up()
         except BaseException:
@@ -80,13 +88,15 @@ class JupyterLab:
         deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+                raise RuntimeError("JupyterLab exited with "
+                                   f"{self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
             try:
                 self.api("/api/status")
                 return
             except OSError:
                 time.sleep(0.5)  # polling the server's status, not waiting on a page
-        raise RuntimeError(f"JupyterLab did not answer within {START_S} s:\n{self.log.read_text()[-3000:]}")
+        raise RuntimeError(f"JupyterLab did not answer within {START_S} "
+                           f"s:\n{self.log.read_text()[-3000:]}")
 
     def __exit__(self, *exc) -> None:
         try:

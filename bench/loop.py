@@ -50,7 +50,8 @@ def search(query: str) -> str:
 
 
 def transcript(turns: int) -> tuple[list[dict], list[bytes], int]:
-    """One untimed run of ours: the final message list, each response's bytes, and the request bytes sent."""
+    """One untimed run of ours: the final message list, each response's bytes, and the request bytes
+    sent."""
     scenario = get(SCENARIO)
     replies: list[bytes] = []
     sent = 0
@@ -65,7 +66,8 @@ def transcript(turns: int) -> tuple[list[dict], list[bytes], int]:
 
     client = anthropic.Anthropic(api_key=LOCAL_KEY, base_url=LOCAL_BASE_URL,
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(respond)))
-    agent = Agent(client, MODEL, scenario.make_tools(), limits=Limits(max_turns=turns), system=scenario.system)
+    agent = Agent(client, MODEL, scenario.make_tools(), limits=Limits(max_turns=turns),
+                  system=scenario.system)
     result = agent.run(scenario.prompt)
     assert result.subtype == MAX_TURNS and result.calls == turns + 1, result
     return result.messages, replies, sent
@@ -83,19 +85,23 @@ def run_ours(turns: int) -> tuple[float, int]:
 
 
 def run_tool_runner(turns: int) -> tuple[float, int]:
-    """(seconds, model calls) for the SDK's tool_runner on the local API (history re-sent, no server thread)."""
+    """(seconds, model calls) for the SDK's tool_runner on the local API (history re-sent, no server
+    thread)."""
     scenario = get(SCENARIO)
     client = local_client(scenario.api(record=False))
     started = time.perf_counter()
-    runner = client.beta.messages.tool_runner(model=MODEL, max_tokens=1024, tools=[search], thread=False,
-                                              messages=[{"role": "user", "content": scenario.prompt}],
+    runner = client.beta.messages.tool_runner(model=MODEL, max_tokens=1024, tools=[search],
+                                              thread=False,
+                                              messages=[{"role": "user",
+                                                         "content": scenario.prompt}],
                                               max_iterations=turns + 1)
     calls = sum(1 for _ in runner)
     return time.perf_counter() - started, calls
 
 
 def run_floor(messages: list[dict], replies: list[bytes]) -> tuple[float, int, int]:
-    """(seconds, model calls, request bytes) for the bare SDK on canned replies, sending ours' requests."""
+    """(seconds, model calls, request bytes) for the bare SDK on canned replies, sending ours'
+    requests."""
     definitions = get(SCENARIO).make_tools().definitions()
     sent = 0
 
@@ -108,7 +114,8 @@ def run_floor(messages: list[dict], replies: list[bytes]) -> tuple[float, int, i
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(respond)))
     started = time.perf_counter()
     for calls in range(len(replies)):
-        client.messages.create(model=MODEL, max_tokens=1024, messages=messages[:2 * calls + 1], tools=definitions)
+        client.messages.create(model=MODEL, max_tokens=1024, messages=messages[:2 * calls + 1],
+                               tools=definitions)
     return time.perf_counter() - started, len(replies), sent
 
 
@@ -118,7 +125,8 @@ def paired(times: dict[str, list[float]], a: str, b: str) -> float:
 
 
 def bench_loop(turns: tuple[int, ...] = TURNS, repeats: dict[int, int] | None = None) -> dict:
-    """Per-call ms of each contender at each length, and the paired ratios (medians over repetitions)."""
+    """Per-call ms of each contender at each length, and the paired ratios (medians over
+    repetitions)."""
     repeats = repeats or REPEATS
     rows = []
     for n in turns:
@@ -150,20 +158,24 @@ def bench_loop(turns: tuple[int, ...] = TURNS, repeats: dict[int, int] | None = 
         })
     first = rows[0]
     targets = {
-        f"ours <= {TARGET_FLOOR_RATIO}x floor at {first['turns']} turns": first["ours_vs_floor"] <= TARGET_FLOOR_RATIO,
+        f"ours <= {TARGET_FLOOR_RATIO}x floor at {first['turns']} turns": first["ours_vs_floor"]
+        <= TARGET_FLOOR_RATIO,
         "ours <= tool_runner at every length": all(r["ours_vs_tool_runner"] <= 1.0 for r in rows),
     }
     return {"scenario": SCENARIO, "rows": rows, "targets": targets,
             "profile": [] if all(targets.values()) else profile(first["turns"])}
 
 
-AREAS = [("anthropic/", "SDK (anthropic)"), ("httpx2/", "SDK transport (httpx2)"), ("pydantic", "pydantic"),
+AREAS = [("anthropic/", "SDK (anthropic)"), ("httpx2/", "SDK transport (httpx2)"),
+         ("pydantic", "pydantic"),
          ("course/api/", "local API (course/api)"), ("course/tools/", "tools (course/tools)"),
-         ("course/", "loop (course/loop and helpers)"), ("jsonschema", "jsonschema"), ("/json/", "json")]
+         ("course/", "loop (course/loop and helpers)"), ("jsonschema", "jsonschema"),
+         ("/json/", "json")]
 
 
 def profile(turns: int = TURNS[0], runs: int = 20) -> list[tuple[str, float]]:
-    """Where ours' time goes: self time by area, as shares of the total, largest first (cProfile)."""
+    """Where ours' time goes: self time by area, as shares of the total, largest first
+    (cProfile)."""
     import cProfile
     import pstats
 
@@ -182,18 +194,22 @@ def profile(turns: int = TURNS[0], runs: int = 20) -> list[tuple[str, float]]:
 
 def table(figures: dict) -> str:
     """The figures as Markdown tables."""
-    lines = ["| turns | calls | runs | ours ms/call | tool_runner ms/call | floor ms/call | ours / floor | "
-             "ours / tool_runner | tool_runner / floor |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| turns | calls | runs | ours ms/call | tool_runner ms/call | floor ms/call | ours / "
+             "floor | ours / tool_runner | tool_runner / floor |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in figures["rows"]:
         ms = r["ms_per_call"]
         lines.append(f"| {r['turns']:,} | {r['calls']:,} | {r['repeats']} | {ms['ours']:.2f} | "
                      f"{ms['tool_runner']:.2f} | {ms['floor']:.2f} | {r['ours_vs_floor']:.2f}x | "
                      f"{r['ours_vs_tool_runner']:.2f}x | {r['tool_runner_vs_floor']:.2f}x |")
     same = all(r["request_bytes"]["ours"] == r["request_bytes"]["floor"] for r in figures["rows"])
-    sizes = ", ".join(f"{r['turns']:,} turns: {r['request_bytes']['ours']:,}" for r in figures["rows"])
-    lines += ["", f"Request bytes sent per run, ours and floor: {'identical' if same else 'DIFFERENT'} ({sizes})."]
+    sizes = ", ".join(f"{r['turns']:,} turns: {r['request_bytes']['ours']:,}"
+                      for r in figures["rows"])
+    lines += ["", "Request bytes sent per run, ours and floor: "
+                  f"{'identical' if same else 'DIFFERENT'} ({sizes})."]
     if figures.get("profile"):
-        lines += ["", f"Where ours' time goes at {figures['rows'][0]['turns']} turns (cProfile self time):", "",
+        lines += ["", f"Where ours' time goes at {figures['rows'][0]['turns']} turns (cProfile "
+                      "self time):", "",
                   "| area | share |", "|---|---:|"]
         lines += [f"| {area} | {share:.0%} |" for area, share in figures["profile"]]
     return "\n".join(lines)

@@ -46,7 +46,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def student_work(name: str, token: str, upstream: str, relay: str, start: float, out: dict) -> None:
-    """One student's session: PAIRS times, the same request direct then through the relay, then a pause.
+    """One student's session: PAIRS times, the same request direct then through the relay, then a
+    pause.
 
     A first pair, untimed, opens the connections (it is counted in the reconciliation).
     """
@@ -60,7 +61,9 @@ def student_work(name: str, token: str, upstream: str, relay: str, start: float,
             started = time.perf_counter()
             try:
                 if k % 2:  # every other pair streamed
-                    with clients[path].messages.stream(model=MODEL, max_tokens=64, messages=messages) as s:
+                    with clients[path].messages.stream(
+                        model=MODEL, max_tokens=64, messages=messages
+                    ) as s:
                         s.get_final_message()
                 else:
                     clients[path].messages.create(model=MODEL, max_tokens=64, messages=messages)
@@ -79,22 +82,28 @@ def cpu_seconds(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def start_relay(upstream: str, roster: Path, usage: Path, budget: float) -> tuple[subprocess.Popen, str]:
+def start_relay(upstream: str, roster: Path, usage: Path,
+                budget: float) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "course", "relay", "--upstream", upstream, "--roster", str(roster),
-               "--budget-usd", str(budget), "--rate-per-minute", "600", "--usage", str(usage), "--port", "0"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    command = [sys.executable, "-m", "course", "relay", "--upstream", upstream, "--roster",
+               str(roster),
+               "--budget-usd", str(budget), "--rate-per-minute", "600", "--usage", str(usage),
+               "--port", "0"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True)
     return process, process.stdout.readline().strip()
 
 
 def reconcile(api: LocalAPI, usage: Path, names: list[str]) -> dict:
-    """The relay's CSV against the upstream's record, per student: requests and tokens must agree."""
+    """The relay's CSV against the upstream's record, per student: requests and tokens must
+    agree."""
     sent: dict[str, Counter] = {name: Counter() for name in names}
     for r in api.requests:
         name, path, _ = r.body["messages"][0]["content"].split(" ")
         if path == "relay":
             u = r.response["usage"]
-            sent[name].update(requests=1, input_tokens=u["input_tokens"], output_tokens=u["output_tokens"],
+            sent[name].update(requests=1, input_tokens=u["input_tokens"],
+                              output_tokens=u["output_tokens"],
                               usd_micro=round(cost_usd(MODEL, u) * 1e6))
     with usage.open(newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
@@ -105,11 +114,13 @@ def reconcile(api: LocalAPI, usage: Path, names: list[str]) -> dict:
     usd = sum(1 for n in names if abs(float(rows[n]["usd"]) * 1e6 - sent[n]["usd_micro"]) > 1)
     return {"upstream_relayed": sum(c["requests"] for c in sent.values()),
             "csv_requests": sum(int(r["requests"]) for r in rows.values()),
-            "uncounted": lost, "double_counted": double, "token_mismatches": tokens, "usd_mismatches": usd}
+            "uncounted": lost, "double_counted": double, "token_mismatches": tokens,
+            "usd_mismatches": usd}
 
 
 def bench_relay(students: int = STUDENTS) -> dict:
-    """Latency direct and through the relay for `students` at once, and the CSV reconciled with the upstream."""
+    """Latency direct and through the relay for `students` at once, and the CSV reconciled with the
+    upstream."""
     api = LocalAPI(Rules([], otherwise=echo))
     names = [f"s{k:03d}" for k in range(students)]
     with tempfile.TemporaryDirectory() as tmp, Server(api) as upstream:
@@ -119,7 +130,8 @@ def bench_relay(students: int = STUDENTS) -> dict:
         process, relay = start_relay(upstream.base_url, roster, usage, budget=100.0)
         try:
             out: dict = {"direct": [], "relay": [], "added": [], "failures": []}
-            threads = [threading.Thread(target=student_work, args=(n, f"tok-{n}", upstream.base_url, relay,
+            threads = [threading.Thread(target=student_work,
+                                        args=(n, f"tok-{n}", upstream.base_url, relay,
                                                                    THINK * k / students, out))
                        for k, n in enumerate(names)]
             started = time.perf_counter()
@@ -133,36 +145,51 @@ def bench_relay(students: int = STUDENTS) -> dict:
             process.wait(timeout=30)
         relay_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - relay_cpu
         check = reconcile(api, usage, names)
-    ms = {path: {"n": len(out[path]), "p50": percentile(out[path], 0.5), "p95": percentile(out[path], 0.95)}
+    ms = {path: {"n": len(out[path]), "p50": percentile(out[path], 0.5),
+                 "p95": percentile(out[path], 0.95)}
           for path in ("direct", "relay", "added")}
     expected = students * (PAIRS + 1)
     exact = not out["failures"] and check["uncounted"] == check["double_counted"] == 0 \
         and check["upstream_relayed"] == check["csv_requests"] == expected \
         and check["token_mismatches"] == check["usd_mismatches"] == 0
-    return {"students": students, "pairs": PAIRS, "think_s": THINK, "seconds": seconds,
-            "relay_cpu_ms_per_request": relay_cpu * 1000 / max(1, len(out["relay"])), "ms": ms,
-            "failures": out["failures"][:10], "failure_count": len(out["failures"]), "reconciled": check,
-            "targets": {f"every relayed request answered, counted once, tokens and dollars equal to the upstream's "
-                        f"({expected} requests)": exact,
-                        f"added latency p50 <= {TARGET_ADDED_P50_MS:g} ms": ms["added"]["p50"] <= TARGET_ADDED_P50_MS}}
+    return {
+        "students": students,
+        "pairs": PAIRS,
+        "think_s": THINK,
+        "seconds": seconds,
+        "relay_cpu_ms_per_request": relay_cpu * 1000 / max(1, len(out["relay"])),
+        "ms": ms,
+        "failures": out["failures"][:10],
+        "failure_count": len(out["failures"]),
+        "reconciled": check,
+        "targets": {
+            "every relayed request answered, counted once, tokens and dollars equal "
+            f"to the upstream's ({expected} requests)": exact,
+            f"added latency p50 <= {TARGET_ADDED_P50_MS:g} ms": ms["added"]["p50"]
+            <= TARGET_ADDED_P50_MS,
+        },
+    }
 
 
 def table(figures: dict) -> str:
     """The figures as Markdown tables."""
     ms, check = figures["ms"], figures["reconciled"]
-    lines = [f"{figures['students']} students at once, each sending the same request direct and through the relay "
-             f"{figures['pairs']} times (every other one streamed), {figures['think_s']:g} s apart "
-             f"({figures['seconds']:.1f} s in all); the relay process used {figures['relay_cpu_ms_per_request']:.1f} "
+    lines = [f"{figures['students']} students at once, each sending the same request direct and "
+             f"through the relay {figures['pairs']} times (every other one streamed), "
+             f"{figures['think_s']:g} s apart ({figures['seconds']:.1f} s in all); the relay "
+             f"process used {figures['relay_cpu_ms_per_request']:.1f} "
              "ms of CPU per relayed request (start-up included).", "",
              "| path | requests | p50 ms | p95 ms |", "|---|---:|---:|---:|"]
     for path, label in (("direct", "direct to the local API"), ("relay", "through the relay"),
                         ("added", "added by the relay (paired: relay minus direct)")):
-        lines.append(f"| {label} | {ms[path]['n']} | {ms[path]['p50']:.1f} | {ms[path]['p95']:.1f} |")
+        lines.append(f"| {label} | {ms[path]['n']} | {ms[path]['p50']:.1f} | {ms[path]['p95']:.1f} "
+                     "|")
     lines += ["", "| relayed requests the upstream saw | in the CSV | uncounted | double-counted | "
-              "token mismatches | dollar mismatches | client failures |", "|---:|---:|---:|---:|---:|---:|---:|",
+              "token mismatches | dollar mismatches | client failures |",
+              "|---:|---:|---:|---:|---:|---:|---:|",
               f"| {check['upstream_relayed']} | {check['csv_requests']} | {check['uncounted']} | "
-              f"{check['double_counted']} | {check['token_mismatches']} | {check['usd_mismatches']} | "
-              f"{figures['failure_count']} |"]
+              f"{check['double_counted']} | {check['token_mismatches']} | "
+              f"{check['usd_mismatches']} | {figures['failure_count']} |"]
     return "\n".join(lines)
 
 

@@ -1,4 +1,5 @@
-"""Workshop benchmark: a real JupyterHub on loopback, a room of simulated students, memory and time per student.
+"""Workshop benchmark: a real JupyterHub on loopback, a room of simulated students, memory and time
+per student.
 
 `jupyterhub` (PyPI) and `configurable-http-proxy` (npm) are installed into
 build/workshop/ on first use by their own package managers. The hub runs
@@ -42,9 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "workshop"
 VENV = BUILD / "venv"
 PROXY = BUILD / "node_modules" / ".bin" / "configurable-http-proxy"
-HUB, PROXY_PACKAGE = "jupyterhub>=6.1,<7", "configurable-http-proxy@5.3"  # what install() puts in BUILD
+# what install() puts in BUILD
+HUB, PROXY_PACKAGE = "jupyterhub>=6.1,<7", "configurable-http-proxy@5.3"
 CONFIG = ROOT / "workshop" / "jupyterhub_config.py"
-LESSON = "notebooks/04_termination.ipynb"  # the lesson with the most imports: plots, widgets, the loop
+# the lesson with the most imports: plots, widgets, the loop
+LESSON = "notebooks/04_termination.ipynb"
 STEPS = (5, 10, 20, 40, 60, 80)
 MARGIN_GB = 6.0  # memory left for the machine's other users
 PASSWORD = "workshop-bench-room"
@@ -55,10 +58,12 @@ def install() -> str:
     """JupyterHub and configurable-http-proxy in build/workshop/, installed once; their versions."""
     def build():
         make_venv(VENV, HUB)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", PROXY_PACKAGE], cwd=BUILD, check=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", PROXY_PACKAGE],
+                       cwd=BUILD, check=True)
 
     once(VENV / ".installed", f"{HUB} {PROXY_PACKAGE}", build)
-    hub = subprocess.run([str(VENV / "bin" / "jupyterhub"), "--version"], capture_output=True, text=True).stdout
+    hub = subprocess.run([str(VENV / "bin" / "jupyterhub"), "--version"], capture_output=True,
+                         text=True).stdout
     proxy = subprocess.run([str(PROXY), "--version"], capture_output=True, text=True).stdout
     return f"jupyterhub {hub.strip()}, configurable-http-proxy {proxy.strip()}"
 
@@ -70,8 +75,9 @@ def free_port() -> int:
 
 
 class Hub:
-    """The workshop's JupyterHub on free loopback ports, state in `state`, more WORKSHOP_* `settings` if given;
-    every process it started is found by a marker in its environment and stopped by id."""
+    """The workshop's JupyterHub on free loopback ports, state in `state`, more WORKSHOP_*
+    `settings` if given; every process it started is found by a marker in its environment and
+    stopped by id."""
 
     def __init__(self, state: Path, settings: dict | None = None):
         self.state = state
@@ -83,19 +89,23 @@ class Hub:
             f"c.JupyterHub.hub_bind_url = 'http://127.0.0.1:{free_port()}'\n"
             f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'\n"
             f"c.Spawner.environment.update({{'WORKSHOP_BENCH': {self.marker!r}}})\n")
-        env = {**os.environ, "WORKSHOP_PASSWORD": PASSWORD, "WORKSHOP_URL": self.url, "WORKSHOP_STATE": str(state),
+        env = {**os.environ, "WORKSHOP_PASSWORD": PASSWORD, "WORKSHOP_URL": self.url,
+               "WORKSHOP_STATE": str(state),
                "WORKSHOP_PROXY": str(PROXY), "WORKSHOP_BENCH": self.marker, **(settings or {}),
                "PATH": f"{VENV / 'bin'}:{os.environ['PATH']}"}
         env.pop("ANTHROPIC_API_KEY", None)
         self.log = (state / "hub.log").open("w")
-        self.process = subprocess.Popen([str(VENV / "bin" / "jupyterhub"), "-f", str(config)], cwd=state, env=env,
-                                        stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen([str(VENV / "bin" / "jupyterhub"), "-f", str(config)],
+                                        cwd=state, env=env,
+                                        stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
 
     def wait(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the hub exited ({self.process.returncode}); see {self.state / 'hub.log'}")
+                raise RuntimeError(f"the hub exited ({self.process.returncode}); see "
+                                   f"{self.state / 'hub.log'}")
             try:
                 if httpx2.get(f"{self.url}/hub/health", timeout=2).status_code == 200:
                     return
@@ -105,7 +115,8 @@ class Hub:
         raise RuntimeError("the hub did not answer in time")
 
     def processes(self) -> list[int]:
-        """Ids of the processes this hub started (the proxy, servers, kernels), the hub itself first."""
+        """Ids of the processes this hub started (the proxy, servers, kernels), the hub itself
+        first."""
         found = [self.process.pid]
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit() and int(entry.name) != self.process.pid:
@@ -136,12 +147,15 @@ def memory(pid: int) -> dict:
         rollup[name] = int(value.split()[0]) / 1024
     stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-    return {"rss": rollup["Rss"], "uss": rollup["Private_Clean"] + rollup["Private_Dirty"], "cpu": cpu}
+    return {"rss": rollup["Rss"], "uss": rollup["Private_Clean"] + rollup["Private_Dirty"],
+            "cpu": cpu}
 
 
 def role(pid: int) -> tuple[str | None, str]:
-    """(student, "server" or "kernel") of a process started by the hub; (None, what) for the hub's own."""
-    environ = dict(item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+    """(student, "server" or "kernel") of a process started by the hub; (None, what) for the hub's
+    own."""
+    environ = dict(item.split("=", 1)
+                   for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
     cmdline = Path(f"/proc/{pid}/cmdline").read_text()
     if "ipykernel" in cmdline:
         return environ.get("JUPYTERHUB_USER"), "kernel"
@@ -163,18 +177,31 @@ def code_cells(path: Path) -> list[str]:
 
 
 async def student(hub: Hub, name: str, cells: list[str]) -> dict:
-    """One student, as a browser: log in, wait for the server, open the lesson, run its cells. Times in seconds."""
+    """One student, as a browser: log in, wait for the server, open the lesson, run its cells. Times
+    in seconds."""
     started = time.monotonic()
-    async with httpx2.AsyncClient(base_url=hub.url, follow_redirects=True, timeout=CELL_TIMEOUT) as http:
+    async with httpx2.AsyncClient(base_url=hub.url, follow_redirects=True,
+                                  timeout=CELL_TIMEOUT) as http:
         await http.get("/hub/login")
-        page = await http.post("/hub/login", data={"username": name, "password": PASSWORD,
-                                                   "_xsrf": http.cookies.get("_xsrf", path="/hub/")})
+        page = await http.post(
+            "/hub/login",
+            data={
+                "username": name,
+                "password": PASSWORD,
+                "_xsrf": http.cookies.get("_xsrf", path="/hub/"),
+            },
+        )
         if page.status_code != 200 or "/hub/login" in str(page.url):
             raise RuntimeError(f"login failed: {page.status_code} {page.url}")
         logged_in = time.monotonic()
         headers = {"X-XSRFToken": http.cookies.get("_xsrf", path="/hub/")}
-        while not (await http.get(f"/hub/api/users/{name}", headers=headers)).json().get("servers", {}).get(
-                "", {}).get("ready"):
+        while (
+            not (await http.get(f"/hub/api/users/{name}", headers=headers))
+            .json()
+            .get("servers", {})
+            .get("", {})
+            .get("ready")
+        ):
             if time.monotonic() - started > CELL_TIMEOUT:
                 raise RuntimeError("the server did not start in time")
             await asyncio.sleep(0.5)
@@ -184,22 +211,27 @@ async def student(hub: Hub, name: str, cells: list[str]) -> dict:
         server_ready = time.monotonic()
         xsrf = {"X-XSRFToken": http.cookies.get("_xsrf", path=f"/user/{name}/")}
         session = (await http.post(f"/user/{name}/api/sessions", headers=xsrf, json={
-            "path": LESSON, "type": "notebook", "name": Path(LESSON).name, "kernel": {"name": "python3"}})).json()
+            "path": LESSON, "type": "notebook", "name": Path(LESSON).name,
+            "kernel": {"name": "python3"}})).json()
         cookie = "; ".join(f"{c.name}={c.value}" for c in http.cookies.jar)
-    ws_url = hub.url.replace("http", "ws") + f"/user/{name}/api/kernels/{session['kernel']['id']}/channels"
-    request = HTTPRequest(f"{ws_url}?session_id={uuid.uuid4().hex}", headers={"Cookie": cookie, **xsrf},
-                          connect_timeout=CELL_TIMEOUT, request_timeout=CELL_TIMEOUT)  # a busy room is slow
+    ws_url = hub.url.replace("http", "ws") + (f"/user/{name}/api/kernels/{session['kernel']['id']}/"
+                                              "channels")
+    request = HTTPRequest(f"{ws_url}?session_id={uuid.uuid4().hex}",
+                          headers={"Cookie": cookie, **xsrf},
+                          # a busy room is slow
+                          connect_timeout=CELL_TIMEOUT, request_timeout=CELL_TIMEOUT)
     socket_ = await websocket_connect(request)
     last_output, errors, printed = started, [], []
     try:
         for k, source in enumerate(cells):
             msg_id = uuid.uuid4().hex
             socket_.write_message(json.dumps({
-                "channel": "shell", "header": {"msg_id": msg_id, "msg_type": "execute_request", "session": name,
+                "channel": "shell",
+                "header": {"msg_id": msg_id, "msg_type": "execute_request", "session": name,
                                                "username": name, "version": "5.3"},
                 "parent_header": {}, "metadata": {}, "buffers": [],
-                "content": {"code": source, "silent": False, "store_history": True, "user_expressions": {},
-                            "allow_stdin": False, "stop_on_error": True}}))
+                "content": {"code": source, "silent": False, "store_history": True,
+                            "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
             idle = replied = False
             while not (idle and replied):
                 raw = await asyncio.wait_for(socket_.read_message(), CELL_TIMEOUT)
@@ -225,7 +257,8 @@ async def student(hub: Hub, name: str, cells: list[str]) -> dict:
 
 async def room(hub: Hub, n: int, cells: list[str]) -> list:
     """N students arriving at once; each one's figures or the exception that stopped them."""
-    return await asyncio.gather(*(student(hub, f"student{k:03d}", cells) for k in range(n)), return_exceptions=True)
+    return await asyncio.gather(*(student(hub, f"student{k:03d}", cells) for k in range(n)),
+                                return_exceptions=True)
 
 
 def run_step(n: int, cells: list[str]) -> dict:
@@ -262,18 +295,21 @@ def run_step(n: int, cells: list[str]) -> dict:
         return statistics.median(r[key] for r in rows) if rows else None
 
     students = list(per.values())
-    return {"students": n, "ok": len(done), "failures": len(failures), "failure_examples": sorted(set(failures))[:3],
+    return {"students": n, "ok": len(done), "failures": len(failures),
+            "failure_examples": sorted(set(failures))[:3],
             "login_to_server_s": median("server_s", done),
             "login_to_last_output_median_s": median("last_output_s", done),
             "login_to_last_output_max_s": max((r["last_output_s"] for r in done), default=None),
-            "server_rss_mb": median("server_rss", students), "kernel_rss_mb": median("kernel_rss", students),
+            "server_rss_mb": median("server_rss", students),
+            "kernel_rss_mb": median("kernel_rss", students),
             "unique_mb": median("uss", students), "cpu_s": median("cpu", students),
             "hub_and_proxy_rss_mb": sum(own.values()), "mem_available_drop_gb": before - after}
 
 
 def bench_workshop(steps: tuple[int, ...] = STEPS) -> dict:
     """Rooms of growing size until one fails or the machine would run short of memory."""
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # a stopped benchmark still stops its hub
+    # a stopped benchmark still stops its hub
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))
     versions = install()
     cells = code_cells(ROOT / LESSON)
     rows, stopped = [], None
@@ -281,8 +317,9 @@ def bench_workshop(steps: tuple[int, ...] = STEPS) -> dict:
         if rows and rows[-1]["unique_mb"]:
             need = n * rows[-1]["unique_mb"] / 1024
             if mem_available_gb() - need < MARGIN_GB:
-                stopped = (f"{n} students not tried: they would need about {need:.1f} GB and leave less than "
-                           f"{MARGIN_GB:g} GB for the machine's other users ({mem_available_gb():.1f} GB available)")
+                stopped = (f"{n} students not tried: they would need about {need:.1f} GB and leave "
+                           f"less than {MARGIN_GB:g} GB for the machine's other users "
+                           f"({mem_available_gb():.1f} GB available)")
                 break
         print(f"  {n} students...", file=sys.stderr, flush=True)
         rows.append(run_step(n, cells))
@@ -294,31 +331,35 @@ def bench_workshop(steps: tuple[int, ...] = STEPS) -> dict:
             "memory_gb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024 ** 3,
             "load": os.getloadavg()[0], "rows": rows, "stopped": stopped,
             "largest_room_without_failure": best["students"] if best else 0,
-            "targets": {"a room of 80 on this machine without a failure": bool(best and best["students"] >= 80)}}
+            "targets": {"a room of 80 on this machine without a failure": bool(
+                best and best["students"] >= 80)}}
 
 
 def table(figures: dict) -> str:
     """The figures as a Markdown table."""
-    lines = [f"{figures['versions']}; lesson `{figures['lesson']}` ({figures['cells']} code cells); "
-             f"{figures['cores']} cores, {figures['memory_gb']:.0f} GB, shared with other jobs (load average "
-             f"{figures['load']:.1f} at the end).", "",
-             "| students | ok | failed | login to server ready s | login to last output s (median / max) | "
-             "server MB | kernel MB | unique MB | CPU s | hub + proxy MB | MemAvailable drop GB |",
+    lines = [f"{figures['versions']}; lesson `{figures['lesson']}` ({figures['cells']} code "
+             f"cells); {figures['cores']} cores, {figures['memory_gb']:.0f} GB, shared with other "
+             f"jobs (load average {figures['load']:.1f} at the end).", "",
+             "| students | ok | failed | login to server ready s | login to last output s (median "
+             "/ max) | server MB | kernel MB | unique MB | CPU s | hub + proxy MB | MemAvailable "
+             "drop GB |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
     def f(value, digits=1):
         return "-" if value is None else f"{value:.{digits}f}"
 
     for r in figures["rows"]:
-        lines.append(f"| {r['students']} | {r['ok']} | {r['failures']} | {f(r['login_to_server_s'])} | "
-                     f"{f(r['login_to_last_output_median_s'])} / {f(r['login_to_last_output_max_s'])} | "
-                     f"{f(r['server_rss_mb'], 0)} | {f(r['kernel_rss_mb'], 0)} | {f(r['unique_mb'], 0)} | "
-                     f"{f(r['cpu_s'])} | {f(r['hub_and_proxy_rss_mb'], 0)} | {f(r['mem_available_drop_gb'], 2)} |")
+        lines.append(f"| {r['students']} | {r['ok']} | {r['failures']} | "
+                     f"{f(r['login_to_server_s'])} | {f(r['login_to_last_output_median_s'])} / "
+                     f"{f(r['login_to_last_output_max_s'])} | {f(r['server_rss_mb'], 0)} | "
+                     f"{f(r['kernel_rss_mb'], 0)} | {f(r['unique_mb'], 0)} | {f(r['cpu_s'])} | "
+                     f"{f(r['hub_and_proxy_rss_mb'], 0)} | {f(r['mem_available_drop_gb'], 2)} |")
     if figures["stopped"]:
         lines += ["", f"Stopped: {figures['stopped']}."]
     for r in figures["rows"]:
         if r["failure_examples"]:
-            lines.append(f"- {r['students']} students, failures: {'; '.join(r['failure_examples'])}")
+            lines.append(f"- {r['students']} students, failures: "
+                         f"{'; '.join(r['failure_examples'])}")
     return "\n".join(lines)
 
 

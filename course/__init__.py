@@ -9,4 +9,5 @@ import sys
 
 # jsonschema imports rfc3987_syntax, when installed, only to check the "iri" format, and
 # building its grammar costs seconds at import; the course never checks formats.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None blocks an import; typeshed omits it
+# None blocks an import; typeshed omits it
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

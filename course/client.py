@@ -14,8 +14,8 @@ import httpx2
 from .api import LocalAPI, Policy, transport
 from .i18n import tr
 
-# Model ids the course uses (the current generation, read 2026-11-30); tests check each against the SDK's
-# known and deprecated lists. What each model does differently is in course.api.models.
+# Model ids the course uses (the current generation, read 2026-11-30); tests check each against the
+# SDK's known and deprecated lists. What each model does differently is in course.api.models.
 MODEL = "claude-haiku-5-5"  # the default: cheapest, fast, and it accepts a forced tool_choice
 MODELS = {"haiku": "claude-haiku-5-5", "sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5"}
 
@@ -34,8 +34,8 @@ def local_client(api: LocalAPI, *, max_retries: int = 2, **options) -> anthropic
                                max_retries=max_retries, **options)
 
 
-def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False, base_url: str | None = None,
-                **options) -> anthropic.Anthropic:
+def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False,
+                base_url: str | None = None, **options) -> anthropic.Anthropic:
     """A client for the local API answering with `policy` (the default), for a local API
     server at `base_url` (`python -m course serve`), or for the live API.
 
@@ -44,14 +44,14 @@ def make_client(policy: Policy | LocalAPI | None = None, *, live: bool = False, 
     """
     if live:
         if not os.environ.get("ANTHROPIC_API_KEY"):
-            raise LiveAPIUnavailable(tr("live=True needs the ANTHROPIC_API_KEY environment variable; without it, "
-                                        "use the local API (live=False)"))
+            raise LiveAPIUnavailable(tr("live=True needs the ANTHROPIC_API_KEY environment "
+                                        "variable; without it, use the local API (live=False)"))
         return anthropic.Anthropic(**options)
     if base_url is not None:
         return anthropic.Anthropic(api_key=LOCAL_KEY, base_url=base_url, **options)
     if policy is None:
-        raise TypeError(tr("make_client() needs a policy (or a LocalAPI) for the local API, a base_url, or "
-                           "live=True"))
+        raise TypeError(tr("make_client() needs a policy (or a LocalAPI) for the local API, a "
+                           "base_url, or live=True"))
     api = policy if isinstance(policy, LocalAPI) else LocalAPI(policy)
     return local_client(api, **options)
 

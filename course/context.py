@@ -23,7 +23,8 @@ from .i18n import deferred, tr
 from .messages import blocks, text, tool_uses, user
 from .pricing import CACHE_READ, CACHE_WRITE_5M, prices
 
-CLEARED = deferred("[tool result cleared to save context]")  # said in the language the course speaks
+# said in the language the course speaks
+CLEARED = deferred("[tool result cleared to save context]")
 
 
 # --- Prop. 5.2: input grows linearly per call, quadratically in total ----------------------
@@ -37,19 +38,21 @@ def inputs_per_call(s: int, turn_sizes: list[int]) -> list[int]:
 
 
 def total_lower_bound(K: int, s: int, c: int) -> int:
-    """K s + c K (K-1) / 2: the least total input of K calls when every turn adds >= c (Prop. 5.2 (2))."""
+    """K s + c K (K-1) / 2: the least total input of K calls when every turn adds >= c (Prop. 5.2
+    (2))."""
     return K * s + c * K * (K - 1) // 2
 
 
 def window_bound(W: int, s: int, c: int) -> int:
-    """The most calls that fit a window of W tokens when every turn adds >= c: floor((W-s)/c) + 1 (Prop. 5.2 (3)),
-    and 0 when not even the first call fits (s > W)."""
+    """The most calls that fit a window of W tokens when every turn adds >= c: floor((W-s)/c) + 1
+    (Prop. 5.2 (3)), and 0 when not even the first call fits (s > W)."""
     return max(0, (W - s) // c + 1)
 
 
 def reported_inputs(usages: list[dict]) -> list[int]:
     """n_k as the API reports it: input_tokens plus the cached parts (written and read)."""
-    return [u["input_tokens"] + (u.get("cache_creation_input_tokens") or 0) + (u.get("cache_read_input_tokens") or 0)
+    return [u["input_tokens"] + (u.get("cache_creation_input_tokens") or 0) + (u.get(
+        "cache_read_input_tokens") or 0)
             for u in usages]
 
 
@@ -62,21 +65,23 @@ def turn_sizes(messages: list) -> list[int]:
 # --- Prop. 5.4: a budget checked after each response ----------------------------------------
 
 def costs(sequence: list[float]) -> Callable[[str, object], float]:
-    """A cost function for `Agent(cost=...)`: the k-th response costs sequence[k-1] (the last one repeats)."""
+    """A cost function for `Agent(cost=...)`: the k-th response costs sequence[k-1] (the last one
+    repeats)."""
     count = itertools.count()
     return lambda model, usage: sequence[min(next(count), len(sequence) - 1)]
 
 
 def max_calls_for_budget(budget: float, c_min: float) -> int:
-    """ceil(B / c_min): the most calls a budget allows when every response costs >= c_min (Prop. 5.4 (3))."""
+    """ceil(B / c_min): the most calls a budget allows when every response costs >= c_min (Prop. 5.4
+    (3))."""
     return math.ceil(budget / c_min)
 
 
 # --- Clearing old tool results and compaction --------------------------------------------
 
 def clear_tool_results(messages: list, keep_last: int = 1, placeholder: str | None = None) -> list:
-    """A copy of `messages` whose tool results older than the last `keep_last` turns say `placeholder`
-    (by default CLEARED, in the language the course speaks).
+    """A copy of `messages` whose tool results older than the last `keep_last` turns say
+    `placeholder` (by default CLEARED, in the language the course speaks).
 
     The tool_result blocks stay (same ids, same places), so P1-P3 still hold;
     only their content goes. The model can call the tool again if it needs it.
@@ -85,13 +90,15 @@ def clear_tool_results(messages: list, keep_last: int = 1, placeholder: str | No
     out = copy.deepcopy(list(messages))
     answered = [i + 1 for i, m in enumerate(out[:-1]) if m["role"] == "assistant" and tool_uses(m)]
     for i in answered[: max(0, len(answered) - keep_last)]:
-        out[i] = {**out[i], "content": [{**b, "content": placeholder} if b.get("type") == "tool_result" else b
+        out[i] = {**out[i],
+                  "content": [{**b, "content": placeholder} if b.get("type") == "tool_result" else b
                                         for b in blocks(out[i])]}
     return out
 
 
 def summary(messages: list) -> str:
-    """A short extractive summary of a history: the task, then one line per tool call and its result."""
+    """A short extractive summary of a history: the task, then one line per tool call and its
+    result."""
     task = "".join(b.get("text", "") for b in blocks(messages[0]) if b.get("type") == "text")
     lines = [tr("Summary of the work so far."), tr("Task: {task}").format(task=task)]
     results = {b["tool_use_id"]: b for m in messages if m["role"] == "user" for b in blocks(m)
@@ -103,7 +110,8 @@ def summary(messages: list) -> str:
             content = content if isinstance(content, str) else json.dumps(content)
             lines.append(tr("- {call} -> {status}: {content}").format(
                 call=f"{u['name']}({json.dumps(u['input'], sort_keys=True)})",
-                status=tr("error") if r.get("is_error") else tr("ok"), content=" ".join(content.split())[:80]))
+                status=tr("error") if r.get("is_error") else tr("ok"),
+                content=" ".join(content.split())[:80]))
     return "\n".join(lines)
 
 
@@ -119,7 +127,8 @@ def compact(messages: list, keep_last: int = 1, summarize: Callable[[list], str]
         return copy.deepcopy(msgs)
     older, kept = msgs[:start], msgs[start:]
     if kept and kept[0]["role"] != "assistant":
-        raise ValueError("compact() expects a history of the loop: user, then (assistant, user) pairs")
+        raise ValueError("compact() expects a history of the loop: user, then (assistant, user) "
+                         "pairs")
     return [user(text(summarize(older)))] + copy.deepcopy(kept)
 
 
@@ -153,7 +162,8 @@ EPHEMERAL = {"type": "ephemeral"}
 
 
 def mark_for_caching(request: dict) -> dict:
-    """The request with cache_control on the system prompt and on the last block of the last two user messages.
+    """The request with cache_control on the system prompt and on the last block of the last two
+    user messages.
 
     The older mark finds the prefix cached by the previous call (a read); the
     newer one caches this call's prefix for the next (a write).
@@ -190,8 +200,8 @@ def break_even_calls(write: float = CACHE_WRITE_5M, read: float = CACHE_READ) ->
     return math.floor((write - read) / (1 - read)) + 1
 
 
-def loop_input_cost(inputs: list[int], model: str, cached: bool, minimum: int = 0, write: float = CACHE_WRITE_5M,
-                    read: float = CACHE_READ) -> float:
+def loop_input_cost(inputs: list[int], model: str, cached: bool, minimum: int = 0,
+                    write: float = CACHE_WRITE_5M, read: float = CACHE_READ) -> float:
     """USD of the input side of a loop whose k-th call sends inputs[k-1] tokens.
 
     Cached: call k reads the previous call's prompt (if it was cached) and

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# How a run ended, named like the Agent SDK's ResultMessage subtypes (the first four are the SDK's own).
+# How a run ended, named like the Agent SDK's ResultMessage subtypes (the first four are the SDK's
+# own).
 SUCCESS = "success"  # end_turn, or a stop_sequence: the model finished
 MAX_TURNS = "error_max_turns"  # the response after the T-th turn still asked for tools
 MAX_BUDGET = "error_max_budget_usd"  # spend reached max_budget_usd (checked after each response)
-DURING_EXECUTION = "error_during_execution"  # the API failed even after the SDK's retries, or the run was interrupted
+# the API failed even after the SDK's retries, or the run was interrupted
+DURING_EXECUTION = "error_during_execution"
 MAX_TOKENS = "error_max_tokens"  # the response was cut at max_tokens: not an answer
 REFUSAL = "error_refusal"  # the model declined (stop_reason refusal)
 CONTEXT_WINDOW = "error_context_window"  # model_context_window_exceeded: the window is full

@@ -17,9 +17,12 @@ from .i18n import deferred, tr
 
 RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_*-]+)(?:\((?P<spec>.*)\))?$")
 ACTIONS = ("deny", "ask", "allow")  # in order of precedence
-DENIED = deferred("Permission denied")  # how every refusal of the gate begins, in every language (a toy model reads it)
-BLOCKED = deferred("Blocked by a hook: {reason}")  # the refusal of a pre-tool hook (the loop gives it)
-MAIN_KEYS = ("path", "file_path", "command", "url", "to", "query")  # what a spec is about, when the call has one
+# how every refusal of the gate begins, in every language (a toy model reads it)
+DENIED = deferred("Permission denied")
+# the refusal of a pre-tool hook (the loop gives it)
+BLOCKED = deferred("Blocked by a hook: {reason}")
+# what a spec is about, when the call has one
+MAIN_KEYS = ("path", "file_path", "command", "url", "to", "query")
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,8 @@ class Decision:
     @property
     def reason(self) -> str:
         if self.rule:
-            return tr("Permission denied by rule {action} {rule}").format(action=self.action, rule=self.rule)
+            return tr("Permission denied by rule {action} {rule}").format(
+                action=self.action, rule=self.rule)
         return tr("Permission denied by the default ({action})").format(action=self.action)
 
 
@@ -47,8 +51,9 @@ def matches(rule: str, name: str, input: dict) -> bool:
 
 
 def main_arguments(input: dict) -> list[str]:
-    """The values a spec is matched against: the call's main arguments (path, command, ...) if it has
-    any, else every string argument. Paths are also matched normalised, so `/etc/../etc/x` is `/etc/x`."""
+    """The values a spec is matched against: the call's main arguments (path, command, ...) if it
+    has any, else every string argument. Paths are also matched normalised, so `/etc/../etc/x` is
+    `/etc/x`."""
     if not isinstance(input, dict):
         return []
     main = [input[k] for k in MAIN_KEYS if isinstance(input.get(k), str)]
@@ -63,13 +68,15 @@ def normal(path: str) -> str:
 
 @dataclass
 class Gate:
-    """allow / deny / ask rule lists; `approver` is the human (or code) consulted when an ask rule matches."""
+    """allow / deny / ask rule lists; `approver` is the human (or code) consulted when an ask rule
+    matches."""
 
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)
     default: str = "allow"
-    approver: Callable[[str, dict], bool] | None = None  # answers "ask"; without one, ask means deny
+    # answers "ask"; without one, ask means deny
+    approver: Callable[[str, dict], bool] | None = None
 
     def __post_init__(self):
         if self.default not in ACTIONS:
@@ -92,11 +99,11 @@ class Gate:
         if d.action == "ask" and self.approver is not None:
             if self.approver(name, input):
                 return True, ""
-            return False, tr("Permission denied: a human refused {name} (rule ask {rule})").format(name=name,
-                                                                                                   rule=d.rule)
+            return False, tr("Permission denied: a human refused {name} (rule ask {rule})").format(
+                name=name, rule=d.rule)
         if d.action == "ask":
-            return False, tr("Permission denied: {name} needs approval (rule ask {rule}) and nobody approved "
-                             "it").format(name=name, rule=d.rule)
+            return False, tr("Permission denied: {name} needs approval (rule ask {rule}) and "
+                             "nobody approved it").format(name=name, rule=d.rule)
         return False, d.reason
 
 

@@ -1,12 +1,14 @@
-"""The goal loop (the Blog's second loop, like Claude Code's /goal), built around the student's `agent_loop`.
+"""The goal loop (the Blog's second loop, like Claude Code's /goal), built around the student's
+`agent_loop`.
 
-After each run of the inner loop an evaluator, which sees only the conversation, says "not yet" (its reason goes
-back as the next user message of the SAME conversation), "achieved" or "impossible". The goal loop also stops
-when rounds stall (no tool use) or hit a cap.
+After each run of the inner loop an evaluator, which sees only the conversation, says "not yet" (its
+reason goes back as the next user message of the SAME conversation), "achieved" or "impossible". The
+goal loop also stops when rounds stall (no tool use) or hit a cap.
 
-`loop(client, prompt) -> (answer, messages)` is the student's loop with its model, tools and run_tool given,
-e.g. `lambda client, prompt: agent_loop(client, MODEL, tools, run_tool, prompt)`. It always starts a
-conversation from `prompt`; given a `Session` holding the earlier rounds, it continues them.
+`loop(client, prompt) -> (answer, messages)` is the student's loop with its model, tools and
+run_tool given, e.g. `lambda client, prompt: agent_loop(client, MODEL, tools, run_tool, prompt)`. It
+always starts a conversation from `prompt`; given a `Session` holding the earlier rounds, it
+continues them.
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ class Verdict:
 
 @dataclass
 class GoalResult(Metered):
-    """How a goal loop ended: `status` is achieved, impossible, stalled, max_rounds or unfinished."""
+    """How a goal loop ended: `status` is achieved, impossible, stalled, max_rounds or
+    unfinished."""
 
     status: str
     rounds: list[list] = field(default_factory=list)  # each round's messages, from its prompt on

@@ -1,4 +1,5 @@
-"""The course's lessons in order, the setup check of the first notebook, and the helpers of the loop they grow."""
+"""The course's lessons in order, the setup check of the first notebook, and the helpers of the loop
+they grow."""
 from __future__ import annotations
 
 import difflib
@@ -15,7 +16,8 @@ from packaging.requirements import Requirement
 
 from .i18n import deferred, tr
 
-if TYPE_CHECKING:  # the setup check must import with a dependency missing: the loop helpers import theirs when called
+# the setup check must import with a dependency missing: the loop helpers import theirs when called
+if TYPE_CHECKING:
     from .api import LocalAPI
     from .scenarios import Scenario
     from .tools import Toolbox, Workspace
@@ -60,7 +62,8 @@ MIN_PYTHON = (3, 11)
 
 @dataclass(frozen=True)
 class Dependency:
-    """One dependency of the course: what is required, and whether the installed version meets it."""
+    """One dependency of the course: what is required, and whether the installed version meets
+    it."""
 
     name: str
     required: str  # the version specifier, e.g. ">=2.14"
@@ -69,13 +72,16 @@ class Dependency:
 
 
 def declared() -> list[str]:
-    """The course's runtime dependencies: pyproject.toml beside the package (a checkout), else the installed metadata.
+    """The course's runtime dependencies: pyproject.toml beside the package (a checkout), else the
+    installed metadata.
 
-    A checkout's pyproject.toml is the truth: a stale course.egg-info left in the checkout can shadow the metadata."""
+    A checkout's pyproject.toml is the truth: a stale course.egg-info left in the checkout can
+    shadow the metadata."""
     pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
     if pyproject.is_file():
         return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]
-    return [line for line in importlib.metadata.requires("course") or [] if Requirement(line).marker is None]
+    return [line for line in importlib.metadata.requires("course") or []
+            if Requirement(line).marker is None]
 
 
 def requirements() -> list[Dependency]:
@@ -88,7 +94,8 @@ def requirements() -> list[Dependency]:
         except importlib.metadata.PackageNotFoundError:
             version = None
         found.append(Dependency(req.name, str(req.specifier), version,
-                                  version is not None and req.specifier.contains(version, prereleases=True)))
+                                  version is not None
+                                and req.specifier.contains(version, prereleases=True)))
     return found
 
 
@@ -103,8 +110,10 @@ DIFF_TAG = "loop-diff"  # the markdown cell showing what changed since the previ
 
 
 def tagged_source(path: str | Path, tag: str) -> str:
-    """The source of the one cell of notebook `path` tagged `tag`; an error names the notebook when not exactly one."""
-    cells = [c for c in json.loads(Path(path).read_text())["cells"] if tag in c.get("metadata", {}).get("tags", [])]
+    """The source of the one cell of notebook `path` tagged `tag`; an error names the notebook when
+    not exactly one."""
+    cells = [c for c in json.loads(Path(path).read_text())["cells"]
+             if tag in c.get("metadata", {}).get("tags", [])]
     if len(cells) != 1:
         raise ValueError(f"{path}: {len(cells)} cells tagged {tag!r}, expected exactly 1")
     source = cells[0]["source"]
@@ -112,7 +121,8 @@ def tagged_source(path: str | Path, tag: str) -> str:
 
 
 def final_loop() -> Callable:
-    """The student's agent_loop as the last loop lesson leaves it (lesson 09), run from the notebook's tagged cell."""
+    """The student's agent_loop as the last loop lesson leaves it (lesson 09), run from the
+    notebook's tagged cell."""
     namespace: dict = {}
     notebook = Path(__file__).resolve().parent.parent / "notebooks" / f"{LOOP_LESSONS[-1]}.ipynb"
     exec(tagged_source(notebook, LOOP_TAG), namespace)
@@ -121,12 +131,14 @@ def final_loop() -> Callable:
 
 def loop_diff(old: str, new: str, old_name: str, new_name: str) -> str:
     """What changed between two loop cells, as a markdown diff block."""
-    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), old_name, new_name, n=1, lineterm="")
+    lines = difflib.unified_diff(old.splitlines(), new.splitlines(), old_name, new_name, n=1,
+                                 lineterm="")
     return "```diff\n" + "\n".join(lines) + "\n```"
 
 
 def run_tool_for(toolbox: Toolbox) -> Callable[[str, dict], str]:
-    """`run_tool(name, input)` over a Toolbox: the tool's output, or a RuntimeError carrying the error message."""
+    """`run_tool(name, input)` over a Toolbox: the tool's output, or a RuntimeError carrying the
+    error message."""
     def run_tool(name: str, input: dict) -> str:
         content, is_error = toolbox.run(name, input)
         if is_error:
@@ -135,8 +147,10 @@ def run_tool_for(toolbox: Toolbox) -> Callable[[str, dict], str]:
     return run_tool
 
 
-def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Workspace | None = None) -> tuple:
-    """(client, model, tools, run_tool, prompt) to run `scenario` with an agent_loop; `api.requests` lists its calls."""
+def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None,
+               workspace: Workspace | None = None) -> tuple:
+    """(client, model, tools, run_tool, prompt) to run `scenario` with an agent_loop; `api.requests`
+    lists its calls."""
     from .client import MODEL, local_client
 
     toolbox = scenario.tools(workspace)
@@ -145,10 +159,12 @@ def loop_setup(scenario: Scenario, *, api: LocalAPI | None = None, workspace: Wo
 
 
 def canonical(messages: list) -> list[dict]:
-    """A history written one way: SDK objects as dicts, a string content as a text block, is_error only when true."""
+    """A history written one way: SDK objects as dicts, a string content as a text block, is_error
+    only when true."""
     from .messages import as_dict, content_blocks
 
     def block(b: dict) -> dict:
         return {k: v for k, v in b.items() if not (k == "is_error" and v is False)}
 
-    return [{"role": m["role"], "content": [block(b) for b in content_blocks(m["content"])]} for m in as_dict(messages)]
+    return [{"role": m["role"], "content": [block(b) for b in content_blocks(m["content"])]}
+            for m in as_dict(messages)]

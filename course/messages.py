@@ -23,7 +23,8 @@ def tool_use(id: str, name: str, input: dict) -> dict:
 
 def tool_result(tool_use_id: str, content: str, is_error: bool = False) -> dict:
     """A tool_result block answering the tool_use with the same id."""
-    block: dict[str, object] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    block: dict[str, object] = {"type": "tool_result", "tool_use_id": tool_use_id,
+                                "content": content}
     if is_error:
         block["is_error"] = True
     return block
@@ -53,7 +54,8 @@ def content_blocks(content: str | list) -> list: ...
 @overload
 def content_blocks(content: None) -> None: ...
 def content_blocks(content: str | list | None) -> list | None:
-    """A message's content as a list of blocks: a string content is one text block (the API's rule)."""
+    """A message's content as a list of blocks: a string content is one text block (the API's
+    rule)."""
     return [text(content)] if isinstance(content, str) else content
 
 
@@ -81,21 +83,25 @@ class Violation:
     detail: str
 
     def __str__(self) -> str:
-        return tr("{rule} at messages[{index}]: {detail}").format(rule=self.rule, index=self.index, detail=self.detail)
+        return tr("{rule} at messages[{index}]: {detail}").format(
+            rule=self.rule, index=self.index, detail=self.detail)
 
 
 def violations(messages: list, *, final_assistant: bool = False) -> list[Violation]:
-    """Every way `messages` breaks P1-P3 (empty when the invariant holds), the earliest message first. A P2
-    break is reported at the assistant message whose tool_uses are not answered, as the API's 400 names it
-    (`messages.N: tool_use ids were found without tool_result blocks immediately after`).
+    """Every way `messages` breaks P1-P3 (empty when the invariant holds), the earliest message
+    first. A P2 break is reported at the assistant message whose tool_uses are not answered, as the
+    API's 400 names it (`messages.N: tool_use ids were found without tool_result blocks immediately
+    after`).
 
     final_assistant=True accepts a last assistant message without tool_use: the
     history of a finished run, h . a, which is no longer a request to send.
 
-    A `system` message (the operator's, mid-conversation) is not a turn: P1-P3 pass over it, as the API does.
+    A `system` message (the operator's, mid-conversation) is not a turn: P1-P3 pass over it, as the
+    API does.
     """
     listed = [as_dict(m) for m in messages]
-    turns = [i for i, m in enumerate(listed) if m.get("role") != "system"]  # each turn's index in `messages`
+    # each turn's index in `messages`
+    turns = [i for i, m in enumerate(listed) if m.get("role") != "system"]
     found = _turn_violations([listed[i] for i in turns], final_assistant)
     return [replace(v, index=turns[v.index] if turns else 0) for v in found]
 
@@ -104,13 +110,15 @@ def _turn_violations(msgs: list[dict], final_assistant: bool) -> list[Violation]
     """violations() over the turns alone (indices into `msgs`)."""
     found: list[Violation] = []
     if not msgs:
-        return [Violation("P1", 0, tr("the list is empty; the first message must be from the user"))]
+        return [Violation("P1", 0,
+                          tr("the list is empty; the first message must be from the user"))]
     if msgs[0].get("role") != "user":
         found.append(Violation("P1", 0, tr("the first message is from {role!r}, not 'user'").format(
             role=msgs[0].get("role"))))
     last = msgs[-1]
     if last.get("role") != "user" and not (final_assistant and not tool_uses(last)):
-        found.append(Violation("P1", len(msgs) - 1, tr("the last message is from {role!r}, not 'user'").format(
+        found.append(Violation("P1", len(msgs) - 1,
+                               tr("the last message is from {role!r}, not 'user'").format(
             role=last.get("role"))))
     answered: set[int] = set()  # indexes of user messages whose leading results answer a tool_use
     for i, m in enumerate(msgs):
@@ -118,18 +126,22 @@ def _turn_violations(msgs: list[dict], final_assistant: bool) -> list[Violation]
         if not ids:
             continue
         if i + 1 >= len(msgs):
-            found.append(Violation("P2", i, tr("tool_use {ids} has no message after it").format(ids=ids)))
+            found.append(Violation("P2", i,
+                                   tr("tool_use {ids} has no message after it").format(ids=ids)))
             continue
         nxt = msgs[i + 1]
         if nxt.get("role") != "user":
-            found.append(Violation("P2", i, tr("the message after tool_use {ids} is from {role!r}, not 'user'")
+            found.append(Violation("P2", i, tr("the message after tool_use {ids} is from {role!r}, "
+                                               "not 'user'")
                                    .format(ids=ids, role=nxt.get("role"))))
             continue
         answered.add(i + 1)
         head = blocks(nxt)[: len(ids)]
-        got = [b.get("tool_use_id") if b.get("type") == "tool_result" else f"<{b.get('type')}>" for b in head]
+        got = [b.get("tool_use_id") if b.get("type") == "tool_result" else f"<{b.get('type')}>"
+               for b in head]
         if got != ids:
-            wrong = tr("the first {count} blocks should be tool_result for {ids} in that order, found {got}")
+            wrong = tr("the first {count} blocks should be tool_result for {ids} in that order, "
+                       "found {got}")
             found.append(Violation("P2", i, wrong.format(count=len(ids), ids=ids, got=got)))
     for i, m in enumerate(msgs):
         content = blocks(m)
@@ -138,10 +150,13 @@ def _turn_violations(msgs: list[dict], final_assistant: bool) -> list[Violation]
             start = len(tool_uses(msgs[i - 1]))
         for j, b in enumerate(content[start:], start):
             if b.get("type") == "tool_result":
-                stray = (tr("block {j} is a tool_result for {id!r} after the leading results") if i in answered
-                         else tr("block {j} is a tool_result for {id!r} without a tool_use right before it"))
+                stray = (tr("block {j} is a tool_result for {id!r} after the leading results")
+                         if i in answered
+                         else tr("block {j} is a tool_result for {id!r} without a tool_use right "
+                                 "before it"))
                 found.append(Violation("P3", i, stray.format(j=j, id=b.get("tool_use_id"))))
-    return sorted(found, key=lambda v: (v.index, v.rule))  # the earliest message first, P1 before P2 before P3
+    # the earliest message first, P1 before P2 before P3
+    return sorted(found, key=lambda v: (v.index, v.rule))
 
 
 def check_invariant(messages: list, *, final_assistant: bool = False) -> None:

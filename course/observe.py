@@ -60,14 +60,16 @@ class Observer:
 
     def watch(self, events: Iterator) -> Iterator:
         """Yield `events` unchanged, recording them."""
-        started, call_started = None, 0.0  # the first event's time; the time of the ModelCall that opened a record
+        # the first event's time; the time of the ModelCall that opened a record
+        started, call_started = None, 0.0
         for event in events:
             now = self.clock()
             started = now if started is None else started
             if isinstance(event, ModelCall):
                 if self.records:
                     self._close(call_started, now, started)
-                    if self.records[-1].stop_reason == "pause_turn":  # sent back as it was: a turn, as the loop counts
+                    # sent back as it was: a turn, as the loop counts
+                    if self.records[-1].stop_reason == "pause_turn":
                         self._turn()
                 call_started = now
                 self.records.append(CallRecord(event.call))
@@ -116,18 +118,20 @@ class Observer:
         return self.result
 
     def lines(self) -> list[str]:
-        """The log, one line per model call and one per tool call, without timings (they vary between runs)."""
+        """The log, one line per model call and one per tool call, without timings (they vary
+        between runs)."""
         out = []
         for r in self.records:
             call = f"call {r.index}" + (f" (turn {r.turn})" if r.turn else "")
             if not r.answered:
                 out.append(f"{call}: no response")
                 continue
-            out.append(f"{call}: stop_reason={r.stop_reason} in={r.input_tokens} out={r.output_tokens} "
-                       f"total={r.total_tokens} cost=${r.total_cost_usd:.6f}")
+            out.append(f"{call}: stop_reason={r.stop_reason} in={r.input_tokens} "
+                       f"out={r.output_tokens} total={r.total_tokens} cost=${r.total_cost_usd:.6f}")
             for t in r.tools:
                 mark = "ERROR " if t.is_error else ""
-                out.append(f"  {t.id} {t.name}({json.dumps(t.input, sort_keys=True)}) -> {mark}{t.preview!r}")
+                out.append(f"  {t.id} {t.name}({json.dumps(t.input, sort_keys=True)}) -> "
+                           f"{mark}{t.preview!r}")
         if self.limit:
             out.append(f"limit: {self.limit.subtype}: {self.limit.detail}")
         return out

@@ -1,8 +1,9 @@
-"""A session wrapped around any client: what the goal loop, the outer loop and lesson 13 give the student's loop.
+"""A session wrapped around any client: what the goal loop, the outer loop and lesson 13 give the
+student's loop.
 
-The student's `agent_loop` always starts a conversation from its prompt. Given a `Session(client, earlier)` as its
-client, it continues `earlier` instead; given `Session(client)`, it starts fresh. Either way the session keeps
-every response, for counting calls and pricing them.
+The student's `agent_loop` always starts a conversation from its prompt. Given a `Session(client,
+earlier)` as its client, it continues `earlier` instead; given `Session(client)`, it starts fresh.
+Either way the session keeps every response, for counting calls and pricing them.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ class Metered:
 
 @dataclass
 class Session(Metered):
-    """A client that sends `earlier` in front of the messages of every request, and keeps each response."""
+    """A client that sends `earlier` in front of the messages of every request, and keeps each
+    response."""
 
     client: object
     earlier: list = field(default_factory=list)
@@ -38,7 +40,8 @@ class Session(Metered):
         return self
 
     def create(self, **request):
-        response = self.client.messages.create(**{**request, "messages": self.earlier + request["messages"]})
+        response = self.client.messages.create(**{**request,
+                                                  "messages": self.earlier + request["messages"]})
         self.responses.append(response)
         return response
 

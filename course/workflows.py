@@ -5,7 +5,8 @@ each node at most once per run (which node comes next may depend on the input
 and on the outputs so far). An agent is the loop of Def. 3.1. Prop. 7.2: a
 workflow makes at most |V| calls whatever the model says; an agent without a
 turn cap can be made to make any number of calls; with a cap T, at most T+1.
-The lesson's toy models and tools (M_K, the cart fix as a workflow, 12 x 12) are in `course.scenarios.call_counts`.
+The lesson's toy models and tools (M_K, the cart fix as a workflow, 12 x 12) are in
+`course.scenarios.call_counts`.
 """
 from __future__ import annotations
 
@@ -20,17 +21,22 @@ FOLLOWING = "<following>"  # Node.next default: the node listed after this one
 
 
 class NotAWorkflow(RuntimeError):
-    """A run came back to a node it had visited: that is a loop, an agent, not a workflow (Def. 7.1)."""
+    """A run came back to a node it had visited: that is a loop, an agent, not a workflow (Def.
+    7.1)."""
 
 
 @dataclass
 class Node:
-    """One step of a workflow: a model call (`prompt`) or plain code (`code`), and which step comes next."""
+    """One step of a workflow: a model call (`prompt`) or plain code (`code`), and which step comes
+    next."""
 
     name: str
-    prompt: Callable[[dict], str] | None = None  # outputs so far ({"input": ..., step name: its text}) -> the prompt
-    code: Callable[[dict], str] | None = None  # or: code run instead of a model call (tests, file writes, checks)
-    next: Callable[[dict], str | None] | str | None = FOLLOWING  # a step name, None to finish, or a router
+    # outputs so far ({"input": ..., step name: its text}) -> the prompt
+    prompt: Callable[[dict], str] | None = None
+    # or: code run instead of a model call (tests, file writes, checks)
+    code: Callable[[dict], str] | None = None
+    # a step name, None to finish, or a router
+    next: Callable[[dict], str | None] | str | None = FOLLOWING
 
 
 @dataclass
@@ -47,7 +53,8 @@ class WorkflowRun:
 
 @dataclass
 class Workflow:
-    """A fixed path of model calls (Def. 7.1): chaining, routing, parallelization, unrolled evaluation."""
+    """A fixed path of model calls (Def. 7.1): chaining, routing, parallelization, unrolled
+    evaluation."""
 
     nodes: list[Node]
     max_tokens: int = 1024
@@ -58,7 +65,8 @@ class Workflow:
         return sum(1 for n in self.nodes if n.code is None)
 
     def run(self, client, model: str, input: str) -> WorkflowRun:
-        """Visit steps from the first; each model step is one call; revisiting raises NotAWorkflow."""
+        """Visit steps from the first; each model step is one call; revisiting raises
+        NotAWorkflow."""
         by_name = {n.name: n for n in self.nodes}
         order = [n.name for n in self.nodes]
         run = WorkflowRun({"input": input}, [])
@@ -72,7 +80,9 @@ class Workflow:
             if node.code is not None:
                 run.outputs[name] = node.code(run.outputs)
             elif node.prompt is None:
-                raise ValueError(tr("node {name!r} has neither a prompt nor code").format(name=name))
+                raise ValueError(
+                    tr("node {name!r} has neither a prompt nor code").format(name=name)
+                )
             else:
                 response = client.messages.create(model=model, max_tokens=self.max_tokens,
                                                   messages=[user(node.prompt(run.outputs))])
@@ -91,5 +101,6 @@ class Workflow:
 
 
 def agent_call_bound(max_turns: int | None) -> float:
-    """The most calls an agent can make over all models: T+1 with a cap, unbounded (inf) without (Prop. 7.2)."""
+    """The most calls an agent can make over all models: T+1 with a cap, unbounded (inf) without
+    (Prop. 7.2)."""
     return float("inf") if max_turns is None else max_turns + 1

@@ -1,6 +1,6 @@
-"""Shared fixtures: no network in tests, the course speaking English whatever the machine's locale, and the local
-API on both of its mounts; tests that need a system package this machine lacks skip, saying which
-(tests/system_packages.py)."""
+"""Shared fixtures: no network in tests, the course speaking English whatever the machine's locale,
+and the local API on both of its mounts; tests that need a system package this machine lacks skip,
+saying which (tests/system_packages.py)."""
 from __future__ import annotations
 
 import collections
@@ -19,21 +19,28 @@ from course.api import LocalAPI, Server
 from course.client import make_client
 from course.grading.classroom.sandbox.confinement import Confinement
 
-# a Japanese locale would make the library speak Japanese; the language tests choose theirs (tests/i18n)
+# a Japanese locale would make the library speak Japanese; the language tests choose theirs
+# (tests/i18n)
 os.environ["COURSE_LANG"] = "en"
 
-# property tests judge what is generated, never how fast: a loaded machine must not fail them (time goes to benchmarks)
+# property tests judge what is generated, never how fast: a loaded machine must not fail them (time
+# goes to benchmarks)
 settings.register_profile("course", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("course")
 
 
 @functools.cache
 def unmet() -> dict[str, str]:
-    """marker -> why the tests it marks cannot run here, for every system package that is missing or does not work."""
+    """marker -> why the tests it marks cannot run here, for every system package that is missing or
+    does not work."""
     reasons = {p.marker: p.reason for p in PACKAGES if not p.present()}
-    if "bwrap" not in reasons and (mode := Confinement.detect().mode) not in ("bwrap", "bwrap-user"):
-        reasons["bwrap"] = (f"bubblewrap is installed but cannot create namespaces here (the grader would use "
-                            f"isolation {mode}): run the tests where it can, e.g. in a container started with "
+    if "bwrap" not in reasons and (mode := Confinement.detect().mode) not in (
+        "bwrap",
+        "bwrap-user",
+    ):
+        reasons["bwrap"] = ("bubblewrap is installed but cannot create namespaces here (the "
+                            f"grader would use isolation {mode}): run the tests where it can, e.g. "
+                            "in a container started with "
                             "--privileged")
     return reasons
 
@@ -43,8 +50,11 @@ def pytest_report_header(config) -> list[str]:
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """What a test records as its "summary" (the mutation score), printed after the run, from any xdist worker."""
-    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
+    """What a test records as its "summary" (the mutation score), printed after the run, from any
+    xdist worker."""
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get(
+        "failed", []
+    ):
         for name, value in getattr(report, "user_properties", []):
             if name == "summary" and report.when == "call":
                 terminalreporter.write_line(value)
@@ -66,10 +76,17 @@ def pytest_runtest_logreport(report) -> None:
 
 
 def pytest_sessionfinish(session) -> None:
-    """After a run of every test on workers (make test's suite), each file's seconds, for the next run's order."""
+    """After a run of every test on workers (make test's suite), each file's seconds, for the next
+    run's order."""
     option = session.config.option
-    whole = not option.keyword and not option.markexpr  # every test of each file ran (not make check's part)
-    if getattr(option, "numprocesses", None) and not hasattr(session.config, "workerinput") and _seconds and whole:
+    # every test of each file ran (not make check's part)
+    whole = not option.keyword and not option.markexpr
+    if (
+        getattr(option, "numprocesses", None)
+        and not hasattr(session.config, "workerinput")
+        and _seconds
+        and whole
+    ):
         SECONDS.parent.mkdir(exist_ok=True)
         SECONDS.write_text(json.dumps({**took(), **_seconds}, indent=0, sort_keys=True))
 
@@ -99,7 +116,8 @@ def no_network():
 
     def connect(sock, address):
         if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address[0]):
-            raise NetworkBlocked(f"tests may not reach the network (asked to connect to {address!r})")
+            raise NetworkBlocked("tests may not reach the network (asked to connect to "
+                                 f"{address!r})")
         return real_connect(sock, address)
 
     socket.getaddrinfo, socket.socket.connect = getaddrinfo, connect
@@ -109,7 +127,8 @@ def no_network():
 
 @pytest.fixture(params=["in_process", "loopback"])
 def mount(request):
-    """connect(api, **options): the genuine SDK client talking to `api` in-process or over loopback HTTP."""
+    """connect(api, **options): the genuine SDK client talking to `api` in-process or over loopback
+    HTTP."""
     servers: list[Server] = []
 
     def connect(api: LocalAPI, **options):

@@ -1,8 +1,9 @@
 """The Debian packages the tests need beside PyPI and npm, and which tests skip without each.
 
-`make test` runs this file first (`PYTHONPATH=. python3 tests/system_packages.py`): as root with apt-get it installs
-what is missing; otherwise it says what to install and which tests will skip. tests/conftest.py skips those tests
-with the same words, so pytest's summary line counts them. Standard library only: it runs before the venv exists.
+`make test` runs this file first (`PYTHONPATH=. python3 tests/system_packages.py`): as root with
+apt-get it installs what is missing; otherwise it says what to install and which tests will skip.
+tests/conftest.py skips those tests with the same words, so pytest's summary line counts them.
+Standard library only: it runs before the venv exists.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def japanese_font() -> bool:
     """fontconfig knows a font with Japanese glyphs."""
     if not shutil.which("fc-list"):
         return False
-    return bool(subprocess.run(["fc-list", ":lang=ja"], capture_output=True, text=True).stdout.strip())
+    return bool(
+        subprocess.run(["fc-list", ":lang=ja"], capture_output=True, text=True).stdout.strip())
 
 
 @dataclass
@@ -39,11 +41,13 @@ class Package:
 
 PACKAGES = [
     Package("bubblewrap", lambda: bool(shutil.which("bwrap")), "bwrap",
-            "the hostile-class tests, tests/grading/test_grading_isolation.py", "the grader's sandbox"),
+            "the hostile-class tests, tests/grading/test_grading_isolation.py",
+            "the grader's sandbox"),
     Package("chromium", lambda: os.path.exists(CHROMIUM), "browser",
             "the browser tests, tests/views/test_browser.py", "JupyterLab as students see it"),
     Package("fonts-ipafont-gothic", japanese_font, "japanese_font",
-            "the Japanese lesson in the browser test", "a Japanese font, to lay out the Japanese lesson"),
+            "the Japanese lesson in the browser test",
+            "a Japanese font, to lay out the Japanese lesson"),
 ]
 
 
@@ -52,10 +56,12 @@ def missing() -> list[Package]:
 
 
 def install(packages: list[Package]) -> None:
-    """apt-get install, quietly; a failure is reported, not raised (the tests that need them skip)."""
+    """apt-get install, quietly; a failure is reported, not raised (the tests that need them
+    skip)."""
     names = [p.name for p in packages]
     print(f"make test: installing {' '.join(names)} (apt-get)", flush=True)
-    quiet = {"env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}, "stdout": subprocess.DEVNULL}
+    quiet = {"env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+             "stdout": subprocess.DEVNULL}
     if subprocess.run(["apt-get", "update", "-qq"], **quiet).returncode == 0:
         subprocess.run(["apt-get", "install", "-y", "-qq", *names], **quiet)
 

@@ -30,7 +30,8 @@ from course.scenarios import get
 
 
 def run_always_tool(turns, edit=None, system=None):
-    """The model that always asks for a tool, stopped by max_turns; `edit` edits every request it sends."""
+    """The model that always asks for a tool, stopped by max_turns; `edit` edits every request it
+    sends."""
     scenario = get("always_tool")
     agent = scenario.agent(limits=Limits(max_turns=turns))
     agent.system = system
@@ -80,7 +81,8 @@ def test_budget_overshoot_is_one_response():
 def test_budget_bound_is_tight():
     # exercise 10.4: B=10, c_max=3, delta=0.5 -> spend B + c_max - delta
     scenario = get("always_tool")
-    agent = scenario.agent(limits=Limits(max_turns=None, max_budget_usd=10), cost=costs([3, 3, 3, 0.5, 3]))
+    agent = scenario.agent(limits=Limits(max_turns=None, max_budget_usd=10),
+                           cost=costs([3, 3, 3, 0.5, 3]))
     assert agent.run(scenario.prompt).cost_usd == 12.5
 
 
@@ -98,7 +100,8 @@ def test_clearing_keeps_the_invariant_and_the_last_results():
     h = history(4)
     cleared = clear_tool_results(h, keep_last=1)
     check_invariant(cleared)
-    results = [b for m in cleared if m["role"] == "user" for b in m["content"] if b["type"] == "tool_result"]
+    results = [b for m in cleared if m["role"] == "user" for b in m["content"]
+               if b["type"] == "tool_result"]
     assert [r["content"] == CLEARED for r in results] == [True, True, True, False]
     assert h[2]["content"][0]["content"] != CLEARED  # the original is untouched
 
@@ -121,9 +124,11 @@ def test_compaction_keeps_the_invariant_and_the_last_turn():
 
 def test_summary_marks_errors():
     h = [{"role": "user", "content": "go"},
-         {"role": "assistant", "content": [{"type": "tool_use", "id": "u1", "name": "read", "input": {"p": 1}}]},
+         {"role": "assistant",
+          "content": [{"type": "tool_use", "id": "u1", "name": "read", "input": {"p": 1}}]},
          {"role": "user",
-          "content": [{"type": "tool_result", "tool_use_id": "u1", "content": "nope", "is_error": True}]}]
+          "content": [{"type": "tool_result", "tool_use_id": "u1", "content": "nope",
+                       "is_error": True}]}]
     assert summary(h).splitlines()[-1] == '- read({"p": 1}) -> error: nope'
 
 
@@ -132,14 +137,17 @@ def test_caching_arithmetic():
     assert cached_cost(2, 10_000, 1.0) < uncached_cost(2, 10_000, 1.0)
     assert cached_cost(1, 10_000, 1.0) > uncached_cost(1, 10_000, 1.0)
     ns = inputs_per_call(5_000, [2_000] * 9)
-    assert loop_input_cost(ns, MODEL, cached=False) == pytest.approx(0.014)  # Haiku 5.5: $0.10 per million
+    # Haiku 5.5: $0.10 per million
+    assert loop_input_cost(ns, MODEL, cached=False) == pytest.approx(0.014)
     assert loop_input_cost(ns, MODEL, cached=True) == pytest.approx(0.004045)
     assert loop_input_cost(ns, MODEL, cached=True, minimum=10**6) == pytest.approx(0.014)
 
 
 def test_caching_on_the_local_api():
-    short = run_always_tool(3, edit=mark_for_caching)  # a prompt below the minimum is silently not cached
-    assert all(u["cache_creation_input_tokens"] == u["cache_read_input_tokens"] == 0 for u in short.usages)
+    # a prompt below the minimum is silently not cached
+    short = run_always_tool(3, edit=mark_for_caching)
+    assert all(u["cache_creation_input_tokens"] == u["cache_read_input_tokens"] == 0
+               for u in short.usages)
     rules = "Follow the house rules. " * 300
     long = run_always_tool(3, edit=mark_for_caching, system=rules)
     first, *rest = long.usages
@@ -153,6 +161,8 @@ def test_mark_for_caching_uses_at_most_four_breakpoints():
     request = mark_for_caching({"system": "s", "messages": h})
     marked = [(i, j) for i, m in enumerate(request["messages"])
               for j, b in enumerate(m["content"]) if "cache_control" in b]
-    assert marked == [(len(h) - 3, len(h[-3]["content"]) - 1), (len(h) - 1, len(h[-1]["content"]) - 1)]
+    assert marked == [(len(h) - 3, len(h[-3]["content"]) - 1),
+                      (len(h) - 1, len(h[-1]["content"]) - 1)]
     assert "cache_control" in request["system"][-1]
-    assert not any("cache_control" in b for m in h for b in m["content"])  # the loop's history is untouched
+    # the loop's history is untouched
+    assert not any("cache_control" in b for m in h for b in m["content"])

@@ -1,6 +1,7 @@
-"""A machine without bubblewrap, simulated by a PATH without `bwrap` (nothing is installed or removed here): as root
-with apt-get, `make test`'s first step asks apt-get for it (a fake that records); without apt-get, it says what to
-install and which tests skip, and those tests skip with that reason, counted in pytest's summary."""
+"""A machine without bubblewrap, simulated by a PATH without `bwrap` (nothing is installed or
+removed here): as root with apt-get, `make test`'s first step asks apt-get for it (a fake that
+records); without apt-get, it says what to install and which tests skip, and those tests skip with
+that reason, counted in pytest's summary."""
 from __future__ import annotations
 
 import importlib.util
@@ -17,8 +18,10 @@ from course.grading.classroom.sandbox import confinement
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
-# tests/conftest.py by its path: `from conftest import` finds whichever conftest.py pytest imported first
-_spec = importlib.util.spec_from_file_location("tests_root_conftest", Path(__file__).parent / "conftest.py")
+# tests/conftest.py by its path: `from conftest import` finds whichever conftest.py pytest imported
+# first
+_spec = importlib.util.spec_from_file_location("tests_root_conftest",
+                                               Path(__file__).parent / "conftest.py")
 _conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_conftest)
 unmet = _conftest.unmet
@@ -45,11 +48,12 @@ def test_as_root_with_apt_get_make_test_installs_what_is_missing(without_bwrap, 
     fake.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
     fake.chmod(0o755)
     env = {**without_bwrap, "PATH": f"{fake.parent}{os.pathsep}{without_bwrap['PATH']}"}
-    said = subprocess.run([sys.executable, "tests/system_packages.py"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+    said = subprocess.run([sys.executable, "tests/system_packages.py"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
     assert said.returncode == 0 and "make test: installing bubblewrap (apt-get)" in said.stdout
     assert calls.read_text().splitlines() == ["update -qq", "install -y -qq bubblewrap"]
-    assert "sudo apt-get install -y bubblewrap" in said.stderr  # the fake installed nothing: still missing
+    # the fake installed nothing: still missing
+    assert "sudo apt-get install -y bubblewrap" in said.stderr
 
 
 def test_make_test_says_first_what_to_install_and_which_tests_skip(without_bwrap):

@@ -6,5 +6,5 @@ from .policy import Conversation, Policy, Replay, Rules, Scripted, Turn
 from .server import Server
 from .transport import transport
 
-__all__ = ["APIError", "Conversation", "Fault", "LocalAPI", "MODELS", "Model", "Policy", "Recorded", "Replay",
-           "Rules", "Scripted", "Server", "Turn", "transport"]
+__all__ = ["APIError", "Conversation", "Fault", "LocalAPI", "MODELS", "Model", "Policy", "Recorded",
+           "Replay", "Rules", "Scripted", "Server", "Turn", "transport"]

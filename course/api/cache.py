@@ -22,10 +22,14 @@ MAX_BREAKPOINTS = 4
 
 
 def marks(body: dict) -> int:
-    """How many tools, system blocks and message blocks carry a cache_control mark (in a valid body)."""
+    """How many tools, system blocks and message blocks carry a cache_control mark (in a valid
+    body)."""
     system = body.get("system")
-    marked = [*(body.get("tools") or []), *(system if isinstance(system, list) else []),
-              *(b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"])]
+    marked = [
+        *(body.get("tools") or []),
+        *(system if isinstance(system, list) else []),
+        *(b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]),
+    ]
     return sum(1 for item in marked if item.get("cache_control"))
 
 
@@ -69,7 +73,9 @@ def breakpoints(body: dict, model: Model) -> list[tuple[str, int, str]]:
     n = REQUEST_OVERHEAD
 
     def point(cache_control: dict):
-        digest = hashlib.sha256(json.dumps([body["model"], items], sort_keys=True).encode()).hexdigest()
+        digest = hashlib.sha256(
+            json.dumps([body["model"], items], sort_keys=True).encode()
+        ).hexdigest()
         points.append((digest, n, cache_control.get("ttl", "5m")))
 
     def mark(item: dict, tokens: int):

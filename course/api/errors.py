@@ -13,7 +13,8 @@ class APIError(Exception):
         self.headers = headers or {}
 
     def body(self, request_id: str) -> dict:
-        return {"type": "error", "error": {"type": self.kind, "message": self.message}, "request_id": request_id}
+        return {"type": "error", "error": {"type": self.kind, "message": self.message},
+                "request_id": request_id}
 
 
 def retry_headers(seconds: float) -> dict:
@@ -22,7 +23,8 @@ def retry_headers(seconds: float) -> dict:
 
 
 def rate_limited(retry_after: float = 1.0) -> APIError:
-    return APIError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit.",
+    return APIError(429, "rate_limit_error",
+                    "Number of request tokens has exceeded your per-minute rate limit.",
                     retry_headers(retry_after))
 
 

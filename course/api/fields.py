@@ -1,10 +1,12 @@
-"""Every field of a request checked against the installed SDK's types, as the real API's schema checks it.
+"""Every field of a request checked against the installed SDK's types, as the real API's schema
+checks it.
 
-The SDK declares each request field as a TypedDict, a union of them told apart by `type` (or `role`), a Literal,
-a list or a plain type. `check(value, annotation, where)` walks a request along those declarations and raises a
-400 for the first value that does not fit, named by its path the way the real API names it
-(`messages.1.content.0.tool_result.cache_control.ttl: Input should be '5m' or '1h'`): a field missing, a field the
-type does not declare (`Extra inputs are not permitted`), a value of the wrong kind, a tag no member of a union has.
+The SDK declares each request field as a TypedDict, a union of them told apart by `type` (or
+`role`), a Literal, a list or a plain type. `check(value, annotation, where)` walks a request along
+those declarations and raises a 400 for the first value that does not fit, named by its path the way
+the real API names it (`messages.1.content.0.tool_result.cache_control.ttl: Input should be '5m' or
+'1h'`): a field missing, a field the type does not declare (`Extra inputs are not permitted`), a
+value of the wrong kind, a tag no member of a union has.
 """
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ import pydantic
 from .errors import APIError
 
 DISCRIMINATORS = ("type", "role")  # the keys the SDK's unions of TypedDicts are told apart by
-KINDS = {str: "a valid string", int: "a valid integer", float: "a valid number", bool: "a valid boolean",
-         type(None): "null"}
-LISTS = {list, collections.abc.Iterable, collections.abc.Sequence}  # what typing.get_origin gives for a list
+KINDS = {str: "a valid string", int: "a valid integer", float: "a valid number",
+         bool: "a valid boolean", type(None): "null"}
+# what typing.get_origin gives for a list
+LISTS = {list, collections.abc.Iterable, collections.abc.Sequence}
 
 
 def invalid(message: str) -> APIError:
@@ -33,14 +36,16 @@ def _at(where: str, message: str) -> APIError:
 
 
 def by_identity(fn):
-    """`fn` of one argument remembered by the argument's identity: the SDK's typing objects are made once, and a
-    Union's hash is worked out anew each time it is asked for (the set of its members)."""
+    """`fn` of one argument remembered by the argument's identity: the SDK's typing objects are made
+    once, and a Union's hash is worked out anew each time it is asked for (the set of its
+    members)."""
     memo: dict[int, tuple[object, object]] = {}
 
     def remembered(arg):
         kept = memo.get(id(arg))
         if kept is None or kept[0] is not arg:
-            kept = memo[id(arg)] = (arg, fn(arg))  # the argument kept: its id is never another object's
+            # the argument kept: its id is never another object's
+            kept = memo[id(arg)] = (arg, fn(arg))
         return kept[1]
 
     return functools.wraps(fn)(remembered)
@@ -58,12 +63,14 @@ def _strip(annotation):
 
 @functools.cache
 def fields(typed_dict) -> dict[str, tuple[object, bool]]:
-    """A TypedDict's fields (or a response model's, which the SDK also takes as a param): name -> (annotation,
-    required)."""
+    """A TypedDict's fields (or a response model's, which the SDK also takes as a param): name ->
+    (annotation, required)."""
     if issubclass(typed_dict, pydantic.BaseModel):
-        return {f.alias or name: (_strip(f.annotation), f.is_required()) for name, f in typed_dict.model_fields.items()}
+        return {f.alias or name: (_strip(f.annotation), f.is_required()) for name,
+                f in typed_dict.model_fields.items()}
     hints = typing.get_type_hints(typed_dict, include_extras=True)
-    return {name: (_strip(a), typing.get_origin(a) is typing.Required or name in typed_dict.__required_keys__)
+    return {name: (_strip(a),
+                   typing.get_origin(a) is typing.Required or name in typed_dict.__required_keys__)
             for name, a in hints.items()}
 
 
@@ -84,12 +91,14 @@ def _members(union) -> tuple:
 
 
 def _tags(typed_dict, key: str) -> tuple | None:
-    """The Literal values a TypedDict allows for `key` (None when `key` is not a Literal of it), and None first
-    when the key may be left out or null."""
+    """The Literal values a TypedDict allows for `key` (None when `key` is not a Literal of it), and
+    None first when the key may be left out or null."""
     if key not in fields(typed_dict):
         return None
     annotation, required = fields(typed_dict)[key]
-    options = _members(annotation) if typing.get_origin(annotation) is typing.Union else (annotation,)
+    options = (
+        _members(annotation) if typing.get_origin(annotation) is typing.Union else (annotation,)
+    )
     tags = [None] if not required or type(None) in options else []
     for option in options:
         if typing.get_origin(option) is typing.Literal:
@@ -101,11 +110,12 @@ def _tags(typed_dict, key: str) -> tuple | None:
 
 @by_identity
 def _tagged(union) -> tuple[str, dict] | None:
-    """(key, tag -> TypedDict) for a union of two or more TypedDicts told apart by `type` or `role`; None for other
-    unions."""
+    """(key, tag -> TypedDict) for a union of two or more TypedDicts told apart by `type` or `role`;
+    None for other unions."""
     members = [m for m in _members(union) if m is not type(None)]
     if len(members) < 2 or not all(_is_typed_dict(m) for m in members):
-        return None  # a lone TypedDict (Optional[X]) is checked as itself, its `type` as any Literal field
+        # a lone TypedDict (Optional[X]) is checked as itself, its `type` as any Literal field
+        return None
     for key in DISCRIMINATORS:
         tags = [_tags(m, key) for m in members]
         if all(t is not None for t in tags):
@@ -124,8 +134,8 @@ def _literal(values: tuple) -> str:
 
 @by_identity
 def _shape(annotation) -> tuple[str, object]:
-    """What `check` does with a value of `annotation`, worked out once per annotation (the SDK's typing objects):
-    (how, with what)."""
+    """What `check` does with a value of `annotation`, worked out once per annotation (the SDK's
+    typing objects): (how, with what)."""
     annotation = _strip(annotation)
     origin = typing.get_origin(annotation)
     if annotation in (object, typing.Any):
@@ -177,7 +187,8 @@ def check(value, annotation, where: str = "") -> None:
         if not isinstance(value, what) or (what is int and isinstance(value, bool)):
             raise _at(where, f"Input should be {KINDS[what]}")
         return
-    raise _at(where, "Input is not a value JSON can carry here")  # IO, PathLike: what a client uploads
+    # IO, PathLike: what a client uploads
+    raise _at(where, "Input is not a value JSON can carry here")
 
 
 def _check_typed_dict(value, typed_dict, where: str) -> None:
@@ -186,8 +197,8 @@ def _check_typed_dict(value, typed_dict, where: str) -> None:
     declared = fields(typed_dict)
     for name, (annotation, required) in declared.items():
         if name not in value or (value[name] is None and not required):
-            # an optional field sent as null counts as left out: the SDK's model_dump() of a response block sends
-            # back `"caller": null` and the like
+            # an optional field sent as null counts as left out: the SDK's model_dump() of a
+            # response block sends back `"caller": null` and the like
             if required:
                 raise _at(f"{where}.{name}" if where else name, "Field required")
             continue
@@ -216,14 +227,16 @@ def _check_union(value, union, where: str) -> None:
             raise _at(f"{where}.role", "Input should be 'user' or 'assistant'")
         if not isinstance(tag, (str, type(None))) or tag not in table:
             expected = ", ".join(repr(t) for t in table if t is not None)
-            raise _at(where, f"Input tag {tag!r} found using '{key}' does not match any of the expected tags: "
+            raise _at(where, f"Input tag {tag!r} found using '{key}' does not match any of the "
+                             "expected tags: "
                                  f"{expected}")
         member = table[tag]
         named = next(t for t in _tags(member, key) or () if t is not None)
   # a tool without a type is a custom tool
         return check(value, member, f"{where}.{named}" if key == "type" else where)
     errors = []
-    for member in members:  # the first member the value fits; else the error of a member of the value's kind
+    # the first member the value fits; else the error of a member of the value's kind
+    for member in members:
         try:
             return check(value, member, where)
         except APIError as e:
@@ -232,8 +245,8 @@ def _check_union(value, union, where: str) -> None:
 
 
 def _same_kind(value, member) -> bool:
-    """Whether `member` is the kind of thing `value` is (a dict for a TypedDict, a list for a list...), so that its
-    error says more than the others'."""
+    """Whether `member` is the kind of thing `value` is (a dict for a TypedDict, a list for a
+    list...), so that its error says more than the others'."""
     origin = typing.get_origin(member)
     if isinstance(value, dict):
         return _is_typed_dict(member) or origin in (dict, collections.abc.Mapping)

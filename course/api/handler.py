@@ -36,15 +36,18 @@ ROUTES = {("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"), ("GET
 class Reply:
     status: int
     headers: dict
-    body: bytes | Iterator[bytes]  # an iterator is a stream: each item is sent as soon as it is made
+    # an iterator is a stream: each item is sent as soon as it is made
+    body: bytes | Iterator[bytes]
 
 
 @dataclass
 class Fault:
-    """One injected failure, used by the next request: 429, 529, 500, a slow answer, or a stream that fails."""
+    """One injected failure, used by the next request: 429, 529, 500, a slow answer, or a stream
+    that fails."""
 
     kind: str  # "rate_limit" | "overloaded" | "server_error" | "slow" | "stream_error"
-    retry_after: float | None = None  # the retry-after header in seconds (a 429 always has one: 1 s)
+    # the retry-after header in seconds (a 429 always has one: 1 s)
+    retry_after: float | None = None
     seconds: float = 0.0  # for slow: how long to wait before answering
 
     def __post_init__(self):
@@ -71,7 +74,8 @@ class Recorded:
     body: dict | None
     status: int
     response: dict | None = None
-    headers: dict = field(default_factory=dict)  # the request's anthropic-* headers (anthropic-beta: the betas asked)
+    # the request's anthropic-* headers (anthropic-beta: the betas asked)
+    headers: dict = field(default_factory=dict)
     query: str = ""  # the query string: Claude Code posts to /v1/messages?beta=true
 
 
@@ -80,13 +84,15 @@ class LocalAPI:
     """A local Messages API answering with `policy`. Thread-safe; records every request."""
 
     policy: Policy
-    context_window: int | None = None  # input + output tokens the model can hold (None: the model's own)
+    # input + output tokens the model can hold (None: the model's own)
+    context_window: int | None = None
     latency: float = 0.0  # seconds added to every answer
     pace: float = 0.0  # seconds between streamed events (time-to-first-token, a slow stream)
     max_request_bytes: int = MAX_REQUEST_BYTES  # larger bodies get 413
     record: bool = True
     clock: Callable[[], float] = time.monotonic  # for cache expiry; tests pass a fake one
-    undeclared_tools: bool = False  # the policy may call tools a request with tools lacks (never the real API)
+    # the policy may call tools a request with tools lacks (never the real API)
+    undeclared_tools: bool = False
     log: Callable[[Recorded], None] | None = None  # called with every request as it is answered
     faults: deque = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
@@ -98,12 +104,13 @@ class LocalAPI:
         self.threads = Threads()
 
     def inject(self, kind: str, times: int = 1, **options) -> LocalAPI:
-        """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error, slow,
-        stream_error: a 200 stream that ends with an overloaded error event).
+        """Make the next `times` requests fail with `kind` (rate_limit, overloaded, server_error,
+        slow, stream_error: a 200 stream that ends with an overloaded error event).
 
-        The anthropic SDK retries twice, honouring retry-after; Claude Code retries ten times on its own backoff
-        (0.5 s doubling to 32 s, or retry-after if longer): about 3 minutes when the fault stays, unless the CLI's
-        environment sets CLAUDE_CODE_MAX_RETRIES (docs/FRAMEWORKS.md)."""
+        The anthropic SDK retries twice, honouring retry-after; Claude Code retries ten times on its
+        own backoff (0.5 s doubling to 32 s, or retry-after if longer): about 3 minutes when the
+        fault stays, unless the CLI's environment sets CLAUDE_CODE_MAX_RETRIES
+        (docs/FRAMEWORKS.md)."""
         for _ in range(times):
             self.faults.append(Fault(kind, **options))
         return self
@@ -115,14 +122,16 @@ class LocalAPI:
             request_id = f"req_local_{self._count:04d}"
             fault = self.faults.popleft() if self.faults else None
         path, _, query = path.partition("?")
-        seen = {"headers": {k.lower(): v for k, v in headers.items() if k.lower().startswith("anthropic-")},
+        seen = {"headers": {k.lower(): v for k,
+                            v in headers.items() if k.lower().startswith("anthropic-")},
                 "query": query}
         parsed = None
         try:
             parsed = self._parse(method, path, headers, body)
             if self.latency:
                 time.sleep(self.latency)
-            mid_stream = self._fail(fault, streaming=isinstance(parsed, dict) and bool(parsed.get("stream")))
+            mid_stream = self._fail(fault, streaming=isinstance(parsed, dict)
+                                    and bool(parsed.get("stream")))
             if method == "GET":
                 return self._done(path, None, 200, request_id, self._models(path), seen)
             if path == "/v1/messages/count_tokens":
@@ -131,8 +140,8 @@ class LocalAPI:
                 return self._done(path, parsed, 200, request_id, answer, seen)
             request = self.threads.resume(parsed)
             served = validate_request(request)
-            message, partial = generate(request, served, self.policy, self.cache, request_id, self.context_window,
-                                        self.undeclared_tools)
+            message, partial = generate(request, served, self.policy, self.cache, request_id,
+                                        self.context_window, self.undeclared_tools)
             self.threads.hold(request, message)
             if parsed.get("stream"):
                 self._keep(path, parsed, 200, message, seen)
@@ -140,26 +149,35 @@ class LocalAPI:
                              events(message, partial, self.pace, mid_stream))
             return self._done(path, parsed, 200, request_id, message, seen)
         except APIError as e:
-            return self._done(path, parsed, e.status, request_id, e.body(request_id), seen, e.headers)
-        except Exception as e:  # a bug of the local API's: still an answer, never a dropped connection
+            return self._done(path, parsed, e.status, request_id, e.body(request_id), seen,
+                              e.headers)
+        except Exception as e:
+            # a bug of the local API's: still an answer, never a dropped connection
             error = cannot_answer(f"the local API failed: {type(e).__name__}: {e}")
-            return self._done(path, parsed, error.status, request_id, error.body(request_id), seen, error.headers)
+            return self._done(path, parsed, error.status, request_id, error.body(request_id), seen,
+                              error.headers)
 
     def _parse(self, method: str, path: str, headers: dict, body: bytes):
-        """The JSON body, after the checks that come before validation: 404, 401, 413, unparsable JSON."""
+        """The JSON body, after the checks that come before validation: 404, 401, 413, unparsable
+        JSON."""
         lower = {k.lower(): v for k, v in headers.items()}
-        if (method, path) not in ROUTES and not (method == "GET" and path.startswith("/v1/models/")):
+        if (method, path) not in ROUTES and not (
+            method == "GET" and path.startswith("/v1/models/")
+        ):
             raise APIError(404, "not_found_error", f"Not found: {method} {path}")
-        if not (lower.get("x-api-key") or lower.get("authorization", "").removeprefix("Bearer").strip()):
+        if not (lower.get("x-api-key")
+                or lower.get("authorization", "").removeprefix("Bearer").strip()):
             raise APIError(401, "authentication_error", "x-api-key header is required")
         if method == "GET":
             return None
         if len(body) > self.max_request_bytes:
-            raise APIError(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.")
+            raise APIError(413, "request_too_large",
+                           "Request exceeds the maximum allowed number of bytes.")
         try:
             return json.loads(body or b"null")
         except (ValueError, UnicodeDecodeError):
-            raise APIError(400, "invalid_request_error", "There was an error parsing the body of your request: "
+            raise APIError(400, "invalid_request_error",
+                           "There was an error parsing the body of your request: "
                            "it is not valid JSON") from None
 
     def _models(self, path: str) -> dict:
@@ -194,5 +212,6 @@ class LocalAPI:
 
     def _done(self, path, body, status, request_id, answer, seen: dict, headers=None) -> Reply:
         self._keep(path, body, status, answer, seen)
-        return Reply(status, {"content-type": "application/json", "request-id": request_id, **(headers or {})},
+        return Reply(status, {"content-type": "application/json", "request-id": request_id,
+                              **(headers or {})},
                      json.dumps(answer).encode())

@@ -20,11 +20,14 @@ class Model:
 
     id: str
     display_name: str
-    created_at: str  # release date for GET /v1/models (Haiku 5.5's is checked; Sonnet and Opus 5.5 are given the same)
+    # release date for GET /v1/models (Haiku 5.5's is checked; Sonnet and Opus 5.5 are given the
+    # same)
+    created_at: str
     max_output_tokens: int  # max_tokens above this is a 400
     cache_minimum: int  # prompts shorter than this are silently not cached
     forced_tool_choice: bool  # tool_choice "any" / "tool" accepted
-    tokenizer: Tokenizer  # how it counts: the 5.x tokenizer counts about 30% more tokens than Haiku 4.5's
+    # how it counts: the 5.x tokenizer counts about 30% more tokens than Haiku 4.5's
+    tokenizer: Tokenizer
     thinks: bool  # adaptive thinking: replies may start with a thinking block
     context_window: int = 1_000_000
 
@@ -36,10 +39,11 @@ class Model:
 
 MODELS: dict[str, Model] = {m.id: m for m in [
     Model("claude-haiku-5-5", "Claude Haiku 5.5", "2026-10-07", 128_000, 512, True, CURRENT, True),
-    Model("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-10-07", 128_000, 512, False, CURRENT, True),
+    Model("claude-sonnet-5-5", "Claude Sonnet 5.5", "2026-10-07", 128_000, 512, False, CURRENT,
+          True),
     Model("claude-opus-5-5", "Claude Opus 5.5", "2026-10-07", 128_000, 512, False, CURRENT, True),
-    Model("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-01", 64_000, 4_096, True, HAIKU_4_5_TOKENIZER, False,
-          200_000),
+    Model("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-01", 64_000, 4_096, True,
+          HAIKU_4_5_TOKENIZER, False, 200_000),
 ]}
 
 

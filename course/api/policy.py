@@ -20,7 +20,8 @@ from ..messages import content_blocks
 from .errors import APIError
 from .toolset import REMINDER, TOOL_SEARCH, for_role, loaded, role
 
-CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}  # the rest are the handler's to decide
+# the rest are the handler's to decide
+CHOSEN_STOP_REASONS = {"end_turn", "tool_use", "pause_turn", "refusal"}
 
 
 @dataclass
@@ -42,9 +43,11 @@ class Conversation:
 
     def __init__(self, body: dict):
         self.body = body
-        searches = {b.get("id") for m in body["messages"] if m["role"] == "assistant" for b in content_blocks(
+        searches = {b.get("id") for m in body["messages"] if m["role"] == "assistant"
+                    for b in content_blocks(
             m["content"]) if b["type"] == "tool_use" and b["name"] == TOOL_SEARCH}
-        self.messages: list[dict] = [m for m in (_as_read(m, searches) for m in body["messages"]) if m is not None]
+        self.messages: list[dict] = [m for m in (_as_read(m, searches) for m in body["messages"])
+                                     if m is not None]
 
     @property
     def tool_names(self) -> list[str]:
@@ -52,12 +55,14 @@ class Conversation:
         return [t["name"] for t in loaded(self.body) if "name" in t]
 
     def tool(self, wanted: str) -> str | None:
-        """The name of the callable tool whose role is `wanted` (`search`: `search` or `mcp__course__search`)."""
+        """The name of the callable tool whose role is `wanted` (`search`: `search` or
+        `mcp__course__search`)."""
         return for_role(loaded(self.body), wanted)
 
     @functools.cached_property  # counted once: the policy and the handler both ask
     def calls_so_far(self) -> int:
-        """How many assistant turns the conversation already holds (the 0-based index of this call)."""
+        """How many assistant turns the conversation already holds (the 0-based index of this
+        call)."""
         return sum(1 for m in self.messages if m["role"] == "assistant")
 
     @property
@@ -67,10 +72,11 @@ class Conversation:
 
     @property
     def request_at(self) -> int:
-        """The index of the latest request: the last user message without tool results (the prompt, a follow-up
-        question, feedback)."""
+        """The index of the latest request: the last user message without tool results (the prompt,
+        a follow-up question, feedback)."""
         return max(i for i, m in enumerate(self.messages)
-                   if m["role"] == "user" and not any(b["type"] == "tool_result" for b in m["content"]))
+                   if m["role"] == "user"
+                   and not any(b["type"] == "tool_result" for b in m["content"]))
 
     @property
     def request(self) -> str:
@@ -106,36 +112,45 @@ class Conversation:
 
     def result_text(self, result: dict) -> str:
         c = result.get("content", "")
-        return c if isinstance(c, str) else "".join(b.get("text", "") for b in c if b.get("type") == "text")
+        return c if isinstance(c, str) else "".join(
+            b.get("text", "") for b in c if b.get("type") == "text")
 
 
 def _text(message: dict) -> str:
     return "".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
 
 
-HOOK_FEEDBACK = "Stop hook feedback:\n"  # how Claude Code hands a Stop hook's reason (/goal's "not yet") to the model
+# how Claude Code hands a Stop hook's reason (/goal's "not yet") to the model
+HOOK_FEEDBACK = "Stop hook feedback:\n"
 
 
 def _hook_feedback(reminder: re.Match) -> str:
-    """What the model reads of a reminder: nothing, unless it hands over a Stop hook's feedback (the reason /goal's
-    evaluator gave), which the model must act on as a request."""
+    """What the model reads of a reminder: nothing, unless it hands over a Stop hook's feedback (the
+    reason /goal's evaluator gave), which the model must act on as a request."""
     text = reminder.group(0)
-    return text.split(HOOK_FEEDBACK, 1)[1].removesuffix("</system-reminder>").strip() if HOOK_FEEDBACK in text else ""
+    return (
+        text.split(HOOK_FEEDBACK, 1)[1].removesuffix("</system-reminder>").strip()
+        if HOOK_FEEDBACK in text
+        else ""
+    )
 
 
 def _as_read(message: dict, searches: set) -> dict | None:
-    """A message as the model reads it: a string content as one text block, reminders taken out of the text,
-    tool calls by role, the harness's tool searches (the calls in `searches` and their results) left out: loading
-    a tool is not a step of the task, so a policy sees the conversation a client without tool search would send.
-    None for a system message, or a message that held only reminders or tool searches."""
+    """A message as the model reads it: a string content as one text block, reminders taken out of
+    the text, tool calls by role, the harness's tool searches (the calls in `searches` and their
+    results) left out: loading a tool is not a step of the task, so a policy sees the conversation a
+    client without tool search would send. None for a system message, or a message that held only
+    reminders or tool searches."""
     if message["role"] == "system":
         return None
     content = message["content"]
     blocks = content_blocks(content)
-    found = [b for b in blocks if b["type"] in ("tool_use", "tool_result") and b.get("id", b.get("tool_use_id"))
+    found = [b for b in blocks if b["type"] in ("tool_use", "tool_result")
+             and b.get("id", b.get("tool_use_id"))
              in searches]
     if found and all(b["type"] not in ("tool_use", "tool_result") or b in found for b in blocks):
-        return None  # a tool search, or its results and what the harness says of them ("Tool loaded.")
+        # a tool search, or its results and what the harness says of them ("Tool loaded.")
+        return None
     read = []
     for b in blocks:
         if any(b is f for f in found):
@@ -169,7 +184,8 @@ class Scripted:
             return self.turns[k]
         if self.then is None:
             raise APIError(400, "invalid_request_error",
-                           f"the scripted policy has only {len(self.turns)} turns; this is call {k + 1}")
+                           f"the scripted policy has only {len(self.turns)} turns; this is call "
+                           f"{k + 1}")
         return self.then
 
 
@@ -185,7 +201,8 @@ class Rules:
             if when(conversation):
                 return then(conversation)
         if self.otherwise is None:
-            raise APIError(400, "invalid_request_error", "no rule of the policy matches this conversation")
+            raise APIError(400, "invalid_request_error",
+                           "no rule of the policy matches this conversation")
         return self.otherwise(conversation)
 
 
@@ -193,8 +210,8 @@ class Rules:
 class Replay:
     """Replays a recorded transcript (JSONL), checking that the conversation has not diverged.
 
-    Each line is {"request": {"messages": [...]}, "response": {"content": [...], "stop_reason": ...}}.
-    Call k must send the recorded messages of call k; otherwise the reply is a 400
+    Each line is {"request": {"messages": [...]}, "response": {"content": [...], "stop_reason":
+    ...}}. Call k must send the recorded messages of call k; otherwise the reply is a 400
     whose message says where the conversation left the recording.
     """
 
@@ -202,7 +219,8 @@ class Replay:
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
-        """A transcript file (`course.scenarios.record.TRANSCRIPTS` holds those shipped with the course)."""
+        """A transcript file (`course.scenarios.record.TRANSCRIPTS` holds those shipped with the
+        course)."""
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         return cls([json.loads(line) for line in lines if line.strip()])
 
@@ -210,34 +228,42 @@ class Replay:
         k = conversation.calls_so_far
         if k >= len(self.steps):
             raise APIError(400, "invalid_request_error",
-                           tr("replay diverged: the recording has {recorded} calls; this is call {call}").format(
+                           tr("replay diverged: the recording has {recorded} calls; this is call "
+                              "{call}").format(
                                recorded=len(self.steps), call=k + 1))
         recorded = self.steps[k]["request"]["messages"]
         sent = conversation.messages
         for i, (want, got) in enumerate(zip(recorded, sent, strict=False)):
             want = Conversation({"messages": [want]}).messages[0]
             if _comparable(want) != _comparable(got):
-                why = tr("replay diverged at call {call}, messages.{i}: recorded {recorded}, sent {sent}")
+                why = tr("replay diverged at call {call}, messages.{i}: recorded {recorded}, sent "
+                         "{sent}")
                 raise APIError(400, "invalid_request_error",
                                why.format(call=k + 1, i=i, recorded=_shown(want), sent=_shown(got)))
         if len(recorded) != len(sent):
             raise APIError(400, "invalid_request_error",
-                           tr("replay diverged at call {call}: recorded {recorded} messages, sent {sent}").format(
+                           tr("replay diverged at call {call}: recorded {recorded} messages, sent "
+                              "{sent}").format(
                                call=k + 1, recorded=len(recorded), sent=len(sent)))
         response = self.steps[k]["response"]
-        stop = response.get("stop_reason")  # max_tokens etc. come back by themselves from the same request
-        return Turn(response["content"], stop if stop in CHOSEN_STOP_REASONS else None, response.get("stop_details"))
+        # max_tokens etc. come back by themselves from the same request
+        stop = response.get("stop_reason")
+        return Turn(response["content"], stop if stop in CHOSEN_STOP_REASONS else None,
+                    response.get("stop_details"))
 
 
 def _shown(message: dict) -> str:
-    """A message as the divergence report shows it: JSON, with its characters as they are, cut at 300."""
+    """A message as the divergence report shows it: JSON, with its characters as they are, cut at
+    300."""
     return json.dumps(_comparable(message), ensure_ascii=False)[:300]
 
 
 def _comparable(message: dict) -> dict:
-    """A message without the fields that do not change its meaning (cache_control, is_error: false)."""
+    """A message without the fields that do not change its meaning (cache_control, is_error:
+    false)."""
     keep = []
     for b in message["content"]:
-        b = {k: v for k, v in b.items() if k != "cache_control" and not (k == "is_error" and v is False)}
+        b = {k: v for k,
+             v in b.items() if k != "cache_control" and not (k == "is_error" and v is False)}
         keep.append(b)
     return {"role": message["role"], "content": keep}

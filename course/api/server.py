@@ -1,8 +1,10 @@
-"""Mount 2: the handler behind a real HTTP server, for other processes: on loopback, or on a Unix socket.
+"""Mount 2: the handler behind a real HTTP server, for other processes: on loopback, or on a Unix
+socket.
 
-The server defends itself before the handler sees a request: a body larger than the API's limit is refused from
-its Content-Length (413) without being read, a connection that sends nothing for READ_TIMEOUT seconds is closed,
-and on a Unix socket each peer user holds at most `max_per_peer` connections at once (more are closed unserved).
+The server defends itself before the handler sees a request: a body larger than the API's limit is
+refused from its Content-Length (413) without being read, a connection that sends nothing for
+READ_TIMEOUT seconds is closed, and on a Unix socket each peer user holds at most `max_per_peer`
+connections at once (more are closed unserved).
 """
 from __future__ import annotations
 
@@ -18,19 +20,24 @@ from typing import Protocol
 
 from .handler import MAX_REQUEST_BYTES, Reply
 
-READ_TIMEOUT = 30.0  # seconds a connection may stay silent (idle, or mid-request) before it is closed
+# seconds a connection may stay silent (idle, or mid-request) before it is closed
+READ_TIMEOUT = 30.0
 TOO_LARGE = json.dumps({"type": "error", "error": {"type": "request_too_large",
-                                                   "message": "Request exceeds the maximum allowed number of bytes."}})
+                                                   "message": "Request exceeds the maximum allowed "
+                                                              "number of bytes."}})
 BAD_LENGTH = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
-                                                    "message": "Content-Length is not a number of bytes."}})
+                                                    "message": "Content-Length is not a number of "
+                                                               "bytes."}})
 
 
 class _Quiet:
     daemon_threads = True
-    request_queue_size = 128  # connections waiting to be accepted: a room of students connects at once
+    # connections waiting to be accepted: a room of students connects at once
+    request_queue_size = 128
 
     def handle_error(self, request, client_address):
-        """A client that hung up (its timeout ran out) or fell silent is normal here, not worth a traceback."""
+        """A client that hung up (its timeout ran out) or fell silent is normal here, not worth a
+        traceback."""
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             super().handle_error(request, client_address)
 
@@ -50,7 +57,8 @@ class _UnixHTTPServer(_Quiet, ThreadingMixIn, UnixStreamServer):
         self._lock = threading.Lock()
 
     def verify_request(self, request, client_address) -> bool:
-        _, uid, _ = struct.unpack("3i", request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        _, uid, _ = struct.unpack("3i",
+                                  request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
         with self._lock:
             if sum(u == uid for u in self._open.values()) >= self.max_per_peer:
                 return False
@@ -64,13 +72,15 @@ class _UnixHTTPServer(_Quiet, ThreadingMixIn, UnixStreamServer):
 
 
 class Handles(Protocol):
-    """What a Server serves: a LocalAPI, or anything that answers a request as its handle() does (the grader's)."""
+    """What a Server serves: a LocalAPI, or anything that answers a request as its handle() does
+    (the grader's)."""
 
     def handle(self, method: str, path: str, headers: dict, body: bytes) -> Reply: ...
 
 
 class Server:
-    """A server for `api` on loopback (or on the Unix socket `path`); use as a context manager or start()/stop()."""
+    """A server for `api` on loopback (or on the Unix socket `path`); use as a context manager or
+    start()/stop()."""
 
     def __init__(self, api: Handles, port
 : int = 0, host: str = "127.0.0.1", *, path: str | None = None,
@@ -106,7 +116,8 @@ class Server:
                     self.end_headers()
                     self.wfile.write(reply.body)
                     return
-                self.send_header("transfer-encoding", "chunked")  # a stream: each event sent as it is made
+                # a stream: each event sent as it is made
+                self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
                 for chunk in reply.body:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
@@ -121,18 +132,21 @@ class Server:
             def log_message(self, *args):  # quiet: the API records requests itself
                 pass
 
-        self.httpd = _UnixHTTPServer(path, Handler, max_per_peer) if path else _HTTPServer((host, port), Handler)
+        self.httpd = _UnixHTTPServer(path, Handler, max_per_peer) if path else _HTTPServer(
+            (host, port), Handler)
         self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         if self.path:
             return "http://grader"  # any host: the client's transport connects to the socket
-        host, port = self.httpd.socket.getsockname()[:2]  # where it listens (port 0 asked for any free one)
+        # where it listens (port 0 asked for any free one)
+        host, port = self.httpd.socket.getsockname()[:2]
         return f"http://{host}:{port}"
 
     def start(self) -> Server:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-messages-api", daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-messages-api",
+                                        daemon=True)
         self._thread.start()
         return self
 

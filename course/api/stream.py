@@ -15,14 +15,16 @@ from collections.abc import Iterator
 from .errors import APIError
 
 CHUNK = 16  # characters per delta
-LATE = ("context_management", "input_transformations")  # fields the stream sends in message_delta, not message_start
+# fields the stream sends in message_delta, not message_start
+LATE = ("context_management", "input_transformations")
 
 
 def event(kind: str, data: dict) -> bytes:
     return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
 
 
-def events(message: dict, partial: dict[int, str], pace: float = 0.0, error: APIError | None = None) -> Iterator[bytes]:
+def events(message: dict, partial: dict[int, str], pace: float = 0.0,
+           error: APIError | None = None) -> Iterator[bytes]:
     """The stream of `message`; `error` ends it with an error event right after the first delta."""
     for i, chunk in enumerate(_events(message, partial, error)):
         if pace and i:
@@ -32,8 +34,8 @@ def events(message: dict, partial: dict[int, str], pace: float = 0.0, error: API
 
 def _events(message: dict, partial: dict[int, str], error: APIError | None) -> Iterator[bytes]:
     usage = message["usage"]
-    start = {**{k: v for k, v in message.items() if k not in LATE}, "content": [], "stop_reason": None,
-             "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
+    start = {**{k: v for k, v in message.items() if k not in LATE}, "content": [],
+             "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
     yield event("message_start", {"message": start})
     pinged = False
     for i, block in enumerate(message["content"]):
@@ -54,10 +56,11 @@ def _events(message: dict, partial: dict[int, str], error: APIError | None) -> I
         return
     delta = {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"],
              "stop_details": message.get("stop_details")}
-    totals = {k: usage[k] for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
-                                    "output_tokens")}
+    totals = {k: usage[k] for k in ("input_tokens", "cache_creation_input_tokens",
+                                    "cache_read_input_tokens", "output_tokens")}
     late = {k: message[k] for k in LATE if k in message}
-    yield event("message_delta", {"delta": delta, "usage": totals, **late})  # the edits applied come at the end
+    # the edits applied come at the end
+    yield event("message_delta", {"delta": delta, "usage": totals, **late})
     yield event("message_stop", {})
 
 

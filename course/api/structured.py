@@ -1,11 +1,13 @@
-"""Structured answers: a value valid for a JSON schema, as a model constrained by the schema gives one.
+"""Structured answers: a value valid for a JSON schema, as a model constrained by the schema gives
+one.
 
-A request can fix the shape of the answer: a forced tool (tool_choice any or tool), output_config.format (what
-the SDK's messages.parse sends), the Agent SDK's StructuredOutput tool. The toy model answers in text; its answer
-is fitted to the schema field by field (a string field gets the text, a number field the first number in it, a
-boolean yes or no, an enum the member the text names), and a field the text cannot fill gets the smallest value its
-schema allows; an answer that is already a valid value, as JSON, is taken as it is. The value is checked against
-the schema (jsonschema, draft 2020-12) before it is sent.
+A request can fix the shape of the answer: a forced tool (tool_choice any or tool),
+output_config.format (what the SDK's messages.parse sends), the Agent SDK's StructuredOutput tool.
+The toy model answers in text; its answer is fitted to the schema field by field (a string field
+gets the text, a number field the first number in it, a boolean yes or no, an enum the member the
+text names), and a field the text cannot fill gets the smallest value its schema allows; an answer
+that is already a valid value, as JSON, is taken as it is. The value is checked against the schema
+(jsonschema, draft 2020-12) before it is sent.
 """
 from __future__ import annotations
 
@@ -14,13 +16,14 @@ import re
 
 NUMBER = {"integer": re.compile(r"-?\d+"), "number": re.compile(r"-?\d+(?:\.\d+)?")}
 BOOLEAN = {"yes": True, "true": True, "no": False, "false": False}
-FORMATS = {"date": "1970-01-01", "date-time": "1970-01-01T00:00:00Z", "time": "00:00:00Z", "email": "a@example.com",
+FORMATS = {"date": "1970-01-01", "date-time": "1970-01-01T00:00:00Z", "time": "00:00:00Z",
+           "email": "a@example.com",
            "uri": "https://example.com", "uuid": "00000000-0000-0000-0000-000000000000"}
 
 
 def answer_for(schema: dict, answer: str):
-    """The answer fitted to `schema`, a field the text cannot fill given its smallest value; None only when no
-    value this module can make is valid (a pattern it cannot meet, say)."""
+    """The answer fitted to `schema`, a field the text cannot fill given its smallest value; None
+    only when no value this module can make is valid (a pattern it cannot meet, say)."""
     for value in (_as_json(answer), fitted(schema, answer, strict=False), minimal(schema, schema)):
         if value is not _NOTHING and valid(schema, value):
             return value
@@ -28,7 +31,8 @@ def answer_for(schema: dict, answer: str):
 
 
 def _as_json(answer: str):
-    """The answer as JSON when it is JSON (a toy model that answers with the value itself), else _NOTHING."""
+    """The answer as JSON when it is JSON (a toy model that answers with the value itself), else
+    _NOTHING."""
     try:
         return json.loads(answer)
     except ValueError:
@@ -36,9 +40,9 @@ def _as_json(answer: str):
 
 
 def fitted(schema: dict, answer: str, strict: bool = True):
-    """The answer as a value of an object schema: each required field (or else the first) filled from the text by
-    its type. Strict: None when a field cannot be filled from the text; otherwise that field gets its smallest
-    value."""
+    """The answer as a value of an object schema: each required field (or else the first) filled
+    from the text by its type. Strict: None when a field cannot be filled from the text; otherwise
+    that field gets its smallest value."""
     properties = schema.get("properties") or {}
     value = {}
     for name in schema.get("required") or list(properties)[:1]:
@@ -63,7 +67,11 @@ def _from_text(field: dict, answer: str, root: dict):
     kind = field.get("type", "string")
     kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
     if kind == "string":  # a date, an e-mail address...: not the answer's words
-        return text[: field.get("maxLength", len(text))] if text and field.get("format") not in FORMATS else _NOTHING
+        return (
+            text[: field.get("maxLength", len(text))]
+            if text and field.get("format") not in FORMATS
+            else _NOTHING
+        )
     if kind in NUMBER and (found := NUMBER[kind].search(text)):
         number = found.group()
         return int(number) if kind == "integer" else float(number)
@@ -76,7 +84,8 @@ def _from_text(field: dict, answer: str, root: dict):
 
 
 def minimal(schema: dict, root: dict):
-    """The smallest instance `schema` allows: required fields only, the fewest items, 0, "", false."""
+    """The smallest instance `schema` allows: required fields only, the fewest items, 0, "",
+    false."""
     schema = _resolved(schema, root)
     if "const" in schema:
         return schema["const"]
@@ -86,13 +95,15 @@ def minimal(schema: dict, root: dict):
         if schema.get(key):
             return minimal(schema[key][0], root)
     if schema.get("allOf"):
-        return minimal({k: v for part in schema["allOf"] for k, v in _resolved(part, root).items()}, root)
+        return minimal({k: v for part in schema["allOf"] for k, v in _resolved(part, root).items()},
+                       root)
     kind = schema.get("type", "object" if "properties" in schema else None)
     kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
     if kind == "object":
         properties = schema.get("properties") or {}
         names = list(schema.get("required") or [])
-        names += [n for n in properties if n not in names][: max(0, schema.get("minProperties", 0) - len(names))]
+        names += [n for n in properties if n not in names][: max(
+            0, schema.get("minProperties", 0) - len(names))]
         return {n: minimal(properties.get(n) or {}, root) for n in names}
     if kind == "array":
         prefix = [minimal(s, root) for s in schema.get("prefixItems") or []]
@@ -109,8 +120,13 @@ def minimal(schema: dict, root: dict):
 
 
 def _resolved(schema: dict, root: dict) -> dict:
-    """A schema with a local $ref ("#/$defs/Name", what pydantic writes) replaced by what it points to."""
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#/"):
+    """A schema with a local $ref ("#/$defs/Name", what pydantic writes) replaced by what it points
+    to."""
+    while (
+        isinstance(schema, dict)
+        and isinstance(schema.get("$ref"), str)
+        and schema["$ref"].startswith("#/")
+    ):
         target = root
         for part in schema["$ref"][2:].split("/"):
             target = target.get(part, {}) if isinstance(target, dict) else {}

@@ -26,11 +26,13 @@ MESSAGE_OVERHEAD = 4
 BLOCK_OVERHEAD = 3
 CURRENT_FACTOR = 1.3  # the current generation's tokenizer (5.x), relative to Haiku 4.5's
 
-COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, sort_keys=True)  # built once, used per block
+# built once, used per block
+COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
 
 class Tokenizer:
-    """The counting rule for one tokenizer factor (integer arithmetic: the same count on every machine)."""
+    """The counting rule for one tokenizer factor (integer arithmetic: the same count on every
+    machine)."""
 
     def __init__(self, factor: float = CURRENT_FACTOR):
         self.factor = factor
@@ -49,10 +51,13 @@ class Tokenizer:
         if kind == "text":
             body = self.text_tokens(block.get("text", ""))
         elif kind == "tool_use":
-            body = self.text_tokens(block.get("name", "")) + self.json_tokens(block.get("input", {}))
+            body = self.text_tokens(block.get("name", "")) + self.json_tokens(
+                block.get("input", {})
+            )
         elif kind == "tool_result":
             content = block.get("content", "")
-            body = self.text_tokens(content) if isinstance(content, str) else sum(map(self.block_tokens, content))
+            body = self.text_tokens(content) if isinstance(content, str) else sum(
+                map(self.block_tokens, content))
         elif kind == "thinking":  # the summary the client sees; the signature is not counted
             body = self.text_tokens(block.get("thinking", ""))
         else:  # images, documents, search results...: counted by their JSON
@@ -69,14 +74,17 @@ class Tokenizer:
         return self.json_tokens({k: v for k, v in tool.items() if k != "cache_control"})
 
     def fixed_tokens(self, body: dict) -> int:
-        """s_0 of Def. 5.1: the system prompt and the definitions of the tools the model can call now."""
+        """s_0 of Def. 5.1: the system prompt and the definitions of the tools the model can call
+        now."""
         system = body.get("system") or ""
-        n = self.text_tokens(system) if isinstance(system, str) else sum(map(self.block_tokens, system))
+        n = self.text_tokens(system) if isinstance(system, str) else sum(
+            map(self.block_tokens, system))
         return n + sum(map(self.tool_tokens, loaded(body)))
 
     def input_tokens(self, body: dict) -> int:
         """n_k: what one request costs in input tokens."""
-        return REQUEST_OVERHEAD + self.fixed_tokens(body) + sum(map(self.message_tokens, body.get("messages", [])))
+        return REQUEST_OVERHEAD + self.fixed_tokens(body) + sum(
+            map(self.message_tokens, body.get("messages", [])))
 
     def output_tokens(self, content: list[dict]) -> int:
         """What the assistant message costs in output tokens (no framing)."""

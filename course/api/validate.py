@@ -29,7 +29,8 @@ ROLES = ("user", "assistant", "system")  # anthropic 2.14's MessageParam include
 
 def _declared(*typed_dicts) -> dict:
     """field -> the SDK's annotation of it, over the given TypedDicts (the later ones win)."""
-    return {k: v for t in typed_dicts for k, v in typing.get_type_hints(t, include_extras=True).items()}
+    return {k: v for t in typed_dicts for k,
+            v in typing.get_type_hints(t, include_extras=True).items()}
 
 
 def _typed_dicts(union) -> list:
@@ -45,25 +46,31 @@ def _typed_dicts(union) -> list:
 def _types(union, keep=lambda typed_dict: True) -> frozenset:
     """Every `type` literal of a union of the SDK's TypedDicts, of those `keep` accepts."""
     return frozenset(kind for t in _typed_dicts(union) if keep(t)
-                     for kind in re.findall(r"'([a-z0-9_]+)'", str(t.__annotations__.get("type", ""))))
+                     for kind in re.findall(r"'([a-z0-9_]+)'",
+                                            str(t.__annotations__.get("type", ""))))
 
 
 class Safeguard(typing.TypedDict, total=False):
-    """One entry of `safeguards`, which Claude Code sends in its auto and plan modes and the SDK's types do not
-    declare: a server-side check to run beside the completion (OpenRouter documents Anthropic's as a `type`, e.g.
-    "dangerous_tool_use", and a `classifier_context` object). The local API accepts it and runs none."""
+    """One entry of `safeguards`, which Claude Code sends in its auto and plan modes and the SDK's
+    types do not declare: a server-side check to run beside the completion (OpenRouter documents
+    Anthropic's as a `type`, e.g. "dangerous_tool_use", and a `classifier_context` object). The
+    local API accepts it and runs none."""
 
     type: typing.Required[str]
     classifier_context: dict[str, object]
 
 
-# what each field may hold, per the SDK's types (the beta ones, a superset); `stream` is True or False
+# what each field may hold, per the SDK's types (the beta ones, a superset); `stream` is True or
+# False
 DECLARED = {**_declared(message_create_params.MessageCreateParamsStreaming,
-                        beta_create_params.MessageCreateParamsStreaming), "stream": bool, "safeguards": list[Safeguard]}
+                        beta_create_params.MessageCreateParamsStreaming), "stream": bool,
+            "safeguards": list[Safeguard]}
 COUNT_DECLARED = _declared(message_count_tokens_params.MessageCountTokensParams,
                            beta_count_params.MessageCountTokensParams)
-FIELDS, COUNT_FIELDS = frozenset(DECLARED) - {"betas"}, frozenset(COUNT_DECLARED) - {"betas"}  # betas: a header
-TOOLSETS = _types(sdk_beta.BetaToolUnionParam, lambda t: "name" not in t.__annotations__)  # one entry, no name
+# betas: a header
+FIELDS, COUNT_FIELDS = frozenset(DECLARED) - {"betas"}, frozenset(COUNT_DECLARED) - {"betas"}
+# one entry, no name
+TOOLSETS = _types(sdk_beta.BetaToolUnionParam, lambda t: "name" not in t.__annotations__)
 
 
 def validate_request(body, *, count_only: bool = False) -> Model:
@@ -84,7 +91,8 @@ def validate_request(body, *, count_only: bool = False) -> Model:
             raise invalid("max_tokens: Input should be a valid integer")
         if body["max_tokens"] < 0:
             raise invalid("max_tokens: Input should be greater than or equal to 0")
-    for name, value in body.items():  # every field as the SDK's types declare it, then the API's own rules
+    # every field as the SDK's types declare it, then the API's own rules
+    for name, value in body.items():
         check(value, (COUNT_DECLARED if count_only else DECLARED)[name], name)
     _validate_thinking(body.get("thinking"), body.get("max_tokens"))
     _validate_tools(body.get("tools"))
@@ -101,8 +109,8 @@ def validate_request(body, *, count_only: bool = False) -> Model:
 def _validate_for_model(body: dict, served: Model) -> None:
     """The model's own limits: its maximum output, and whether it can be forced to use a tool."""
     if body["max_tokens"] > served.max_output_tokens:
-        raise invalid(f"max_tokens: {body['max_tokens']} > {served.max_output_tokens}, which is the maximum allowed "
-                      f"number of output tokens for {served.id}")
+        raise invalid(f"max_tokens: {body['max_tokens']} > {served.max_output_tokens}, which is "
+                      f"the maximum allowed number of output tokens for {served.id}")
     choice = body.get("tool_choice")
     if choice and choice["type"] in ("any", "tool") and not served.forced_tool_choice:
         raise invalid('tool_choice: type "tool" and "any" are not supported for this model.')
@@ -113,50 +121,65 @@ MIN_THINKING_BUDGET = 1024
 
 
 def _validate_thinking(thinking, max_tokens: int | None) -> None:
-    """An enabled thinking budget: at least the minimum, and below max_tokens (thinking tokens are output tokens)."""
+    """An enabled thinking budget: at least the minimum, and below max_tokens (thinking tokens are
+    output tokens)."""
     if not thinking or thinking["type"] != "enabled":
         return
     if thinking["budget_tokens"] < MIN_THINKING_BUDGET:
-        raise invalid(f"thinking.enabled.budget_tokens: Input should be greater than or equal to {MIN_THINKING_BUDGET}")
+        raise invalid("thinking.enabled.budget_tokens: Input should be greater than or equal to "
+                      f"{MIN_THINKING_BUDGET}")
     if max_tokens is not None and thinking["budget_tokens"] >= max_tokens:
-        raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
-                      "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-"
-                      "window-size")
+        raise invalid(
+            "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult "
+            "our documentation at "
+            "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-"
+            "window-size"
+        )
 
 
 def _validate_stop_sequences(seqs) -> None:
     if seqs is None:
         return
     if not isinstance(seqs, list) or any(not isinstance(s, str) or not s.strip() for s in seqs):
-        raise invalid("stop_sequences: each stop sequence must be a non-empty string that is not only whitespace")
+        raise invalid("stop_sequences: each stop sequence must be a non-empty string that is not "
+                      "only whitespace")
 
 
 def _validate_tool_choice(choice, tools) -> None:
-    """auto, any or tool only with tools, and a forced tool among them (its shape is the SDK's: fields.check)."""
+    """auto, any or tool only with tools, and a forced tool among them (its shape is the SDK's:
+    fields.check)."""
     if choice is None:
         return
     if choice["type"] != "none" and not tools:
         raise invalid("tool_choice may only be specified while providing tools.")
-    if choice["type"] == "tool" and choice["name"] not in {t.get("name") for t in tools if isinstance(t, dict)}:
+    if choice["type"] == "tool" and choice["name"] not in {
+        t.get("name") for t in tools if isinstance(t, dict)
+    }:
         raise invalid(f"tool_choice.tool.name: no tool named {choice['name']!r} in tools")
 
 
 def _validate_tools(tools) -> None:
-    """Tool names unique and of the API's pattern, a custom tool's input_schema valid, not every tool deferred."""
+    """Tool names unique and of the API's pattern, a custom tool's input_schema valid, not every
+    tool deferred."""
     seen: set = set()
     for i, tool in enumerate(tools or []):
-        kind = tool.get("type") or "custom"  # `"type": null` is a custom tool, as the SDK's ToolParam declares
-        if kind in TOOLSETS:  # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
+        # `"type": null` is a custom tool, as the SDK's ToolParam declares
+        kind = tool.get("type") or "custom"
+        # a toolset (computer_toolset_..., mcp_toolset) declares a family of tools: no name
+        if kind in TOOLSETS:
             continue
         if not TOOL_NAME.match(tool["name"]):
-            raise invalid(f"tools.{i}.{kind}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'")
+            raise invalid(f"tools.{i}.{kind}.name: String should match pattern "
+                          "'^[a-zA-Z0-9_-]{1,64}$'")
         if tool["name"] in seen:
             raise invalid("tools: Tool names must be unique.")
         seen.add(tool["name"])
-        if kind == "custom":  # an Anthropic-defined tool is not checked further: the API knows its schema
+        # an Anthropic-defined tool is not checked further: the API knows its schema
+        if kind == "custom":
             _validate_input_schema(f"tools.{i}.custom", tool["input_schema"])
     if tools and all(t.get("defer_loading") for t in tools):
-        raise invalid("tools: every tool has defer_loading: true; at least one tool must be loaded (not deferred)")
+        raise invalid("tools: every tool has defer_loading: true; at least one tool must be loaded "
+                      "(not deferred)")
 
 
 def _validate_input_schema(where: str, schema: dict) -> None:
@@ -164,7 +187,8 @@ def _validate_input_schema(where: str, schema: dict) -> None:
     if schema.get("type") != "object":
         raise invalid(f"{where}.input_schema.type: Input should be 'object'")
     if not _valid_schema(json.dumps(schema)):
-        raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+        raise invalid(f"{where}.input_schema: JSON schema is invalid. It must match JSON Schema "
+                      "draft 2020-12 "
                       "(https://json-schema.org/draft/2020-12).")
 
 
@@ -175,7 +199,8 @@ def _names(tools) -> frozenset:
 
 @functools.lru_cache(maxsize=1024)
 def _valid_schema(schema_json: str) -> bool:
-    """Whether a tool's input_schema is valid draft 2020-12; cached, since the same tools come with every call."""
+    """Whether a tool's input_schema is valid draft 2020-12; cached, since the same tools come with
+    every call."""
     import jsonschema  # imported on first use: it takes over a second to import
 
     try:
@@ -189,21 +214,25 @@ def _validate_cache_control(body: dict) -> None:
     """At most 4 cache breakpoints, counting tools, system blocks and message blocks."""
     found = marks(body)
     if found > MAX_BREAKPOINTS:
-        raise invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {found}.")
+        raise invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
+                      f"Found {found}.")
 
 
 EMPTY = "all messages must have non-empty content except for the optional final assistant message"
 
 
 def _blocks(message: dict, i: int, final: bool, tools: frozenset) -> list:
-    """The message's blocks, checked one by one; `final`: the last message, when it is the assistant's."""
+    """The message's blocks, checked one by one; `final`: the last message, when it is the
+    assistant's."""
     content = message.get("content")
     if content is None:
         raise invalid(f"messages.{i}.content: Field required")
-    if isinstance(content, str):  # an empty string is no block at all (a final assistant message may be empty)
+    # an empty string is no block at all (a final assistant message may be empty)
+    if isinstance(content, str):
         content = content_blocks(content) if content else []
     if not isinstance(content, list):
-        raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content blocks")
+        raise invalid(f"messages.{i}.content: Input should be a valid string or a list of content "
+                      "blocks")
     if not content and not final:
         raise invalid(f"messages.{i}: {EMPTY}")
     for j, block in enumerate(content):
@@ -212,37 +241,47 @@ def _blocks(message: dict, i: int, final: bool, tools: frozenset) -> list:
 
 
 def _validate_block(block: dict, i: int, j: int, tools: frozenset) -> None:
-    """messages[i].content[j], whose shape fields.check has passed: the API's own rules for its type."""
+    """messages[i].content[j], whose shape fields.check has passed: the API's own rules for its
+    type."""
     if block["type"] == "text":
         if not block["text"]:
             raise invalid(f"messages.{i}.content.{j}.text: text content blocks must be non-empty")
         if block["text"].isspace():
-            raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain non-whitespace text")
+            raise invalid(f"messages.{i}.content.{j}.text: text content blocks must contain "
+                          "non-whitespace text")
     elif block["type"] == "tool_result":
-        _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content", tools)
+        _validate_references(block.get("content"), f"messages.{i}.content.{j}.tool_result.content",
+                             tools)
 
 
 def _validate_references(content, where: str, tools: frozenset) -> None:
-    """tool_reference blocks in a tool_result (a client-side tool search's answer) name declared tools."""
+    """tool_reference blocks in a tool_result (a client-side tool search's answer) name declared
+    tools."""
     for k, block in enumerate(content if isinstance(content, list) else []):
         if isinstance(block, dict) and block.get("type") == "tool_reference":
             if not isinstance(block.get("tool_name"), str):
                 raise invalid(f"{where}.{k}.tool_reference.tool_name: Field required")
             if block["tool_name"] not in tools:
-                raise invalid(f"{where}.{k}: tool_reference names {block['tool_name']!r}, which is not a tool in "
+                raise invalid(f"{where}.{k}: tool_reference names {block['tool_name']!r}, which is "
+                              "not a tool in "
                               "tools")
 
 
 def _validate_messages(messages, tools: frozenset = frozenset()) -> None:
-    """Every message's shape, then the pairing rules over the user and assistant messages: system messages
-    (anywhere in the list) are passed over, as the API does."""
+    """Every message's shape, then the pairing rules over the user and assistant messages: system
+    messages (anywhere in the list) are passed over, as the API does."""
     _validate_roles(messages)
     talk = [i for i, m in enumerate(messages) if m["role"] != "system"]  # the turns, in order
     contents = []
     for i, m in enumerate(messages):
         final = bool(talk) and i == talk[-1] and m["role"] == "assistant"
         contents.append(_blocks(m, i, final, tools))
-        if final and contents[-1] and contents[-1][-1]["type"] == "text" and contents[-1][-1]["text"][-1:].isspace():
+        if (
+            final
+            and contents[-1]
+            and contents[-1][-1]["type"] == "text"
+            and contents[-1][-1]["text"][-1:].isspace()
+        ):
             raise invalid("messages: final assistant content cannot end with trailing whitespace")
     if not talk or messages[talk[0]]["role"] != "user":
         raise invalid('messages: first message must use the "user" role')
@@ -261,13 +300,14 @@ def _validate_roles(messages) -> None:
         if not isinstance(m, dict):
             raise invalid(f"messages.{i}: Input should be a valid dictionary")
         if m.get("role") not in ROLES:
-            # a role outside ROLES; the wording names the two roles that take turns (system is accepted too)
+            # a role outside ROLES; the wording names the two roles that take turns (system is
+            # accepted too)
             raise invalid(f"messages.{i}.role: Input should be 'user' or 'assistant'")
 
 
 def _validate_pairing(messages: list, talk: list, contents: list) -> None:
-    """P1-P3 over the turns `talk` (indices of the user and assistant messages): unique tool_use ids answered by
-    the next user message, tool_results only there."""
+    """P1-P3 over the turns `talk` (indices of the user and assistant messages): unique tool_use ids
+    answered by the next user message, tool_results only there."""
     prev_ids: set = set()  # the tool_use ids of the previous turn when it is the assistant's
     for n, i in enumerate(talk):
         m, content = messages[i], contents[i]
@@ -278,19 +318,22 @@ def _validate_pairing(messages: list, talk: list, contents: list) -> None:
             if "tool_result" in [b["type"] for b in content]:
                 raise invalid(f"messages.{i}: `tool_result` blocks can only be in user messages")
             if ids:
-                _validate_answer(i, ids, talk[n + 1] if n + 1 < len(talk) else None, messages, contents)
+                _validate_answer(i, ids, talk[n + 1] if n + 1 < len(talk) else None, messages,
+                                 contents)
             prev_ids = set(ids)
         else:
             for j, b in enumerate(content):
                 if b["type"] == "tool_result" and b["tool_use_id"] not in prev_ids:
-                    raise invalid(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                                  f"{b['tool_use_id']}. Each `tool_result` block must have a corresponding `tool_use` "
+                    raise invalid(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in "
+                                  f"`tool_result` blocks: {b['tool_use_id']}. Each `tool_result` "
+                                  "block must have a corresponding `tool_use` "
                                   "block in the previous message.")
             prev_ids = set()
 
 
 def _validate_answer(i: int, ids: list, after: int | None, messages: list, contents: list) -> None:
-    """The turn after an assistant tool_use (messages[after]) must start with one tool_result per id (P2, P3)."""
+    """The turn after an assistant tool_use (messages[after]) must start with one tool_result per id
+    (P2, P3)."""
     if after is None or messages[after]["role"] != "user":
         raise _unanswered(i, ids)
     content = contents[after]
@@ -299,20 +342,23 @@ def _validate_answer(i: int, ids: list, after: int | None, messages: list, conte
         if b["type"] != "tool_result":
             continue
         if b["tool_use_id"] in seen:
-            raise invalid(f"messages.{after}.content.{j}: each `tool_use` must have a single result. "
-                          f"Found multiple `tool_result` blocks with id: {b['tool_use_id']}")
+            raise invalid(f"messages.{after}.content.{j}: each `tool_use` must have a single "
+                          "result. Found multiple `tool_result` blocks with id: "
+                          f"{b['tool_use_id']}")
         seen.append(b["tool_use_id"])
     missing = [u for u in ids if u not in seen]
     if missing:
         raise _unanswered(i, missing)
     leading = next((j for j, b in enumerate(content) if b["type"] != "tool_result"), len(content))
     if leading < len(ids):
-        raise invalid(f"messages.{after}: Did not find {len(ids) - leading} `tool_result` block(s) at the beginning "
-                      "of this message. Messages following `tool_use` blocks must begin with a matching number of "
-                      "`tool_result` blocks.")
+        raise invalid(f"messages.{after}: Did not find {len(ids) - leading} `tool_result` block(s) "
+                      "at the beginning "
+                      "of this message. Messages following `tool_use` blocks must begin with a "
+                      "matching number of `tool_result` blocks.")
 
 
 def _unanswered(i: int, ids: list) -> APIError:
-    return invalid(f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                   f"{', '.join(ids)}. Each `tool_use` block must have a corresponding `tool_result` block in the "
+    return invalid(f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                   f"immediately after: {', '.join(ids)}. Each `tool_use` block must have a "
+                   "corresponding `tool_result` block in the "
                    "next message.")

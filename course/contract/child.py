@@ -7,8 +7,9 @@ cells as plain Python (no IPython: `get_ipython()` is a stub) one top-level stat
 announcing each (so the grader knows where a process that died or hung was) and interrupting a
 cell that runs past its time limit, then answers calls of the student's function, one JSON line
 in, one JSON line out. The notebook's in-process `check()` imports `decode` and `invoke` from
-here, so both sides build arguments and values the same way. What it says is in the submission's language
-(COURSE_LANG, which a worker sets from the grader's message: the sandbox scrubs the environment).
+here, so both sides build arguments and values the same way. What it says is in the submission's
+language (COURSE_LANG, which a worker sets from the grader's message: the sandbox scrubs the
+environment).
 """
 from __future__ import annotations
 
@@ -40,15 +41,18 @@ import urllib.parse
 
 OUTPUT_CAP = 20_000  # characters of printed output kept per call
 PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 38, 36  # prctl options (linux/prctl.h)
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000  # unshare flags (linux/sched.h)
+# unshare flags (linux/sched.h)
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 1 << 14, 1 << 18  # mount flags (linux/mount.h)
-SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1  # an interface's flags (linux/sockios.h, linux/if.h)
+# an interface's flags (linux/sockios.h, linux/if.h)
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
 TLS = None  # one TLS context, made once by the fork server: building one costs ~0.2 s per client
 MAGIC = re.compile(r"^(\s*)([%!].*)$", re.MULTILINE)  # IPython magics and shell escapes
 
 
 def tr(message: str) -> str:
-    """`message` in the language of the course (course.i18n), or as it is where the course cannot be imported."""
+    """`message` in the language of the course (course.i18n), or as it is where the course cannot be
+    imported."""
     try:
         from course.i18n import tr as translate
     except ImportError:
@@ -81,20 +85,23 @@ class Capped(io.TextIOBase):
 def describe(e: BaseException) -> str:
     """'Type: message', naming how the function left when it exited instead of returning."""
     if isinstance(e, SystemExit):
-        return "SystemExit: " + tr("the code called sys.exit()/exit() (code {code!r})").format(code=e.code)
+        return "SystemExit: " + tr("the code called sys.exit()/exit() (code {code!r})").format(
+            code=e.code)
     return f"{type(e).__name__}: {e}"[:2000]
 
 
 def _dump(obj):
     if hasattr(obj, "model_dump"):  # SDK objects (pydantic models) as the API's JSON
         return obj.model_dump(mode="json", exclude_none=True)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # the Agent SDK's messages: their fields
+    # the Agent SDK's messages: their fields
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
     raise TypeError(f"a {type(obj).__name__} cannot be sent as JSON")
 
 
 def plain(value):
-    """The value after a JSON round trip: only dicts, lists, str, numbers, bools and None come back."""
+    """The value after a JSON round trip: only dicts, lists, str, numbers, bools and None come
+    back."""
     return json.loads(json.dumps(value, default=_dump))
 
 
@@ -102,15 +109,16 @@ MODEL_SECONDS = 10  # what one response takes on the grader's clock
 
 
 def model_clock(client):
-    """The grader's clock: MODEL_SECONDS per response `client` has received, nothing for anything else."""
+    """The grader's clock: MODEL_SECONDS per response `client` has received, nothing for anything
+    else."""
     answered = []
     client._client.event_hooks["response"].append(lambda response: answered.append(1))
     return lambda: MODEL_SECONDS * len(answered)
 
 
 def decode(args: list, kwargs: dict, client, run_tool, agent=None) -> tuple[list, dict]:
-    """Arguments tagged by the grader (["client"], ["run_tool"], ["clock"], ["agent_options", spec], ["value", v])
-    as real objects; `agent(spec)` makes the Agent SDK's options."""
+    """Arguments tagged by the grader (["client"], ["run_tool"], ["clock"], ["agent_options", spec],
+    ["value", v]) as real objects; `agent(spec)` makes the Agent SDK's options."""
     clock = model_clock(client) if ["clock"] in args + list(kwargs.values()) else None
     made = {"client": client, "run_tool": run_tool, "clock": clock}
 
@@ -123,8 +131,9 @@ def decode(args: list, kwargs: dict, client, run_tool, agent=None) -> tuple[list
 
 
 def snapshot(tagged_args: list, tagged_kwargs: dict, args: list, kwargs: dict) -> dict | None:
-    """The arguments the grader gave as data, as they are after the call (a function may change its input in
-    place); the client and run_tool are None. A snapshot larger than the output cap is None."""
+    """The arguments the grader gave as data, as they are after the call (a function may change its
+    input in place); the client and run_tool are None. A snapshot larger than the output cap is
+    None."""
     def one(tagged, value):
         if tagged[0] != "value":
             return None
@@ -145,15 +154,20 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
     sys.stdout = sys.stderr = out
     try:
         value, error = fn(*args, **kwargs), None
-        if inspect.iscoroutine(value):  # an async function: run to its end, as a notebook's await would
+        # an async function: run to its end, as a notebook's await would
+        if inspect.iscoroutine(value):
             value = asyncio.run(value)
         try:
             value = plain(value)
         except (TypeError, ValueError, RecursionError) as e:
-            value, error = None, tr("the return value cannot be sent as JSON: {error}").format(error=describe(e))
-    except BaseException as e:  # noqa: B036 - the student's exit(), KeyboardInterrupt and timeouts are results too
+            value, error = None, tr("the return value cannot be sent as JSON: {error}").format(
+                error=describe(e))
+    except BaseException as e:  # noqa: B036
+        # the student's exit(), KeyboardInterrupt and timeouts are results too
         value, error = None, describe(e)
-    finally:  # the streams back, unless a later call has them: an abandoned call (timed out) ends here late
+    finally:
+        # the streams back, unless a later call has them: an abandoned call (timed out) ends here
+        # late
         if sys.stdout is out:
             sys.stdout = saved[0]
         if sys.stderr is out:
@@ -162,18 +176,21 @@ def invoke(fn, args: list, kwargs: dict) -> dict:
 
 
 class ToolFailed(RuntimeError):
-    """What RUN_TOOL raises when the tool's result is an error: the student's loop turns it into is_error."""
+    """What RUN_TOOL raises when the tool's result is an error: the student's loop turns it into
+    is_error."""
 
 
 def tool_answer(content: str, is_error: bool) -> str:
-    """What RUN_TOOL gives the student: the tool's output, or ToolFailed carrying the error result."""
+    """What RUN_TOOL gives the student: the tool's output, or ToolFailed carrying the error
+    result."""
     if is_error:
         raise ToolFailed(content)
     return content
 
 
 class GraderConnection(http.client.HTTPConnection):
-    """HTTP to the grader's API over its Unix socket, the one way out of a worker (it has no network)."""
+    """HTTP to the grader's API over its Unix socket, the one way out of a worker (it has no
+    network)."""
 
     def __init__(self, socket_path: str, timeout: float):
         super().__init__("grader", timeout=timeout)
@@ -186,7 +203,8 @@ class GraderConnection(http.client.HTTPConnection):
 
 
 def remote_tool(socket_path: str, path: str):
-    """A tool run by the grader (which records the call): run(name, input) -> (content, is_error)."""
+    """A tool run by the grader (which records the call): run(name, input) -> (content,
+    is_error)."""
     def run(name, input):
         connection = GraderConnection(socket_path, 60)
         try:
@@ -207,7 +225,8 @@ def tool_proxy(socket_path: str, path: str):
 
 
 class RemoteTools:
-    """A scenario's tools as course.agent_sdk.mcp_server reads a Toolbox: their definitions, each run by `run`."""
+    """A scenario's tools as course.agent_sdk.mcp_server reads a Toolbox: their definitions, each
+    run by `run`."""
 
     def __init__(self, definitions: list[dict], run):
         self._definitions, self.run = definitions, run
@@ -217,14 +236,15 @@ class RemoteTools:
 
 
 def agent_options(spec: dict, base_url: str, run, home: str):
-    """AGENT_OPTIONS: the Agent SDK's ClaudeAgentOptions on the grader's API at `base_url`, the CLI's HOME and
-    config in `home`, the scenario's tools as the in-process MCP server `course` (run by `run`), allowed without
-    asking when spec["allow"]."""
+    """AGENT_OPTIONS: the Agent SDK's ClaudeAgentOptions on the grader's API at `base_url`, the
+    CLI's HOME and config in `home`, the scenario's tools as the in-process MCP server `course` (run
+    by `run`), allowed without asking when spec["allow"]."""
     from course.agent_sdk import agent_options as options
     from course.agent_sdk import mcp_server
 
     allowed = [f"mcp__course__{d['name']}" for d in spec["tools"]] if spec["allow"] else []
-    return options(base_url, home, mcp_servers={"course": mcp_server(RemoteTools(spec["tools"], run))},
+    return options(base_url, home,
+                   mcp_servers={"course": mcp_server(RemoteTools(spec["tools"], run))},
                    allowed_tools=allowed)
 
 
@@ -241,9 +261,9 @@ def pipe(source: socket.socket, target: socket.socket) -> None:
 
 
 class Loopback:
-    """A TCP port on the worker's own loopback (under bubblewrap, a network namespace with nothing else), each
-    connection piped to the grader's Unix socket: how a program that speaks only TCP, the Claude Code CLI,
-    reaches the grader's API and nothing else."""
+    """A TCP port on the worker's own loopback (under bubblewrap, a network namespace with nothing
+    else), each connection piped to the grader's Unix socket: how a program that speaks only TCP,
+    the Claude Code CLI, reaches the grader's API and nothing else."""
 
     def __init__(self, socket_path: str):
         self.socket_path = socket_path
@@ -272,7 +292,8 @@ class Loopback:
 
 
 class IPythonStub:
-    """get_ipython() in a graded cell: every method exists and does nothing (set_custom_exc included)."""
+    """get_ipython() in a graded cell: every method exists and does nothing (set_custom_exc
+    included)."""
 
     def __getattr__(self, name):
         return lambda *args, **kwargs: None
@@ -297,12 +318,14 @@ def statements(source: str, i: int) -> list[tuple[int, types.CodeType]]:
     return [(s.lineno, compile(ast.Module([s], []), f"<cell {i}>", "exec")) for s in tree.body]
 
 
-def execute(cells: list[str], seconds: float, stops: dict, progress) -> tuple[dict, list[str], list[dict]]:
-    """Run the cells in one namespace, as a script would, each cell interrupted after `seconds` and cell i stopped
-    before its statement stops[i]; progress(i, j, line) before each statement. The namespace, each failing cell's
-    error, and the cells cut short ({"cell", "why"}: ran past the limit, or called sys.exit())."""
-    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print, "exit": sys.exit,
-                 "quit": sys.exit}
+def execute(cells: list[str], seconds: float, stops: dict,
+            progress) -> tuple[dict, list[str], list[dict]]:
+    """Run the cells in one namespace, as a script would, each cell interrupted after `seconds` and
+    cell i stopped before its statement stops[i]; progress(i, j, line) before each statement. The
+    namespace, each failing cell's error, and the cells cut short ({"cell", "why"}: ran past the
+    limit, or called sys.exit())."""
+    namespace = {"__name__": "__main__", "get_ipython": IPythonStub, "display": print,
+                 "exit": sys.exit, "quit": sys.exit}
     errors, cut = [], []
     signal.signal(signal.SIGALRM, interrupt)
 
@@ -313,9 +336,11 @@ def execute(cells: list[str], seconds: float, stops: dict, progress) -> tuple[di
                 progress(i, j, line)
                 exec(code, namespace)
         except Interrupted:
-            cut.append({"cell": i, "why": tr("ran past {seconds:g} s and was skipped").format(seconds=seconds)})
+            cut.append({"cell": i, "why": tr("ran past {seconds:g} s and was skipped").format(
+                seconds=seconds)})
         except SystemExit as e:
-            cut.append({"cell": i, "why": tr("called sys.exit()/exit() (code {code!r}) and was skipped").format(
+            cut.append({"cell": i, "why": tr("called sys.exit()/exit() (code {code!r}) and was "
+                                             "skipped").format(
                 code=e.code)})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -357,10 +382,11 @@ def address_space() -> int:
 
 
 def apart(folder: str, uid: int, space: dict) -> None:
-    """Namespaces of this worker's own (the fork server keeps CAP_SYS_ADMIN and CAP_NET_ADMIN for this alone):
-    a network namespace whose loopback is up and holds nothing of another worker's (TCP ports, abstract Unix
-    sockets), an IPC namespace (SysV IPC, freed with the worker), and a mount namespace where `folder` is a tmpfs
-    of `space["disk"]` bytes and `space["inodes"]` files, owned by `uid`."""
+    """Namespaces of this worker's own (the fork server keeps CAP_SYS_ADMIN and CAP_NET_ADMIN for
+    this alone): a network namespace whose loopback is up and holds nothing of another worker's (TCP
+    ports, abstract Unix sockets), an IPC namespace (SysV IPC, freed with the worker), and a mount
+    namespace where `folder` is a tmpfs of `space["disk"]` bytes and `space["inodes"]` files, owned
+    by `uid`."""
     libc = ctypes.CDLL(None, use_errno=True)
 
     def check(result: int, what: str) -> None:
@@ -369,9 +395,13 @@ def apart(folder: str, uid: int, space: dict) -> None:
 
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
     check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")
-    options = f"size={space['disk']},nr_inodes={space['inodes']},mode=700,uid={uid},gid={uid}".encode()
-    check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), "mounting the folder")
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # loopback up: a new namespace starts it down
+    options = (
+        f"size={space['disk']},nr_inodes={space['inodes']},mode=700,uid={uid},gid={uid}".encode()
+    )
+    check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
+          "mounting the folder")
+    # loopback up: a new namespace starts it down
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         request = struct.pack("16sH14x", b"lo", 0)
         flags = struct.unpack("16sH", fcntl.ioctl(s, SIOCGIFFLAGS, request)[:18])[1]
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
@@ -381,21 +411,24 @@ M_ARENA_MAX = -8  # glibc's mallopt option: how many malloc arenas the threads o
 
 
 def join(group: str) -> None:
-    """Move this worker into a cgroup of its own, `group` (made here, in the batch's: an equal CPU share per worker,
-    however many processes it starts; they inherit it, and once it drops to its uid it cannot leave)."""
+    """Move this worker into a cgroup of its own, `group` (made here, in the batch's: an equal CPU
+    share per worker, however many processes it starts; they inherit it, and once it drops to its
+    uid it cannot leave)."""
     os.mkdir(group)
     with open(os.path.join(group, "cgroup.procs"), "w") as f:
         f.write("0")  # this process
 
 
-def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None, group: str | None = None) -> None:
-    """The worker's limits (the grader's Budget): `memory` bytes more address space, `cpu` seconds of CPU per
-    process (an orphan of a killed grader cannot spin forever), `file` bytes per file, no core dumps, `processes`
-    processes of its user; its `folder` (mode 700), with `space` a tmpfs in namespaces of its own (see apart);
-    with `group`, a cgroup of its own (an equal CPU share);
-    then, when the grader runs as root, a user of its own without rights, who owns the folder, which no later
-    privilege can undo."""
-    ctypes.CDLL(None).mallopt(M_ARENA_MAX, 2)  # a thread then costs its stack, not 64 MiB more of address space
+def limit(limits: dict, uid: int | None, folder: str, space: dict | None = None,
+          group: str | None = None) -> None:
+    """The worker's limits (the grader's Budget): `memory` bytes more address space, `cpu` seconds
+    of CPU per process (an orphan of a killed grader cannot spin forever), `file` bytes per file, no
+    core dumps, `processes` processes of its user; its `folder` (mode 700), with `space` a tmpfs in
+    namespaces of its own (see apart); with `group`, a cgroup of its own (an equal CPU share);
+    then, when the grader runs as root, a user of its own without rights, who owns the folder, which
+    no later privilege can undo."""
+    # a thread then costs its stack, not 64 MiB more of address space
+    ctypes.CDLL(None).mallopt(M_ARENA_MAX, 2)
     total = address_space() + limits["memory"]
     for which, value in ((resource.RLIMIT_AS, total), (resource.RLIMIT_CPU, limits["cpu"]),
                          (resource.RLIMIT_FSIZE, limits["file"]), (resource.RLIMIT_CORE, 0),
@@ -420,75 +453,86 @@ def prctl(option: int, value: int) -> None:
 
 
 def worker(sock: socket.socket) -> None:
-    """Set up from the first message (the cells, their time limit, where to stop cells that killed or hung an
-    earlier worker), run the cells, then answer calls until the grader hangs up."""
+    """Set up from the first message (the cells, their time limit, where to stop cells that killed
+    or hung an earlier worker), run the cells, then answer calls until the grader hangs up."""
     channel = Channel(sock)
     setup = channel.receive()
     limit(setup["limits"], setup.get("uid"), setup["dir"], setup.get("space"), setup.get("cgroup"))
     os.chdir(setup["dir"])
     os.environ["HOME"] = os.environ["TMPDIR"] = setup["dir"]
-    os.environ["COURSE_LANG"] = setup.get("lang", "en")  # the submission's language, for what the course says
-    if "run" in setup:  # a runner: files of a workspace, one at a time, for the grader's run_python tool
+    # the submission's language, for what the course says
+    os.environ["COURSE_LANG"] = setup.get("lang", "en")
+    # a runner: files of a workspace, one at a time, for the grader's run_python tool
+    if "run" in setup:
         job, runs = setup["run"], 0
         while job is not None:
             runs += 1
             channel.send(run_file(os.path.join(setup["dir"], f"run{runs}"), **job))
             job = channel.receive()
         return
-    namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]), channel.progress)
+    namespace, errors, cut = execute(setup["cells"], setup["cell"], dict(setup["stops"]),
+                                     channel.progress)
     fn = namespace.get(setup["function"])
     channel.send({"ready": callable(fn), "errors": errors, "cut": cut})
     loopback = None  # made for the first call that runs the Claude Code CLI
     while callable(fn) and (call := channel.receive()) is not None:
-        client = sdk_client(setup["socket"], call["base_url"], call["timeout"]) if call.get("base_url") else None
+        client = sdk_client(setup["socket"], call["base_url"], call["timeout"]) if call.get(
+            "base_url") else None
 
         def agent(spec, call=call):
             nonlocal loopback
             loopback = loopback or Loopback(setup["socket"])
-            return agent_options(spec, loopback.url(call["base_url"]), remote_tool(setup["socket"], call["tool_path"]),
+            return agent_options(spec, loopback.url(call["base_url"]),
+                                 remote_tool(setup["socket"], call["tool_path"]),
                                  tempfile.mkdtemp(prefix="home", dir=setup["dir"]))
 
-        args, kwargs = decode(call["args"], call["kwargs"], client, tool_proxy(setup["socket"], call["tool_path"]),
-                              agent)
+        args, kwargs = decode(call["args"], call["kwargs"], client,
+                              tool_proxy(setup["socket"], call["tool_path"]), agent)
         result = invoke(fn, args, kwargs)
         channel.send({**result, "after": snapshot(call["args"], call["kwargs"], args, kwargs)})
 
 
 def run_file(folder: str, files: dict, path: str, timeout: float) -> dict:
-    """run_python's work, in this runner: the workspace's files written to a new `folder`, `path` run there with
-    Python; its exit code (-1: timed out) and its first OUTPUT_CAP characters of output, with the folder's name
-    taken out. Whatever it started is killed and the folder removed."""
+    """run_python's work, in this runner: the workspace's files written to a new `folder`, `path`
+    run there with Python; its exit code (-1: timed out) and its first OUTPUT_CAP characters of
+    output, with the folder's name taken out. Whatever it started is killed and the folder
+    removed."""
     os.mkdir(folder, 0o700)
     for name, content in files.items():
         target = os.path.join(folder, name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "w", encoding="utf-8") as f:
             f.write(content)
-    proc = subprocess.Popen([sys.executable, "-E", "-S", path], cwd=folder, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={"PYTHONHASHSEED": "0"},
-                            start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-E", "-S", path], cwd=folder,
+                            stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={"PYTHONHASHSEED": "0"}, start_new_session=True)
     kept, dropped, deadline = bytearray(), False, time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]  # stdout=PIPE: never None
+        # stdout=PIPE: never None
+        selector.register(proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
         while (left := deadline - time.monotonic()) > 0 and selector.select(left):
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]  # stdout=PIPE: never None
+            # stdout=PIPE: never None
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]
             if not chunk:
                 break
             dropped |= len(kept) + len(chunk) > OUTPUT_CAP * 4
             kept += chunk[:max(OUTPUT_CAP * 4 - len(kept), 0)]  # bytes: at most 4 per character
     timed_out = proc.poll() is None and time.monotonic() >= deadline
-    with contextlib.suppress(ProcessLookupError):  # what it left behind goes too (the fork server kills the rest)
+    # what it left behind goes too (the fork server kills the rest)
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     code = proc.wait()
     shutil.rmtree(folder, ignore_errors=True)
     text = kept.decode("utf-8", "replace")
-    output = text[:OUTPUT_CAP] + ("\n" + tr("[output truncated]") if dropped or len(text) > OUTPUT_CAP else "")
+    output = text[:OUTPUT_CAP] + ("\n" + tr("[output truncated]") if dropped
+                                  or len(text) > OUTPUT_CAP else "")
     return {"code": -1 if timed_out else code, "output": output.replace(folder + "/", "")}
 
 
 def sdk_client(socket_path: str, base_url: str, timeout: float):
-    """The genuine SDK client on the grader's API, over its Unix socket (no retries: every request is the
-    student's)."""
+    """The genuine SDK client on the grader's API, over its Unix socket (no retries: every request
+    is the student's)."""
     import anthropic
     import httpx2
 
@@ -497,14 +541,16 @@ def sdk_client(socket_path: str, base_url: str, timeout: float):
                                http_client=anthropic.DefaultHttpxClient(transport=transport))
 
 
-WARM_MESSAGE = {"id": "msg_warm", "type": "message", "role": "assistant", "model": "warm", "stop_reason": "tool_use",
+WARM_MESSAGE = {"id": "msg_warm", "type": "message", "role": "assistant", "model": "warm",
+                "stop_reason": "tool_use",
                 "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
                 "content": [{"type": "thinking", "thinking": "", "signature": ""},
                             {"type": "redacted_thinking", "data": ""}, {"type": "text", "text": ""},
                             {"type": "tool_use", "id": "toolu_warm", "name": "t", "input": {}}]}
 WARM_EVENTS = [("message_start", {"message": {**WARM_MESSAGE, "content": [], "stop_reason": None}}),
                ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
-               ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "warm"}}),
+               ("content_block_delta",
+                {"index": 0, "delta": {"type": "text_delta", "text": "warm"}}),
                ("content_block_stop", {"index": 0}),
                ("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None},
                                   "usage": {"output_tokens": 1}}),
@@ -512,8 +558,9 @@ WARM_EVENTS = [("message_start", {"message": {**WARM_MESSAGE, "content": [], "st
 
 
 def warm_replies() -> None:
-    """Parse a reply of every block type, plain and streamed, and dump it as a result is sent: the SDK builds its
-    pydantic models' schemas on first use, which would otherwise cost every forked worker that calls the API."""
+    """Parse a reply of every block type, plain and streamed, and dump it as a result is sent: the
+    SDK builds its pydantic models' schemas on first use, which would otherwise cost every forked
+    worker that calls the API."""
     import anthropic
     import httpx2
 
@@ -521,7 +568,8 @@ def warm_replies() -> None:
         if json.loads(request.content).get("stream"):
             events = "".join(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n"
                              for kind, data in WARM_EVENTS)
-            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=events.encode())
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"},
+                                   content=events.encode())
         return httpx2.Response(200, json=WARM_MESSAGE)
 
     client = anthropic.Anthropic(api_key="warm", base_url="http://warm", max_retries=0,
@@ -543,7 +591,8 @@ def preload() -> None:
     except ImportError:  # no SDK installed: workers still grade functions that do not use CLIENT
         return
     TLS = ssl.create_default_context()
-    _ = sdk_client("/nonexistent", "http://grader", 1.0).messages.create  # the SDK's lazy imports happen here, once
+    # the SDK's lazy imports happen here, once
+    _ = sdk_client("/nonexistent", "http://grader", 1.0).messages.create
     warm_replies()
     try:  # what notebooks import first (course.grading here is the grader's stand-in)
         import course.client  # noqa: F401
@@ -551,16 +600,18 @@ def preload() -> None:
         import course.scenarios  # noqa: F401
     except ImportError:
         pass
-    with contextlib.suppress(ImportError):  # lesson 14's: seconds on a loaded machine, in each of its workers else
+    # lesson 14's: seconds on a loaded machine, in each of its workers else
+    with contextlib.suppress(ImportError):
         import claude_agent_sdk  # noqa: F401
 
 
 def fork_server(control: socket.socket, sweeper: Sweeper) -> None:
-    """Answer the grader's requests, one at a time: "F" (carrying the worker's socket) forks a worker and
-    answers its pid; "K pid uid folder" ends that worker and everything it started, removes its folder, then
-    answers "ended"."""
+    """Answer the grader's requests, one at a time: "F" (carrying the worker's socket) forks a
+    worker and answers its pid; "K pid uid folder" ends that worker and everything it started,
+    removes its folder, then answers "ended"."""
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
-    prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a worker starts and abandons (setsid, double fork) becomes ours
+    # what a worker starts and abandons (setsid, double fork) becomes ours
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
     workers: set[int] = set()
     while True:
         data, fds, _, _ = socket.recv_fds(control, 4096, 1)
@@ -580,7 +631,8 @@ def fork_server(control: socket.socket, sweeper: Sweeper) -> None:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            os.closerange(3, fds[0])  # nothing of the fork server's reaches student code but its own socket
+            # nothing of the fork server's reaches student code but its own socket
+            os.closerange(3, fds[0])
             os.closerange(fds[0] + 1, 1 << 16)
             try:
                 worker(socket.socket(fileno=fds[0]))
@@ -592,9 +644,10 @@ def fork_server(control: socket.socket, sweeper: Sweeper) -> None:
 
 
 def end(pid: int, uid: int | None, folder: str, workers: set[int], sweeper: Sweeper) -> None:
-    """Kill worker `pid`'s process group; then every process of its own `uid` (a helper running as that uid
-    kills them all, then removes the worker's folder: see sweep); then every child of ours that is not a live worker
-    or the sweeper (orphans it left behind), until none; then the folder, when the workers share our uid."""
+    """Kill worker `pid`'s process group; then every process of its own `uid` (a helper running as
+    that uid kills them all, then removes the worker's folder: see sweep); then every child of ours
+    that is not a live worker or the sweeper (orphans it left behind), until none; then the folder,
+    when the workers share our uid."""
     for kill in (os.killpg, os.kill):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             kill(pid, signal.SIGKILL)
@@ -612,8 +665,8 @@ def end(pid: int, uid: int | None, folder: str, workers: set[int], sweeper: Swee
 
 
 def sweep(uid: int, folder: str) -> None:
-    """Kill every process of `uid` and remove `folder`, from a helper forked here that becomes `uid`; returns once
-    the helper is gone."""
+    """Kill every process of `uid` and remove `folder`, from a helper forked here that becomes
+    `uid`; returns once the helper is gone."""
     done, signal_done = os.pipe()
     helper = os.fork()
     if helper == 0:
@@ -622,20 +675,22 @@ def sweep(uid: int, folder: str) -> None:
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
         while processes(lambda status: f"\nUid:\t{uid}\t" in status):
-            os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but not this one (Linux)
+            # every process this uid may signal, but not this one (Linux)
+            os.kill(-1, signal.SIGKILL)
         shutil.rmtree(folder, ignore_errors=True)
         os._exit(0)
     os.close(signal_done)
     os.read(done, 1)  # EOF once the helper has exited
     os.close(done)
-    with contextlib.suppress(ChildProcessError):  # reaped already where SIGCHLD is ignored (the fork server)
+    # reaped already where SIGCHLD is ignored (the fork server)
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(helper, 0)
 
 
 class Sweeper:
-    """sweep() for the fork server, done by a process forked from it before it imports the SDK: the helper each
-    sweep forks is then a copy of a small process (a copy of the fork server costs ~10 ms of page tables). Should
-    the sweeper be gone, the fork server sweeps itself."""
+    """sweep() for the fork server, done by a process forked from it before it imports the SDK: the
+    helper each sweep forks is then a copy of a small process (a copy of the fork server costs ~10
+    ms of page tables). Should the sweeper be gone, the fork server sweeps itself."""
 
     def __init__(self):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

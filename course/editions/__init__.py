@@ -1,1 +1,2 @@
-"""Tooling for the editions, which no lesson imports: executing notebooks in place and building the Japanese edition."""
+"""Tooling for the editions, which no lesson imports: executing notebooks in place and building the
+Japanese edition."""

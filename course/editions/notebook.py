@@ -15,14 +15,17 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-OFFLINE_UNSET = ("ANTHROPIC_API_KEY", "COURSE_LIVE")  # executed outputs always come from the local API
+# executed outputs always come from the local API
+OFFLINE_UNSET = ("ANTHROPIC_API_KEY", "COURSE_LIVE")
 VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled")  # timings and UI state, not content
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # names a model of the kernel session: a random id
+# names a model of the kernel session: a random id
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def kernel_env() -> dict[str, str]:
-    """The environment the kernel runs in: this one, offline, with a fixed hash seed, speaking English whatever
-    the machine's locale (a Japanese notebook sets COURSE_LANG=ja in its first cell)."""
+    """The environment the kernel runs in: this one, offline, with a fixed hash seed, speaking
+    English whatever the machine's locale (a Japanese notebook sets COURSE_LANG=ja in its first
+    cell)."""
     env = {k: v for k, v in os.environ.items() if k not in OFFLINE_UNSET}
     env["PYTHONHASHSEED"] = "0"
     env["COURSE_LANG"] = "en"
@@ -30,11 +33,17 @@ def kernel_env() -> dict[str, str]:
 
 
 def coalesce(outputs: list) -> list:
-    """Join consecutive stream outputs of the same stream: how a print is split into chunks varies by run."""
+    """Join consecutive stream outputs of the same stream: how a print is split into chunks varies
+    by run."""
     joined: list = []
     for out in outputs:
         prev = joined[-1] if joined else None
-        if out.output_type == "stream" and prev is not None and prev.output_type == "stream" and prev.name == out.name:
+        if (
+            out.output_type == "stream"
+            and prev is not None
+            and prev.output_type == "stream"
+            and prev.name == out.name
+        ):
             prev.text += out.text
         else:
             joined.append(out)
@@ -42,8 +51,8 @@ def coalesce(outputs: list) -> list:
 
 
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Drop what changes between runs without changing the lesson: timings, UI state, widget state and
-    views (a widget's static HTML snapshot stays), and the chunking of printed text."""
+    """Drop what changes between runs without changing the lesson: timings, UI state, widget state
+    and views (a widget's static HTML snapshot stays), and the chunking of printed text."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         for key in VOLATILE_CELL_METADATA:
@@ -60,8 +69,10 @@ def execute(path: str | Path, *, timeout: int = 60, allow_errors: bool = False) 
     (allow_errors: go on after a cell that raises, as an exercise's stubs do)."""
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False, allow_errors=allow_errors,
-                            store_widget_state=False, resources={"metadata": {"path": str(path.parent.resolve())}})
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            allow_errors=allow_errors,
+                            store_widget_state=False,
+                            resources={"metadata": {"path": str(path.parent.resolve())}})
     client.execute(env=kernel_env())
     nbformat.write(clean(nb), path)
 

@@ -1,28 +1,29 @@
 """The Japanese edition, built from one source: `python -m course translate`.
 
-notebooks/ja/, exercises/ja/ and solutions/ja/ are generated from the English notebooks plus a translation
-catalogue per notebook, translations/ja/<folder>/<stem>.md. The catalogue has one section per prose cell,
-headed by the cell's id and a hash of the English text it translates:
+notebooks/ja/, exercises/ja/ and solutions/ja/ are generated from the English notebooks plus a
+translation catalogue per notebook, translations/ja/<folder>/<stem>.md. The catalogue has one
+section per prose cell, headed by the cell's id and a hash of the English text it translates:
 
     <!-- cell c01 en:3f2a9c0b7d1e -->
     ## このコースについて
     ...
 
-A code cell with words in it (comments, print labels, prompts) has a code section, kept after the prose in
-one block that starts with CODE_BLOCK, headed by the cell's id and a hash of its English code:
+A code cell with words in it (comments, print labels, prompts) has a code section, kept after the
+prose in one block that starts with CODE_BLOCK, headed by the cell's id and a hash of its English
+code:
 
     <!-- code c05 en:9d1e4b7a0c33 -->
     ```python
     print("呼び出し:", calls)  # 表示だけ日本語に
     ```
 
-The Japanese code has the English code's identifiers and structure (`same_structure`: the two ASTs agree once
-strings are blanked); a cell without words (`has_words`) needs no section and is copied as it is, like a cell
-that is only fenced code. Each generated notebook starts with one extra cell that makes the library speak
-Japanese (course.i18n).
-An English cell that changed after its translation (stale), a cell without a translation (missing) and a
-section whose cell is gone (orphan) are reported by `problems()`, for prose and code alike (code only in the
-catalogues not listed in CODE_PENDING); the build refuses to run while any exist.
+The Japanese code has the English code's identifiers and structure (`same_structure`: the two ASTs
+agree once strings are blanked); a cell without words (`has_words`) needs no section and is copied
+as it is, like a cell that is only fenced code. Each generated notebook starts with one extra cell
+that makes the library speak Japanese (course.i18n).
+An English cell that changed after its translation (stale), a cell without a translation (missing)
+and a section whose cell is gone (orphan) are reported by `problems()`, for prose and code alike
+(code only in the catalogues not listed in CODE_PENDING); the build refuses to run while any exist.
 """
 from __future__ import annotations
 
@@ -42,22 +43,28 @@ from ..lessons import DIFF_TAG, LOOP_LESSONS, LOOP_TAG, loop_diff
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("notebooks", "exercises", "solutions")  # the English sources; each gets a <folder>/ja/
-CATALOGUE_OF = {"notebooks": "notebooks", "exercises": "exercises", "solutions": "exercises"}  # same cell ids
+# same cell ids
+CATALOGUE_OF = {"notebooks": "notebooks", "exercises": "exercises", "solutions": "exercises"}
 SECTION = re.compile(r"^<!-- cell (\S+) en:([0-9a-f]{12}) -->$", re.M)
 CODE_SECTION = re.compile(r"^<!-- code (\S+) en:([0-9a-f]{12}) -->$", re.M)
 CODE_BLOCK = "<!-- code cells: the Japanese code of the code cells with words in them -->"
 ANY_HEAD = re.compile(rf"{SECTION.pattern}|{CODE_SECTION.pattern}|^{re.escape(CODE_BLOCK)}$", re.M)
 PYTHON_FENCE = re.compile(r"\A(`{3,})python\n(.*?)^\1[ \t]*\Z", re.M | re.S)
-WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")  # two English words: a phrase to translate
+# two English words: a phrase to translate
+WORDS = re.compile(r"[A-Za-z]{2,}[,.;:!?'-]*[ \t]+[A-Za-z]{2,}")
 # the catalogues whose code cells are not translated yet (their code is copied in English), as
-# "<catalogue folder>/<stem>" (CATALOGUE_OF: an entry "exercises/NN_x" holds exercises/NN_x and solutions/NN_x)
+# "<catalogue folder>/<stem>" (CATALOGUE_OF: an entry "exercises/NN_x" holds exercises/NN_x and
+# solutions/NN_x)
 CODE_PENDING: frozenset[str] = frozenset()  # none today: every catalogue has its code sections
-LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")  # a word beside a space: "| calls:"
-MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")  # nbgrader's, not words to translate
+# a word beside a space: "| calls:"
+LABEL = re.compile(r"[A-Za-z]{2,}[,.;:!?|=)-]*\s|\s[(|]?[A-Za-z]{2,}")
+# nbgrader's, not words to translate
+MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # a kana or kanji
 LANG_CELL_ID = "course-lang"
-LANG_CELL = 'import os\n\nos.environ["COURSE_LANG"] = "ja"  # ライブラリのメッセージも日本語で表示します'
+LANG_CELL = ('import os\n\nos.environ["COURSE_LANG"] = "ja"  # '
+             'ライブラリのメッセージも日本語で表示します')
 
 
 def english_hash(source: str) -> str:
@@ -85,14 +92,15 @@ def read_catalogue(path: Path) -> dict[str, Section]:
 
 
 def read_code(path: Path) -> dict[tuple[str, str], Section]:
-    """The code sections of one catalogue file, by (cell id, English hash); the text is the Japanese code.
-    (exercises/ and solutions/ share a catalogue: a cell id can have one section for each.)"""
+    """The code sections of one catalogue file, by (cell id, English hash); the text is the Japanese
+    code. (exercises/ and solutions/ share a catalogue: a cell id can have one section for each.)"""
     found = {}
     for s in _sections(path, "code"):
         fence = PYTHON_FENCE.match(s.text)
         if fence is None:
             raise ValueError(f"{path}: code section {s.cell_id} is not one ```python fenced block")
-        found[s.cell_id, s.english_hash] = Section(s.cell_id, s.english_hash, fence[2].removesuffix("\n"))
+        found[s.cell_id, s.english_hash] = Section(s.cell_id, s.english_hash,
+                                                   fence[2].removesuffix("\n"))
     return found
 
 
@@ -105,18 +113,21 @@ def _sections(path: Path, kind: str) -> list[Section]:
     for head, nxt in zip(heads, heads[1:] + [None], strict=True):
         cell_id, digest = (head[1], head[2]) if kind == "cell" else (head[3], head[4])
         if cell_id:
-            found.append(Section(cell_id, digest, raw[head.end():nxt.start() if nxt else len(raw)].strip("\n")))
+            found.append(Section(cell_id, digest,
+                                 raw[head.end():nxt.start() if nxt else len(raw)].strip("\n")))
     return found
 
 
 def code_text(code: str) -> str:
-    """A code section's body: the code in a ```python fence (longer if the code holds three backticks)."""
+    """A code section's body: the code in a ```python fence (longer if the code holds three
+    backticks)."""
     fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
     return f"{fence}python\n{code}\n{fence}"
 
 
 def write_catalogue(path: Path, sections: list[Section], code: Sequence[Section] = ()) -> None:
-    """Write the prose sections, then the code block (code sections hold the code itself, fenced here)."""
+    """Write the prose sections, then the code block (code sections hold the code itself, fenced
+    here)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "".join(f"<!-- cell {s.cell_id} en:{s.english_hash} -->\n{s.text}\n\n" for s in sections)
     if code:
@@ -134,10 +145,14 @@ def has_words(cell) -> bool:
         tree = ast.parse(cell.source)
     except (tokenize.TokenError, SyntaxError):
         return False
-    comments = [t.string for t in tokens if t.type == tokenize.COMMENT and not MARKERS.match(t.string)]
-    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    # a phrase in a comment; in a string (an f-string's parts are strings too), a word beside a space: a label
-    return any(WORDS.search(text) for text in comments) or any(LABEL.search(text) for text in strings)
+    comments = [t.string for t in tokens if t.type == tokenize.COMMENT
+                and not MARKERS.match(t.string)]
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+               and isinstance(n.value, str)]
+    # a phrase in a comment; in a string (an f-string's parts are strings too), a word beside a
+    # space: a label
+    return any(WORDS.search(text) for text in comments) or any(
+        LABEL.search(text) for text in strings)
 
 
 def _blanked(source: str) -> str:
@@ -147,7 +162,8 @@ def _blanked(source: str) -> str:
             return ast.Constant("") if isinstance(node.value, str) else node
 
         def visit_JoinedStr(self, node):
-            return ast.JoinedStr([self.visit(v) for v in node.values if isinstance(v, ast.FormattedValue)])
+            return ast.JoinedStr([self.visit(v) for v in node.values
+                                  if isinstance(v, ast.FormattedValue)])
 
     return ast.dump(Blank().visit(ast.parse(source)))
 
@@ -162,7 +178,8 @@ def catalogue_path(english: Path, root: Path = ROOT) -> Path:
 
 
 def code_pending(english: Path) -> bool:
-    """The notebook's code cells wait for their Japanese: its catalogue is listed in CODE_PENDING."""
+    """The notebook's code cells wait for their Japanese: its catalogue is listed in
+    CODE_PENDING."""
     return f"{CATALOGUE_OF[english.parent.name]}/{english.stem}" in CODE_PENDING
 
 
@@ -172,7 +189,8 @@ def sources(root: Path = ROOT) -> list[Path]:
 
 
 def problems(english: Path, root: Path = ROOT) -> list[str]:
-    """What stops this notebook's Japanese edition from being built: stale, missing and orphan sections."""
+    """What stops this notebook's Japanese edition from being built: stale, missing and orphan
+    sections."""
     nb = nbformat.read(english, as_version=4)
     sections = read_catalogue(catalogue_path(english, root))
     where = f"{catalogue_path(english, root).relative_to(root)}"
@@ -182,10 +200,12 @@ def problems(english: Path, root: Path = ROOT) -> list[str]:
             continue
         section = sections.get(cell.id)
         if section is None or not JAPANESE.search(section.text):
-            found.append(f"{where}: cell {cell.id} of {english.relative_to(root)} has no translation (missing)")
+            found.append(f"{where}: cell {cell.id} of {english.relative_to(root)} has no "
+                         "translation (missing)")
         elif section.english_hash != english_hash(cell.source):
-            found.append(f"{where}: cell {cell.id} changed in {english.relative_to(root)} since it was translated "
-                         f"(stale: en:{section.english_hash}, now en:{english_hash(cell.source)})")
+            found.append(f"{where}: cell {cell.id} changed in {english.relative_to(root)} since it "
+                         f"was translated (stale: en:{section.english_hash}, now "
+                         f"en:{english_hash(cell.source)})")
     prose_ids = {c.id for c in nb.cells if is_prose(c)}
     found += [f"{where}: cell {cid} is not a prose cell of {english.relative_to(root)} (orphan)"
               for cid in sections if cid not in prose_ids]
@@ -198,7 +218,8 @@ def siblings(english: Path, root: Path = ROOT) -> list[Path]:
 
 
 def code_problems(english: Path, root: Path = ROOT) -> list[str]:
-    """Stale, missing and orphan code sections, and Japanese code whose structure is not the English one's."""
+    """Stale, missing and orphan code sections, and Japanese code whose structure is not the English
+    one's."""
     nb = nbformat.read(english, as_version=4)
     code = read_code(catalogue_path(english, root))
     where, name = catalogue_path(english, root).relative_to(root), english.relative_to(root)
@@ -209,7 +230,8 @@ def code_problems(english: Path, root: Path = ROOT) -> list[str]:
         if cell.cell_type != "code":
             continue
         section = code.get((cell.id, english_hash(cell.source)))
-        others = [h for cid, h in code if cid == cell.id and (cid, h) not in cells]  # of no cell any more
+        # of no cell any more
+        others = [h for cid, h in code if cid == cell.id and (cid, h) not in cells]
         if section is None and others:
             stale.add(cell.id)
             found.append(f"{where}: code cell {cell.id} changed in {name} since it was translated "
@@ -217,17 +239,19 @@ def code_problems(english: Path, root: Path = ROOT) -> list[str]:
         elif section is None and has_words(cell) and not code_pending(english):
             found.append(f"{where}: code cell {cell.id} of {name} has no translation (missing)")
         elif section is not None and not JAPANESE.search(section.text):
-            found.append(f"{where}: code cell {cell.id} of {name} has no Japanese in its section (missing)")
+            found.append(f"{where}: code cell {cell.id} of {name} has no Japanese in its section "
+                         "(missing)")
         elif section is not None and not same_structure(cell.source, section.text):
-            found.append(f"{where}: code cell {cell.id} of {name}: its Japanese code differs from the English in "
-                         f"more than strings and comments")
+            found.append(f"{where}: code cell {cell.id} of {name}: its Japanese code differs from "
+                         "the English in more than strings and comments")
     found += [f"{where}: code {cid} en:{digest} is no code cell of {name} (orphan)"
               for cid, digest in code if (cid, digest) not in cells and cid not in stale]
     return found
 
 
 def japanese(english: Path, root: Path = ROOT) -> nbformat.NotebookNode:
-    """The Japanese edition of one English notebook (outputs as in English, until it is executed)."""
+    """The Japanese edition of one English notebook (outputs as in English, until it is
+    executed)."""
     nb = nbformat.read(english, as_version=4)
     sections = read_catalogue(catalogue_path(english, root))
     ja = copy.deepcopy(nb)
@@ -244,14 +268,17 @@ def japanese(english: Path, root: Path = ROOT) -> nbformat.NotebookNode:
     lang = nbformat.v4.new_code_cell(LANG_CELL, id=LANG_CELL_ID)
     first_code = next((i for i, c in enumerate(ja.cells) if c.cell_type == "code"), len(ja.cells))
     ja.cells.insert(first_code, lang)
-    ja.metadata.setdefault("course", {})["lang"] = "ja"  # the grader reads it (and keeps "assignment")
+    # the grader reads it (and keeps "assignment")
+    ja.metadata.setdefault("course", {})["lang"] = "ja"
     return ja
 
 
 def japanese_loop(stem: str, root: Path = ROOT) -> str:
-    """The Japanese code of a loop lesson's loop cell (what its Japanese loop-diff cell compares)."""
+    """The Japanese code of a loop lesson's loop cell (what its Japanese loop-diff cell
+    compares)."""
     english = root / "notebooks" / f"{stem}.ipynb"
-    cell = next(c for c in nbformat.read(english, as_version=4).cells if LOOP_TAG in c.metadata.get("tags", []))
+    cell = next(c for c in nbformat.read(english, as_version=4).cells
+                if LOOP_TAG in c.metadata.get("tags", []))
     section = read_code(catalogue_path(english, root)).get((cell.id, english_hash(cell.source)))
     return section.text if section else cell.source
 
@@ -278,8 +305,8 @@ def skeleton(english: Path, root: Path = ROOT) -> int:
 
 
 def code_skeleton(english: Path, root: Path = ROOT) -> int:
-    """Add a code section, in English, for every code cell with words that the catalogue lacks; the number added.
-    (A section without Japanese counts as missing until it is translated.)"""
+    """Add a code section, in English, for every code cell with words that the catalogue lacks; the
+    number added. (A section without Japanese counts as missing until it is translated.)"""
     path = catalogue_path(english, root)
     code = read_code(path)
     added = 0
@@ -298,8 +325,8 @@ def chosen(only: list[str] | None = None, root: Path = ROOT) -> list[Path]:
 
 
 def build(root: Path = ROOT, only: list[str] | None = None) -> list[Path]:
-    """Write the Japanese editions (those of `only`, else all); raises with the whole list of problems if any
-    of their catalogues is not ready."""
+    """Write the Japanese editions (those of `only`, else all); raises with the whole list of
+    problems if any of their catalogues is not ready."""
     found = [p for english in chosen(only, root) for p in problems(english, root)]
     if found:
         raise ValueError("the Japanese edition cannot be built:\n  " + "\n  ".join(found))
@@ -313,7 +340,8 @@ def build(root: Path = ROOT, only: list[str] | None = None) -> list[Path]:
 
 
 def compile_messages(root: Path = ROOT) -> list[Path]:
-    """Compile every gettext catalogue, course/locale/<lang>/LC_MESSAGES/course.po, to its course.mo."""
+    """Compile every gettext catalogue, course/locale/<lang>/LC_MESSAGES/course.po, to its
+    course.mo."""
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
 
@@ -327,7 +355,8 @@ def compile_messages(root: Path = ROOT) -> list[Path]:
     return written
 
 
-def translate(*, execute: bool = True, root: Path = ROOT, only: list[str] | None = None) -> list[tuple[Path, str]]:
+def translate(*, execute: bool = True, root: Path = ROOT,
+              only: list[str] | None = None) -> list[tuple[Path, str]]:
     """Compile the message catalogues, build every Japanese notebook, then execute them in place
     (exercises keep going after a stub raises, as in English); (path, error or "") for each."""
     from nbclient.exceptions import CellExecutionError

@@ -1,4 +1,5 @@
-"""The workshop's key relay: one instructor key, a token and a budget per student (`python -m course relay`)."""
+"""The workshop's key relay: one instructor key, a token and a budget per student (`python -m course
+relay`)."""
 from .ledger import Account, Ledger, read_roster
 from .relay import REAL_API, Relay, UsageMeter
 

@@ -1,4 +1,5 @@
-"""The relay's ledger: who the students are, what each has spent, and the usage CSV the instructor reads.
+"""The relay's ledger: who the students are, what each has spent, and the usage CSV the instructor
+reads.
 
 One account per student on the roster. Before a request is forwarded, `admit`
 checks the student's budget and request rate; after the upstream answers,
@@ -36,19 +37,22 @@ class Account:
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
     usd: float = 0.0
-    recent: deque = field(default_factory=deque, repr=False)  # when the requests of the last WINDOW were admitted
+    # when the requests of the last WINDOW were admitted
+    recent: deque = field(default_factory=deque, repr=False)
 
 
 COLUMNS = [f.name for f in fields(Account) if f.name != "recent"]
 
 
 def read_roster(path: str | Path) -> dict[str, str]:
-    """token -> student from a CSV with the header `student,token`; a clear ValueError for a bad roster."""
+    """token -> student from a CSV with the header `student,token`; a clear ValueError for a bad
+    roster."""
     text = Path(path).read_text(encoding="utf-8-sig")
     rows = csv.reader(io.StringIO(text))
     header = [h.strip() for h in next(rows, [])]
     if header != ["student", "token"]:
-        raise ValueError(f"{path}: the first line must be the header `student,token`, not {','.join(header)!r}")
+        raise ValueError(f"{path}: the first line must be the header `student,token`, not "
+                         f"{','.join(header)!r}")
     roster: dict[str, str] = {}
     students = set()
     for line, row in enumerate(rows, start=2):
@@ -58,7 +62,8 @@ def read_roster(path: str | Path) -> dict[str, str]:
             raise ValueError(f"{path}, line {line}: expected `student,token`, both non-empty")
         student, token = row[0].strip(), row[1].strip()
         if token in roster:
-            raise ValueError(f"{path}, line {line}: the token of {student!r} is also {roster[token]!r}'s")
+            raise ValueError(f"{path}, line {line}: the token of {student!r} is also "
+                             f"{roster[token]!r}'s")
         if student in students:
             raise ValueError(f"{path}, line {line}: student {student!r} is listed twice")
         roster[token] = student
@@ -83,7 +88,8 @@ class Ledger:
         self.accounts = {student: Account(student) for student in roster.values()}
         self._lock = threading.Lock()  # guards the accounts
         self._save_lock = threading.Lock()  # one writer of the CSV at a time
-        self._changes, self._saved = 1, 0  # changes to the accounts so far, and how many the CSV holds
+        # changes to the accounts so far, and how many the CSV holds
+        self._changes, self._saved = 1, 0
         self._resume()
         self.save()
 
@@ -91,7 +97,8 @@ class Ledger:
         return self.roster.get(token)
 
     def admit(self, student: str) -> APIError | None:
-        """None if the student may send this request now (it is counted), else the error to answer with."""
+        """None if the student may send this request now (it is counted), else the error to answer
+        with."""
         with self._lock:
             account = self.accounts[student]
             error = self._over_budget(account) or self._over_rate(account)
@@ -131,8 +138,10 @@ class Ledger:
     def _over_budget(self, account: Account) -> APIError | None:
         if account.usd < self.budget_usd:
             return None
-        return APIError(402, "billing_error", f"{account.student} has spent the workshop budget (${account.usd:.4f} "
-                        f"of ${self.budget_usd:.2f}); nothing was sent to the API. Ask the instructor.")
+        return APIError(402, "billing_error",
+                        f"{account.student} has spent the workshop budget (${account.usd:.4f} "
+                        f"of ${self.budget_usd:.2f}); nothing was sent to the API. Ask the "
+                        "instructor.")
 
     def _over_rate(self, account: Account) -> APIError | None:
         now = self.clock()
@@ -141,8 +150,10 @@ class Ledger:
         if len(account.recent) < self.per_minute:
             return None
         wait = account.recent[0] + WINDOW - now
-        return APIError(429, "rate_limit_error", f"{account.student} sent {self.per_minute} requests in the last "
-                        f"minute, the workshop's limit per student; retry in {wait:.1f} s.", retry_headers(wait))
+        return APIError(429, "rate_limit_error",
+                        f"{account.student} sent {self.per_minute} requests in the last "
+                        f"minute, the workshop's limit per student; retry in {wait:.1f} s.",
+                        retry_headers(wait))
 
     def save(self) -> None:
         """Rewrite the usage CSV if anything changed since it was last written.
@@ -159,7 +170,9 @@ class Ledger:
             out = io.StringIO()
             writer = csv.writer(out)
             writer.writerow(COLUMNS + ["budget_usd"])
-            writer.writerows(row[:-1] + [f"{row[-1]:.6f}", f"{self.budget_usd:.2f}"] for row in rows)
+            writer.writerows(
+                row[:-1] + [f"{row[-1]:.6f}", f"{self.budget_usd:.2f}"] for row in rows
+            )
             partial = self.path.with_name(self.path.name + ".partial")
             partial.write_text(out.getvalue(), encoding="utf-8")
             os.replace(partial, self.path)

@@ -1,4 +1,5 @@
-"""The key relay: students call the Messages API with their own token; the relay calls it with the instructor's key.
+"""The key relay: students call the Messages API with their own token; the relay calls it with the
+instructor's key.
 
 A request flows one way: authenticate the student's token (401), check the
 request's shape (400), admit it against the student's budget (402) and rate
@@ -28,17 +29,22 @@ from .ledger import Ledger
 REAL_API = "https://api.anthropic.com"
 PATHS = ("/v1/messages", "/v1/messages/count_tokens")  # what the relay forwards
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # the real API's limit
-TO_UPSTREAM = ("content-type", "anthropic-version", "anthropic-beta", "user-agent")  # student headers passed on
-FROM_UPSTREAM = ("content-type", "request-id", "retry-after", "retry-after-ms", "x-should-retry")  # and back
-KINDS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
-         413: "request_too_large", 429: "rate_limit_error", 504: "timeout_error", 529: "overloaded_error"}
+# student headers passed on
+TO_UPSTREAM = ("content-type", "anthropic-version", "anthropic-beta", "user-agent")
+# and back
+FROM_UPSTREAM = ("content-type", "request-id", "retry-after", "retry-after-ms", "x-should-retry")
+KINDS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+         404: "not_found_error",
+         413: "request_too_large", 429: "rate_limit_error", 504: "timeout_error",
+         529: "overloaded_error"}
 
 
 class Relay:
     """The relay on a loopback (or LAN) port; use as a context manager or start()/stop()."""
 
     def __init__(self, ledger: Ledger, key: str, upstream: str = REAL_API, *, port: int = 0,
-                 host: str = "127.0.0.1", timeout: float = 600.0, log: Callable[[str], None] | None = None):
+                 host: str = "127.0.0.1", timeout: float = 600.0,
+                 log: Callable[[str], None] | None = None):
         if not key:
             raise ValueError("the relay needs the instructor's API key (ANTHROPIC_API_KEY)")
         self.ledger = ledger
@@ -47,7 +53,8 @@ class Relay:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self._ids = itertools.count(1)
         self._http = httpx2.Client(base_url=self.upstream, timeout=timeout,
-                                   limits=httpx2.Limits(max_connections=None, max_keepalive_connections=100))
+                                   limits=httpx2.Limits(max_connections=None,
+                                                        max_keepalive_connections=100))
         relay = self
 
         class RelayHandler(BaseHTTPRequestHandler):
@@ -69,7 +76,8 @@ class Relay:
 
     @property
     def base_url(self) -> str:
-        host, port = self.httpd.socket.getsockname()[:2]  # where it listens (port 0 asked for any free one)
+        # where it listens (port 0 asked for any free one)
+        host, port = self.httpd.socket.getsockname()[:2]
         return f"http://{host}:{port}"
 
     def handle(self, exchange: BaseHTTPRequestHandler) -> None:
@@ -82,7 +90,9 @@ class Relay:
             return self._error(exchange, request_id, APIError(413, "request_too_large",
                                "Request exceeds the maximum allowed number of bytes."))
         body = exchange.rfile.read(length) if length else b""
-        token = exchange.headers.get("x-api-key") or exchange.headers.get("authorization", "").removeprefix("Bearer ")
+        token = exchange.headers.get("x-api-key") or exchange.headers.get(
+            "authorization", ""
+        ).removeprefix("Bearer ")
         student = self.ledger.student(token.strip())
         if student is None:
             return self._error(exchange, request_id, APIError(401, "authentication_error",
@@ -100,35 +110,43 @@ class Relay:
     def parse(self, method: str, path: str, body: bytes) -> str:
         """The model of a request the relay may forward; an APIError for one it must not."""
         if method != "POST" or path not in PATHS:
-            raise APIError(404, "not_found_error", f"Not found: {method} {path} (the workshop relay forwards only "
+            raise APIError(404, "not_found_error",
+                           f"Not found: {method} {path} (the workshop relay forwards only "
                            f"POST {' and '.join(PATHS)})")
         try:
             request = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            raise APIError(400, "invalid_request_error", "There was an error parsing the body of your request: "
+            raise APIError(400, "invalid_request_error",
+                           "There was an error parsing the body of your request: "
                            "it is not valid JSON") from None
         if not isinstance(request, dict):
             raise APIError(400, "invalid_request_error", "the request body must be a JSON object")
         model = request.get("model")
         if not isinstance(model, str):
-            raise APIError(400, "invalid_request_error", "model: Field required (a model id string)")
+            raise APIError(400, "invalid_request_error",
+                           "model: Field required (a model id string)")
         try:
             cost_usd(model, {"input_tokens": 0, "output_tokens": 0})
         except KeyError:
-            raise APIError(400, "invalid_request_error", f"model: the workshop relay has no price for {model!r}, "
+            raise APIError(400, "invalid_request_error",
+                           f"model: the workshop relay has no price for {model!r}, "
                            "so it cannot meter it; use one of the course's models") from None
         if not isinstance(request.get("stream", False), bool):
             raise APIError(400, "invalid_request_error", "stream: Input should be a valid boolean")
         return model
 
-    def forward(self, exchange, request_id: str, student: str, path: str, body: bytes, model: str) -> None:
-        """Send the request upstream with the instructor's key; charge its usage; pass the answer back."""
+    def forward(self, exchange, request_id: str, student: str, path: str, body: bytes,
+                model: str) -> None:
+        """Send the request upstream with the instructor's key; charge its usage; pass the answer
+        back."""
         headers = {k: v for k, v in exchange.headers.items() if k.lower() in TO_UPSTREAM}
-        request = self._http.build_request("POST", path, content=body, headers={**headers, "x-api-key": self._key})
+        request = self._http.build_request("POST", path, content=body,
+                                           headers={**headers, "x-api-key": self._key})
         meter = UsageMeter()
         settle = functools.partial(self._settle, request_id, student, path, model, meter)
 
-        def fail(error: APIError) -> None:  # no usable answer from the upstream: charge the failure, say why
+        # no usable answer from the upstream: charge the failure, say why
+        def fail(error: APIError) -> None:
             meter.failed = True
             settle()
             self._error(exchange, request_id, error, student)
@@ -139,12 +157,14 @@ class Relay:
             return fail(timed_out())
         except httpx2.TransportError as e:
             return fail(APIError(
-                502, "api_error", f"the upstream API could not be reached ({type(e).__name__})", retry_headers(1.0)))
+                502, "api_error", f"the upstream API could not be reached ({type(e).__name__})",
+                retry_headers(1.0)))
         try:
             meter.status = response.status_code
             if meter.status == 401:  # the instructor's key, not the student's token, was refused
                 return fail(APIError(
-                    500, "api_error", "the upstream API refused the relay's key; tell the instructor",
+                    500, "api_error",
+                    "the upstream API refused the relay's key; tell the instructor",
                     {"x-should-retry": "false"}))
             if response.headers.get("content-type", "").startswith("text/event-stream"):
                 return self._stream(exchange, response, meter, settle)
@@ -155,13 +175,15 @@ class Relay:
             elif meter.status != 200:
                 content = api_shaped(meter.status, content, request_id)
                 headers["content-type"] = "application/json"
-            settle()  # charged before the student sees the answer: the CSV is never behind the student
+            # charged before the student sees the answer: the CSV is never behind the student
+            settle()
             self._send(exchange, meter.status, headers, content)
         except httpx2.TimeoutException:
             if not meter.started:
                 return fail(timed_out())
             meter.failed = True
-            exchange.close_connection = True  # a stream cut midway: the student sees the connection end
+            # a stream cut midway: the student sees the connection end
+            exchange.close_connection = True
         except (ConnectionError, httpx2.TransportError):
             meter.failed = True
             exchange.close_connection = True
@@ -170,7 +192,8 @@ class Relay:
             settle()
 
     def _stream(self, exchange, response, meter: UsageMeter, settle: Callable[[], None]) -> None:
-        """Pass the SSE stream on chunk by chunk as it arrives, reading the usage from its events."""
+        """Pass the SSE stream on chunk by chunk as it arrives, reading the usage from its
+        events."""
         exchange.send_response(response.status_code)
         for k, v in self._headers_back(response).items():
             exchange.send_header(k, v)
@@ -186,22 +209,27 @@ class Relay:
         exchange.wfile.write(b"0\r\n\r\n")
         exchange.wfile.flush()
 
-    def _settle(self, request_id: str, student: str, path: str, model: str, meter: UsageMeter) -> None:
-        """Charge one forwarded request once: the usage the upstream reported, and whether it failed."""
+    def _settle(self, request_id: str, student: str, path: str, model: str,
+                meter: UsageMeter) -> None:
+        """Charge one forwarded request once: the usage the upstream reported, and whether it
+        failed."""
         if meter.charged:
             return
         meter.charged = True
         failed = meter.status != 200 or meter.failed
         cost = self.ledger.charge(student, model, meter.usage, failed=failed)
-        self.log(f"{request_id} {student} {path} {meter.status or '-'} {usage_line(meter.usage)} ${cost:.6f}")
+        self.log(f"{request_id} {student} {path} {meter.status or '-'} {usage_line(meter.usage)} "
+                 f"${cost:.6f}")
 
     def _headers_back(self, response) -> dict:
         return {k: v for k, v in response.headers.items() if k.lower() in FROM_UPSTREAM}
 
     def _error(self, exchange, request_id: str, error: APIError, student: str = "-") -> None:
-        self.log(f"{request_id} {student} {exchange.path.split('?', 1)[0]} {error.status} {error.kind}")
+        self.log(f"{request_id} {student} {exchange.path.split('?', 1)[0]} {error.status} "
+                 f"{error.kind}")
         body = json.dumps(error.body(request_id)).encode()
-        self._send(exchange, error.status, {"content-type": "application/json", "request-id": request_id,
+        self._send(exchange, error.status,
+                   {"content-type": "application/json", "request-id": request_id,
                                             **error.headers}, body)
 
     def _send(self, exchange, status: int, headers: dict, body: bytes) -> None:
@@ -213,7 +241,8 @@ class Relay:
         exchange.wfile.write(body)
 
     def start(self) -> Relay:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="course-relay", daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="course-relay",
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -233,7 +262,8 @@ class Relay:
 
 
 class UsageMeter:
-    """The usage of a streamed answer, from its events: message_start's usage, updated by message_delta's."""
+    """The usage of a streamed answer, from its events: message_start's usage, updated by
+    message_delta's."""
 
     def __init__(self):
         self.usage: dict | None = None
@@ -267,7 +297,8 @@ class UsageMeter:
 
 
 def timed_out() -> APIError:
-    return APIError(504, "timeout_error", "the upstream API did not answer in time", retry_headers(1.0))
+    return APIError(504, "timeout_error", "the upstream API did not answer in time",
+                    retry_headers(1.0))
 
 
 def api_shaped(status: int, content: bytes, request_id: str) -> bytes:
@@ -279,7 +310,9 @@ def api_shaped(status: int, content: bytes, request_id: str) -> bytes:
         pass
     kind = KINDS.get(status, "api_error")
     text = content.decode("utf-8", "replace")[:200]
-    return json.dumps(APIError(status, kind, f"upstream answered {status}: {text}").body(request_id)).encode()
+    return json.dumps(
+        APIError(status, kind, f"upstream answered {status}: {text}").body(request_id)
+    ).encode()
 
 
 def usage_line(usage: dict | None) -> str:

@@ -9,9 +9,11 @@ from .search import ALWAYS_TOOL, AURORA, ONE_SHOT, THINKING
 from .stop_reasons import PAUSE_TURN, REFUSAL, TRUNCATED
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
-    AURORA, ONE_SHOT, ALWAYS_TOOL, FIX_FAILING_TEST, BROKEN_FUNCTIONS, PARALLEL_READS, CONFLICTING_EDITS, OUTBOX,
+    AURORA, ONE_SHOT, ALWAYS_TOOL, FIX_FAILING_TEST, BROKEN_FUNCTIONS, PARALLEL_READS,
+    CONFLICTING_EDITS, OUTBOX,
     LARGE_RESULT, TRUNCATED, REFUSAL, PAUSE_TURN, UNKNOWN_TOOL, GATED_WRITE, THINKING]}
-# worked examples a real harness runs with its own tools (Claude Code's, a lone bash) as well as the course's
+# worked examples a real harness runs with its own tools (Claude Code's, a lone bash) as well as the
+# course's
 HARNESS: dict[str, Scenario] = {s.name: s for s in [COUNT_PYTHON_FILES, FIX_CART_IN_THREE_TURNS]}
 
 

@@ -23,25 +23,30 @@ from ..tools import Toolbox, Workspace
 class Scenario:
     name: str
     title: str
-    english_prompt: str  # the prompt as written (deferred); `prompt` says it in the language the course speaks
+    # the prompt as written (deferred); `prompt` says it in the language the course speaks
+    english_prompt: str
     policy: Callable[[Conversation], Turn]
-    make_tools: Callable[[], Toolbox] = Toolbox  # a fresh environment per run (scenarios without files)
+    # a fresh environment per run (scenarios without files)
+    make_tools: Callable[[], Toolbox] = Toolbox
     system: str | None = None
     notes: str = ""  # what the scenario teaches, one line
     options: dict = field(default_factory=dict)  # LocalAPI options (e.g. context_window)
     files: dict[str, str] | None = None  # the workspace's files, for scenarios that work on files
-    workspace_tools: Callable[[Workspace], Toolbox] = Workspace.toolbox  # the tools over a workspace
+    # the tools over a workspace
+    workspace_tools: Callable[[Workspace], Toolbox] = Workspace.toolbox
     gate: Gate | None = None  # the permission rules the scenario is about, if any
-    evaluator: Callable[[list], object] | None = None  # messages -> goal_loop.Verdict, for the goal loop
-    is_done: Callable[[Workspace], bool] | None = None  # the outer loop's success condition, read from the files
+    # messages -> goal_loop.Verdict, for the goal loop
+    evaluator: Callable[[list], object] | None = None
+    # the outer loop's success condition, read from the files
+    is_done: Callable[[Workspace], bool] | None = None
 
     @property
     def prompt(self) -> str:
         return tr(self.english_prompt)
 
     def api(self, **options) -> LocalAPI:
-        """A fresh local API answering with this scenario's policy (options, a `policy` too, override the
-        scenario's)."""
+        """A fresh local API answering with this scenario's policy (options, a `policy` too,
+        override the scenario's)."""
         return LocalAPI(**{"policy": self.policy, **self.options, **options})
 
     def workspace(self) -> Workspace:
@@ -54,22 +59,25 @@ class Scenario:
             return self.make_tools()
         return self.workspace_tools(workspace if workspace is not None else self.workspace())
 
-    def agent(self, *, limits: Limits | None = None, api: LocalAPI | None = None, workspace: Workspace | None = None,
-              tools: Toolbox | None = None, **options) -> Agent:
-        """An Agent on a fresh local API (or `api`) with the scenario's tools (or `tools`); options go to Agent."""
+    def agent(self, *, limits: Limits | None = None, api: LocalAPI | None = None,
+              workspace: Workspace | None = None, tools: Toolbox | None = None, **options) -> Agent:
+        """An Agent on a fresh local API (or `api`) with the scenario's tools (or `tools`); options
+        go to Agent."""
         client = local_client(api or self.api())
         options.setdefault("gate", self.gate or Gate())
-        return Agent(client, MODEL, tools if tools is not None else self.tools(workspace), limits=limits or Limits(),
-                     system=self.system, **options)
+        return Agent(client, MODEL, tools if tools is not None else self.tools(workspace),
+                     limits=limits or Limits(), system=self.system, **options)
 
     def run(self, **options):
         """Run the scenario's prompt once; options as for `agent`."""
         return self.agent(**options).run(self.prompt)
 
 
-def say(*blocks: dict | str, stop_reason: str | None = None, stop_details: dict | None = None) -> Turn:
+def say(*blocks: dict | str, stop_reason: str | None = None,
+        stop_details: dict | None = None) -> Turn:
     """A Turn from text strings and block dicts."""
-    return Turn([{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks], stop_reason, stop_details)
+    return Turn([{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks],
+                stop_reason, stop_details)
 
 
 def call(name: str, **input) -> dict:
@@ -78,21 +86,22 @@ def call(name: str, **input) -> dict:
 
 
 def since_request(c: Conversation) -> list[tuple[dict, dict]]:
-    """(tool_use, tool_result) pairs since the last user message that is a request (no tool_result in it):
-    what the model has done about the prompt, or about the latest feedback."""
+    """(tool_use, tool_result) pairs since the last user message that is a request (no tool_result
+    in it): what the model has done about the prompt, or about the latest feedback."""
     return Conversation({"messages": c.messages[c.request_at:]}).all_results()
 
 
 def one_task(policy: Callable[[Conversation], Turn]) -> Callable[[Conversation], Turn]:
-    """The policy of a toy model that knows one task, the conversation's first request. Asked something else later
-    in the same conversation (a follow-up in one ClaudeSDKClient, a resumed session) it says so, where the policy
-    alone would give its first answer again; asked the same again, or asked for its answer in a schema's shape
-    (langchain's with_structured_output after an agent's run), it answers as before."""
+    """The policy of a toy model that knows one task, the conversation's first request. Asked
+    something else later in the same conversation (a follow-up in one ClaudeSDKClient, a resumed
+    session) it says so, where the policy alone would give its first answer again; asked the same
+    again, or asked for its answer in a schema's shape (langchain's with_structured_output after an
+    agent's run), it answers as before."""
     @functools.wraps(policy)
     def knowing(c: Conversation) -> Turn:
         if c.request.strip() != c.prompt.strip() and not c.constrained:
-            return say(tr("This toy model knows only the first request of this conversation, not this one: "
-                          "{prompt}").format(prompt=c.prompt.strip()))
+            return say(tr("This toy model knows only the first request of this conversation, not "
+                          "this one: {prompt}").format(prompt=c.prompt.strip()))
         return policy(c)
 
     return knowing
@@ -105,9 +114,11 @@ def last_turn(c: Conversation) -> list[tuple[dict, dict]]:
 
 
 def says(content: str, *messages: str) -> bool:
-    """Whether `content` holds one of `messages` in any language (up to its first placeholder): a toy model
-    recognises the gate's or a hook's answer by what it is, whatever language the tools speak."""
-    return any(text.split("{", 1)[0] in content for message in messages for text in every_language(message))
+    """Whether `content` holds one of `messages` in any language (up to its first placeholder): a
+    toy model recognises the gate's or a hook's answer by what it is, whatever language the tools
+    speak."""
+    return any(text.split("{", 1)[0] in content for message in messages
+               for text in every_language(message))
 
 
 def refused(c: Conversation) -> str | None:

@@ -1,6 +1,7 @@
-"""The steps of a task done with whatever tools the request declares, as a model does: Claude Code's Glob, Bash,
-Read and Edit (absolute paths, in the working directory its system message names), the course's list_files,
-run_python, read_file and edit_file, or a lone `bash` (mini-swe-agent's only tool)."""
+"""The steps of a task done with whatever tools the request declares, as a model does: Claude Code's
+Glob, Bash, Read and Edit (absolute paths, in the working directory its system message names), the
+course's list_files, run_python, read_file and edit_file, or a lone `bash` (mini-swe-agent's only
+tool)."""
 from __future__ import annotations
 
 import re
@@ -9,12 +10,14 @@ from ..api import Conversation
 from ..api.toolset import harness_text
 from .base import call
 
-CWD = re.compile(r"Primary working directory: (\S+)")  # where Claude Code's system message says it runs
+# where Claude Code's system message says it runs
+CWD = re.compile(r"Primary working directory: (\S+)")
 NUMBERED = re.compile(r"^ *\d+\t", re.M)  # the line numbers of Claude Code's Read (cat -n)
 
 
 class Hands:
-    """The steps a task needs, done with the tools the request declares (Claude Code's, the course's, or bash)."""
+    """The steps a task needs, done with the tools the request declares (Claude Code's, the
+    course's, or bash)."""
 
     def __init__(self, c: Conversation):
         self.c = c
@@ -44,9 +47,12 @@ class Hands:
             return call("Edit", file_path=self.cwd + path, old_string=old, new_string=new)
         if self.can("edit_file"):
             return call("edit_file", path=path, old=old, new=new)
-        if self.can("bash"):  # the one line, rewritten by Python from a quoted here-document: no shell quoting
-            return call("bash", command=f"python3 - <<'EOF'\nimport pathlib\np = pathlib.Path({path!r})\n"
-                                        f"p.write_text(p.read_text().replace({old!r}, {new!r}))\nEOF")
+        # the one line, rewritten by Python from a quoted here-document: no shell quoting
+        if self.can("bash"):
+            return call("bash",
+                        command=f"python3 - <<'EOF'\nimport pathlib\np = pathlib.Path({path!r})\n"
+                                        f"p.write_text(p.read_text().replace({old!r}, "
+                                        f"{new!r}))\nEOF")
         return None
 
     def list_python(self) -> dict | None:

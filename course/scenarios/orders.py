@@ -1,5 +1,5 @@
-"""Order 42, for structured tool errors: a live lookup and an archive that fail as told, and a model that routes on
-the error's category (retry it, skip to the other tool, or give up)."""
+"""Order 42, for structured tool errors: a live lookup and an archive that fail as told, and a model
+that routes on the error's category (retry it, skip to the other tool, or give up)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -22,8 +22,10 @@ def flaky(failures: list[ToolError], answer: str) -> Callable[..., str]:
     return run
 
 
-def order_lookup(lookup_failures: list[ToolError], archive_failures: Sequence[ToolError] = ()) -> Toolbox:
-    """Two tools that find order 42: `lookup` (live orders) and `archive`, each failing as told first."""
+def order_lookup(lookup_failures: list[ToolError],
+                 archive_failures: Sequence[ToolError] = ()) -> Toolbox:
+    """Two tools that find order 42: `lookup` (live orders) and `archive`, each failing as told
+    first."""
     schema = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
     return Toolbox([Tool("lookup", tr("Look up a live order."), schema,
                          flaky(list(lookup_failures), tr("order 42: shipped"))),
@@ -32,13 +34,14 @@ def order_lookup(lookup_failures: list[ToolError], archive_failures: Sequence[To
 
 
 def routing_policy(primary: str, fallback: str) -> Callable[[Conversation], Turn]:
-    """A model that calls `primary`, retries it on a retryable error, switches to `fallback` on a skip,
-    and answers with the first successful result."""
+    """A model that calls `primary`, retries it on a retryable error, switches to `fallback` on a
+    skip, and answers with the first successful result."""
 
     def policy(c: Conversation) -> Turn:
         results = c.all_results()
         if not results:
-            return Turn([{"type": "tool_use", "id": "", "name": primary, "input": {"query": c.prompt}}])
+            return Turn([{"type": "tool_use", "id": "", "name": primary,
+                          "input": {"query": c.prompt}}])
         use, result = results[-1]
         content = c.result_text(result)
         if not result.get("is_error"):
@@ -47,8 +50,10 @@ def routing_policy(primary: str, fallback: str) -> Callable[[Conversation], Turn
         step = action(content)
         name = use["name"] if step == "retry" else fallback
         if step == "abort" or (step == "skip" and use["name"] == fallback):
-            return Turn([{"type": "text", "text": tr("I could not get an answer: {error}").format(error=content)}])
-        said = tr("{tool} failed ({step}); calling {other}.").format(tool=use["name"], step=step, other=name)
+            return Turn([{"type": "text",
+                          "text": tr("I could not get an answer: {error}").format(error=content)}])
+        said = tr("{tool} failed ({step}); calling {other}.").format(
+            tool=use["name"], step=step, other=name)
         return Turn([{"type": "text", "text": said},
                      {"type": "tool_use", "id": "", "name": name, "input": use["input"]}])
 

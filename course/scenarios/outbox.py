@@ -23,21 +23,29 @@ def mailing_policy(c: Conversation) -> Turn:
     todo = [r for r in RECIPIENTS if r not in done]
     if not todo:
         return say(tr("All {n} e-mails are sent.").format(n=len(RECIPIENTS)))
-    name = c.tool("send_email")  # `send_email`, or `mcp__course__send_email` when a harness hosts it
-    schema: dict = next((t["input_schema"] for t in c.body.get("tools") or [] if t.get("name") == name), {})
-    key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema.get("properties", {}) else {}
-    return say(tr("Sending to {to}.").format(to=todo[0]), call("send_email", to=todo[0], subject=tr("Launch notice"),
-                                                               body=tr("We launch on Monday."), **key))
+    # `send_email`, or `mcp__course__send_email` when a harness hosts it
+    name = c.tool("send_email")
+    schema: dict = next((t["input_schema"] for t in c.body.get("tools") or []
+                         if t.get("name") == name), {})
+    key = {"idempotency_key": f"launch-notice:{todo[0]}"} if "idempotency_key" in schema.get(
+        "properties", {}) else {}
+    return say(tr("Sending to {to}.").format(to=todo[0]),
+               call("send_email", to=todo[0], subject=tr("Launch notice"),
+                                                               body=tr("We launch on Monday."),
+                    **key))
 
 
 OUTBOX = Scenario(
     "outbox", deferred("E-mails, a crash and a resume"),
-    deferred("Send the launch notice to alice, bob and carol."), mailing_policy, lambda: Outbox().tools(),
-    notes="a crash after the 3rd send, then a resume: carol gets two e-mails, unless sends carry idempotency keys")
+    deferred("Send the launch notice to alice, bob and carol."), mailing_policy,
+    lambda: Outbox().tools(),
+    notes="a crash after the 3rd send, then a resume: carol gets two e-mails, unless sends carry "
+          "idempotency keys")
 
 
 def crash_and_resume(*, keyed: bool) -> Outbox:
-    """Run the outbox scenario, crash right after the 3rd send, resume the saved session; the Outbox after."""
+    """Run the outbox scenario, crash right after the 3rd send, resume the saved session; the Outbox
+    after."""
     outbox = Outbox(crash_after=3)
     session: list = []
     with contextlib.suppress(Crash):  # the session log holds the history as of the last model call

@@ -2,9 +2,9 @@
 
 Each line is one successful call: {"request": <body sent>, "response": <Message JSON>}.
 `python -m course record aurora_run` runs a scenario with the reference loop
-and writes course/scenarios/transcripts/aurora_run.jsonl. The wire differs between the editions (prompts and
-replies speak the student's language), so each has its own recordings: COURSE_LANG=ja writes
-course/scenarios/transcripts/ja/aurora_run.jsonl.
+and writes course/scenarios/transcripts/aurora_run.jsonl. The wire differs between the editions
+(prompts and replies speak the student's language), so each has its own recordings: COURSE_LANG=ja
+writes course/scenarios/transcripts/ja/aurora_run.jsonl.
 """
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from pathlib import Path
 from ..api import LocalAPI
 from ..i18n import language
 
-TRANSCRIPTS = Path(__file__).parent / "transcripts"  # recorded conversations shipped with the course (English)
+# recorded conversations shipped with the course (English)
+TRANSCRIPTS = Path(__file__).parent / "transcripts"
 
 
 def transcript_path(name: str, lang: str | None = None) -> Path:
-    """The shipped recording of scenario `name` in `lang` (by default the language the course speaks)."""
+    """The shipped recording of scenario `name` in `lang` (by default the language the course
+    speaks)."""
     lang = lang or language()
     return (TRANSCRIPTS if lang == "en" else TRANSCRIPTS / lang) / f"{name}.jsonl"
 
@@ -38,8 +40,8 @@ def save(api: LocalAPI, path: str | Path) -> Path:
 
 
 def record_scenario(name: str, path: str | Path | None = None) -> Path:
-    """Run scenario `name` once with the reference loop and save what crossed the wire (by default to the
-    recording of the language the course speaks)."""
+    """Run scenario `name` once with the reference loop and save what crossed the wire (by default
+    to the recording of the language the course speaks)."""
     from . import get  # the scenarios' registry imports every scenario: import it late
 
     scenario = get(name)

@@ -6,21 +6,25 @@ from ..i18n import deferred, every_language, tr
 from ..tools import Tool, Toolbox
 from .base import Scenario, call, one_task, say
 
-# The four-page corpus of the material's lesson; page 1 holds the distractor 1951. A page speaks the run's language
-# with the same facts (names, years) in each: the policies here read facts, not sentences.
+# The four-page corpus of the material's lesson; page 1 holds the distractor 1951. A page speaks the
+# run's language with the same facts (names, years) in each: the policies here read facts, not
+# sentences.
 PAGES = {
-    "Aurora Run": deferred("Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted into a 2011 film "
-                           "directed by Mara Voss."),
-    "Mara Voss": deferred("Mara Voss (born 1974) is a Norwegian film director, known for Aurora Run (2011)."),
-    "Henrik Dahl": deferred("Henrik Dahl (born 1951) is a Norwegian novelist, the author of Aurora Run (1998)."),
-    deferred("Northern Lights"): deferred("The northern lights (aurora borealis) are a natural light display in "
-                                          "high-latitude skies."),
+    "Aurora Run": deferred("Aurora Run is a 1998 novel by Henrik Dahl (born 1951). It was adapted "
+                           "into a 2011 film directed by Mara Voss."),
+    "Mara Voss": deferred("Mara Voss (born 1974) is a Norwegian film director, known for Aurora "
+                          "Run (2011)."),
+    "Henrik Dahl": deferred("Henrik Dahl (born 1951) is a Norwegian novelist, the author of Aurora "
+                            "Run (1998)."),
+    deferred("Northern Lights"): deferred("The northern lights (aurora borealis) are a natural "
+                                          "light display in high-latitude skies."),
 }
 NOT_FOUND = deferred("No matching page found.")
 
 
 def search(query: str) -> str:
-    """The page whose title best matches the query (a title is a name, or a word of the run's language)."""
+    """The page whose title best matches the query (a title is a name, or a word of the run's
+    language)."""
     q = query.lower().strip()
     titles = {tr(title): page for title, page in PAGES.items()}
     for title, page in titles.items():
@@ -33,16 +37,28 @@ def search(query: str) -> str:
 
 
 def search_tools() -> Toolbox:
-    return Toolbox([Tool("search", tr("Search a small encyclopedia; returns the best matching page. Read-only."),
-                         {"type": "object", "properties": {"query": {"type": "string",
-                                                                     "description": tr("a page title")}},
-                          "required": ["query"]}, search, read_only=True)])
+    return Toolbox(
+        [
+            Tool(
+                "search",
+                tr("Search a small encyclopedia; returns the best matching page. Read-only."),
+                {
+                    "type": "object",
+                    "properties": {"query": {"type": "string", "description": tr("a page title")}},
+                    "required": ["query"],
+                },
+                search,
+                read_only=True,
+            )
+        ]
+    )
 
 
 @one_task
 def aurora_policy(c: Conversation) -> Turn:
     """Find the film's director, then the director's birth year; ignore the novelist's 1951.
-    It reads facts, not sentences: the director's page is the one with her year, 1974; the film's names her."""
+    It reads facts, not sentences: the director's page is the one with her year, 1974; the film's
+    names her."""
     seen = " ".join(c.result_text(r) for _, r in c.all_results() if not r.get("is_error"))
     errors = [r for r in c.results() if r.get("is_error")]
     if errors:
@@ -51,9 +67,11 @@ def aurora_policy(c: Conversation) -> Turn:
     if "1974" in seen:
         return say("1974")
     if "Mara Voss" in seen:
-        return say(tr("The film was directed by Mara Voss; the 1951 is the novelist. Searching for her."),
+        return say(tr("The film was directed by Mara Voss; the 1951 is the novelist. Searching for "
+                      "her."),
                    call("search", query="Mara Voss"))
-    searched = sum(1 for u, _ in c.all_results() if u["name"] == "search")  # a harness's ToolSearch turn aside
+    # a harness's ToolSearch turn aside
+    searched = sum(1 for u, _ in c.all_results() if u["name"] == "search")
     if any(text in seen for text in every_language(NOT_FOUND)) and searched >= 2:
         return say(tr("I could not find the film, so I cannot answer."))
     if searched:
@@ -62,9 +80,11 @@ def aurora_policy(c: Conversation) -> Turn:
 
 
 def thinking_policy(c: Conversation) -> Turn:
-    """Aurora Run by a model that thinks first (adaptive thinking, 5.x): every reply starts with a thinking block."""
+    """Aurora Run by a model that thinks first (adaptive thinking, 5.x): every reply starts with a
+    thinking block."""
     turn = aurora_policy(c)
-    return Turn([{"type": "thinking", "thinking": ""}, *turn.content], turn.stop_reason, turn.stop_details)
+    return Turn([{"type": "thinking", "thinking": ""}, *turn.content], turn.stop_reason,
+                turn.stop_details)
 
 
 @one_task
@@ -79,14 +99,21 @@ def always_tool_policy(c: Conversation) -> Turn:
 
 
 AURORA = Scenario("aurora_run", deferred("Multi-step search: Aurora Run"),
-                  deferred("In which year was the director of the film Aurora Run born?"), aurora_policy, search_tools,
-                  notes="two searches, three calls; the first page's 1951 is a distractor; the answer is 1974")
-THINKING = Scenario("thinking_run", deferred("Aurora Run with thinking blocks"), AURORA.english_prompt, thinking_policy,
-                    search_tools,
-                    notes="each reply starts with a thinking block (empty text, a signature) that the loop must send "
-                          "back unmodified; dropping or changing it, or editing the history before it, is a 400")
-ONE_SHOT = Scenario("one_shot", deferred("One-shot: the capital of France"), deferred("What is the capital of France?"),
-                    paris_policy, search_tools, notes="end_turn on the first call: one call, no tools")
+                  deferred("In which year was the director of the film Aurora Run born?"),
+                  aurora_policy, search_tools,
+                  notes="two searches, three calls; the first page's 1951 is a distractor; the "
+                        "answer is 1974")
+THINKING = Scenario("thinking_run", deferred("Aurora Run with thinking blocks"),
+                    AURORA.english_prompt, thinking_policy, search_tools,
+                    notes="each reply starts with a thinking block (empty text, a signature) that "
+                          "the loop must send back unmodified; dropping or changing it, or editing "
+                          "the history before it, is a 400")
+ONE_SHOT = Scenario("one_shot", deferred("One-shot: the capital of France"),
+                    deferred("What is the capital of France?"),
+                    paris_policy, search_tools,
+                    notes="end_turn on the first call: one call, no tools")
 ALWAYS_TOOL = Scenario("always_tool", deferred("A model that always calls a tool"),
-                       deferred("Tell me everything about Aurora Run."), always_tool_policy, search_tools,
-                       notes="never ends its turn: only max_turns stops it, after exactly T+1 calls")
+                       deferred("Tell me everything about Aurora Run."), always_tool_policy,
+                       search_tools,
+                       notes="never ends its turn: only max_turns stops it, after exactly T+1 "
+                             "calls")

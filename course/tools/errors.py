@@ -13,9 +13,12 @@ import re
 # category -> (retryable by default, what the loop does about it)
 CATEGORIES = {
     "transient": (True, "retry"),  # a timeout, a rate limit: the same call may work in a moment
-    "business": (False, "skip"),  # this request cannot be met (no such order); another approach may work
-    "permission": (False, "skip"),  # not allowed for this resource; ask for something else or report it
-    "internal": (False, "abort"),  # the tool itself is broken (credentials revoked, backend down): stop the loop
+    # this request cannot be met (no such order); another approach may work
+    "business": (False, "skip"),
+    # not allowed for this resource; ask for something else or report it
+    "permission": (False, "skip"),
+    # the tool itself is broken (credentials revoked, backend down): stop the loop
+    "internal": (False, "abort"),
 }
 
 
@@ -24,14 +27,16 @@ class ToolError(Exception):
 
     def __init__(self, category: str, message: str, retryable: bool | None = None):
         if category not in CATEGORIES:
-            raise ValueError(f"unknown error category {category!r}; use one of {', '.join(CATEGORIES)}")
+            raise ValueError(f"unknown error category {category!r}; use one of "
+                             f"{', '.join(CATEGORIES)}")
         super().__init__(message)
         self.category = category
         self.message = message
         self.retryable = CATEGORIES[category][0] if retryable is None else retryable
 
     def __str__(self) -> str:
-        return json.dumps({"errorCategory": self.category, "isRetryable": self.retryable, "message": self.message},
+        return json.dumps({"errorCategory": self.category, "isRetryable": self.retryable,
+                           "message": self.message},
                           ensure_ascii=False)  # a Japanese message reads as itself
 
 
@@ -42,7 +47,8 @@ def parse(content: str) -> dict | None:
 
 
 def action(content: str) -> str:
-    """retry, skip or abort for an error result's content; a plain, unstructured error is skipped."""
+    """retry, skip or abort for an error result's content; a plain, unstructured error is
+    skipped."""
     error = parse(content)
     if error is None:
         return "skip"

@@ -14,7 +14,8 @@ from .toolbox import Tool, Toolbox
 
 
 class Crash(BaseException):
-    """The process died. A BaseException, so neither the tools nor the loop turn it into a result."""
+    """The process died. A BaseException, so neither the tools nor the loop turn it into a
+    result."""
 
 
 @dataclass
@@ -27,14 +28,16 @@ class Outbox:
 
     def send(self, to: str, subject: str, body: str, idempotency_key: str | None = None) -> str:
         if idempotency_key is not None and idempotency_key in self.keys:
-            return tr("already sent to {to} (idempotency key {key}); nothing sent").format(to=to,
-                                                                                            key=repr(idempotency_key))
+            return tr("already sent to {to} (idempotency key {key}); nothing sent").format(
+                to=to, key=repr(idempotency_key)
+            )
         self.sent.append({"to": to, "subject": subject, "body": body})
         if idempotency_key is not None:
             self.keys.add(idempotency_key)
         if self.crash_after is not None and len(self.sent) >= self.crash_after:
             self.crash_after = None  # the restarted process does not crash again
-            raise Crash(tr("the process died right after sending to {to}, before the result was saved").format(to=to))
+            raise Crash(tr("the process died right after sending to {to}, before the result was "
+                           "saved").format(to=to))
         return tr("sent to {to}").format(to=to)
 
     def received(self, to: str) -> int:
@@ -46,6 +49,8 @@ class Outbox:
         s = {"type": "string"}
         props = {"to": s, "subject": s, "body": s}
         if keyed:
-            props["idempotency_key"] = {"type": "string", "description": tr("the same key never sends twice")}
+            props["idempotency_key"] = {"type": "string",
+                                        "description": tr("the same key never sends twice")}
         return Toolbox([Tool("send_email", tr("Send an e-mail. It cannot be unsent."),
-                             {"type": "object", "properties": props, "required": list(props)}, self.send)])
+                             {"type": "object", "properties": props, "required": list(props)},
+                             self.send)])

@@ -19,7 +19,8 @@ import jsonschema
 
 from ..i18n import tr
 
-PY_TO_JSON = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+PY_TO_JSON = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array",
+              dict: "object"}
 
 
 @dataclass
@@ -33,18 +34,21 @@ class Tool:
     read_only: bool = False  # no effect on the environment: may run concurrently (Prop. 6.2)
 
     def definition(self) -> dict:
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        return {"name": self.name, "description": self.description,
+                "input_schema": self.input_schema}
 
 
 def json_type(hint: Any) -> str:
-    """The JSON Schema type of a type hint: list[str] -> array, int | None -> integer, no hint -> string."""
+    """The JSON Schema type of a type hint: list[str] -> array, int | None -> integer, no hint ->
+    string."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     return PY_TO_JSON.get(typing.get_origin(hint) or hint, "string")
 
 
 def tool(fn: Callable | None = None, *, name: str | None = None, read_only: bool = False):
-    """Decorator: a Tool from a function; the schema comes from its type hints, the description from its docstring."""
+    """Decorator: a Tool from a function; the schema comes from its type hints, the description from
+    its docstring."""
 
     def build(f: Callable) -> Tool:
         hints = typing.get_type_hints(f)
@@ -62,12 +66,14 @@ def tool(fn: Callable | None = None, *, name: str | None = None, read_only: bool
 
 def from_dict(definition: dict, fn: Callable[..., Any], *, read_only: bool = False) -> Tool:
     """A Tool from a plain API tool definition and the function that runs it."""
-    return Tool(definition["name"], definition.get("description", ""), definition["input_schema"], fn, read_only)
+    return Tool(definition["name"], definition.get("description", ""), definition["input_schema"],
+                fn, read_only)
 
 
 @functools.lru_cache(maxsize=1024)
 def validator(schema_json: str):
-    """A checked validator for a schema, built once: checking the schema costs far more than validating an input."""
+    """A checked validator for a schema, built once: checking the schema costs far more than
+    validating an input."""
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -75,15 +81,17 @@ def validator(schema_json: str):
 
 
 def schema_problem(e: jsonschema.ValidationError) -> str:
-    """jsonschema's sentence for an invalid input, in the course's language for the two a model meets most (a
-    missing property, a wrong type)."""
+    """jsonschema's sentence for an invalid input, in the course's language for the two a model
+    meets most (a missing property, a wrong type)."""
     if e.validator == "required":
-        required, instance = cast(list, e.validator_value), cast(dict, e.instance)  # what "required" validates
+        # what "required" validates
+        required, instance = cast(list, e.validator_value), cast(dict, e.instance)
         missing = next((p for p in required if p not in instance), None)
         return tr("{name} is a required property").format(name=repr(missing))
     if e.validator == "type":
         types = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
-        return tr("{value} is not of type {type}").format(value=repr(e.instance), type=", ".join(map(repr, types)))
+        return tr("{value} is not of type {type}").format(value=repr(e.instance),
+                                                          type=", ".join(map(repr, types)))
     return e.message
 
 
@@ -117,11 +125,12 @@ class Toolbox:
         if name not in self.tools:
             return tr("Error: unknown tool {name}. Available tools: {names}.").format(
                 name=repr(name), names=", ".join(self.tools) or tr("none"))
-        e = jsonschema.exceptions.best_match(validator(json.dumps(self.tools[name].input_schema)).iter_errors(input))
+        e = jsonschema.exceptions.best_match(
+            validator(json.dumps(self.tools[name].input_schema)).iter_errors(input))
         if e is not None:  # the error jsonschema.validate would raise
             where = "/".join(str(p) for p in e.absolute_path) or tr("input")
-            return tr("Error: invalid input for {name}: {where}: {problem}").format(name=name, where=where,
-                                                                                    problem=schema_problem(e))
+            return tr("Error: invalid input for {name}: {where}: {problem}").format(
+                name=name, where=where, problem=schema_problem(e))
         return None
 
     def run(self, name: str, input: Any) -> tuple[str, bool]:

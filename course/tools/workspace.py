@@ -6,8 +6,8 @@ name can be both a file and a folder. `run_python` runs real code in a
 subprocess on a scratch copy of the files, with a timeout that kills the whole
 process group: it isolates the files, it is not a security sandbox. Where it runs is
 the `RUNNER` of the context: here by default; the grader sets its sandbox's runner, so
-code a graded call writes never runs in the grader. `checkpoint()` / `rewind()` restore the files, as
-Claude Code's checkpoints do; effects outside the files (an e-mail sent) are
+code a graded call writes never runs in the grader. `checkpoint()` / `rewind()` restore the files,
+as Claude Code's checkpoints do; effects outside the files (an e-mail sent) are
 not undone: that is the point of the lesson on idempotency.
 """
 from __future__ import annotations
@@ -31,8 +31,8 @@ class OutsideWorkspace(ValueError):
 
 
 def run_here(files: dict[str, str], path: str, timeout: float) -> tuple[int, str]:
-    """Run `path` with Python in a scratch folder holding `files`: (exit code, output); after `timeout` seconds
-    the process and its children are killed: (-1, "timed out ...")."""
+    """Run `path` with Python in a scratch folder holding `files`: (exit code, output); after
+    `timeout` seconds the process and its children are killed: (-1, "timed out ...")."""
     with tempfile.TemporaryDirectory(prefix="course-sandbox-") as tmp:
         for rel, content in files.items():
             target = Path(tmp, rel)
@@ -54,8 +54,10 @@ def run_here(files: dict[str, str], path: str, timeout: float) -> tuple[int, str
     return proc.returncode, output.replace(tmp + "/", "").strip()
 
 
-# where run_python runs (files, path, timeout) -> (exit code, output): here, or in the grader's sandbox
-RUNNER: ContextVar[Callable[[dict[str, str], str, float], tuple[int, str]]] = ContextVar("RUNNER", default=run_here)
+# where run_python runs (files, path, timeout) -> (exit code, output): here, or in the grader's
+# sandbox
+RUNNER: ContextVar[Callable[[dict[str, str], str, float], tuple[int, str]]] = ContextVar(
+    "RUNNER", default=run_here)
 
 
 class Workspace:
@@ -79,7 +81,8 @@ class Workspace:
         """A path a file may have: not the root, not inside another file, not a folder of files."""
         p = self.resolve(path)
         if p == ".":
-            raise IsADirectoryError(tr("{path} is the workspace folder, not a file").format(path=repr(path)))
+            raise IsADirectoryError(
+                tr("{path} is the workspace folder, not a file").format(path=repr(path)))
         parents = [posixpath.dirname(p)]
         while parents[-1]:
             parents.append(posixpath.dirname(parents[-1]))
@@ -92,7 +95,8 @@ class Workspace:
         return p
 
     def read(self, path: str) -> str:
-        p = self._file_path(path)  # a folder raises IsADirectoryError (EISDIR), as reading one on disk does
+        # a folder raises IsADirectoryError (EISDIR), as reading one on disk does
+        p = self._file_path(path)
         if p not in self.files:
             raise FileNotFoundError(tr("no such file: {path}").format(path=path))
         return self.files[p]
@@ -124,8 +128,9 @@ class Workspace:
         self.files = dict(self._checkpoints[number])
 
     def run_python(self, path: str, timeout: float = 10.0) -> tuple[int, str]:
-        """Run a workspace file with Python in a scratch folder holding a copy of the files, where the context's
-        RUNNER runs it. (exit code, output); after `timeout` seconds it is killed: (-1, "timed out ...")."""
+        """Run a workspace file with Python in a scratch folder holding a copy of the files, where
+        the context's RUNNER runs it. (exit code, output); after `timeout` seconds it is killed:
+        (-1, "timed out ...")."""
         self.read(path)
         code, output = RUNNER.get()(dict(self.files), self.resolve(path), timeout)
         return code, output.strip()
@@ -136,18 +141,22 @@ class Workspace:
         s = {"type": "string"}
         tools = [
             Tool("read_file", tr("Read a file of the workspace. Read-only."),
-                 {"type": "object", "properties": {"path": s}, "required": ["path"]}, self.read, read_only=True),
+                 {"type": "object", "properties": {"path": s}, "required": ["path"]}, self.read,
+                 read_only=True),
             Tool("list_files", tr("List the files of the workspace under a folder. Read-only."),
                  {"type": "object", "properties": {"path": s}}, self.listing, read_only=True),
             Tool("write_file", tr("Create or overwrite a file of the workspace."),
                  {"type": "object", "properties": {"path": s, "content": s},
                   "required": ["path", "content"]}, self.write),
-            Tool("edit_file", tr("Replace the text `old` by `new` in a file; fails if `old` is absent."),
-                 {"type": "object", "properties": {"path": s, "old": s, "new": s}, "required": ["path", "old", "new"]},
+            Tool("edit_file",
+                 tr("Replace the text `old` by `new` in a file; fails if `old` is absent."),
+                 {"type": "object", "properties": {"path": s, "old": s, "new": s},
+                  "required": ["path", "old", "new"]},
                  self.edit),
         ]
         if run:
-            tools.append(Tool("run_python", tr("Run a Python file of the workspace (for example the tests) and "
+            tools.append(Tool("run_python",
+                              tr("Run a Python file of the workspace (for example the tests) and "
                                  "return its exit code and output."),
                               {"type": "object", "properties": {"path": s}, "required": ["path"]},
                               lambda path: self._run_tool(path, run_timeout)))

@@ -16,7 +16,8 @@ from ..messages import tool_uses
 from .message_list import MessageList
 from .style import ERROR, FONT, LINE, MUTED, OK, dollars, esc, ink, n_calls, tag
 
-RAISED = "loop_raised"  # a student's loop raised, or returned something else than (answer, messages)
+# a student's loop raised, or returned something else than (answer, messages)
+RAISED = "loop_raised"
 NO_ANSWER = "no_answer"  # a student's loop returned None for a reason the wire does not show
 
 
@@ -69,7 +70,8 @@ def frames(events) -> list[Frame]:
             turns = e.call - 1  # every step that did not stop completed one turn
             step = sent(e.call, turns)
             if e.messages[-1].get("role") == "assistant":
-                step = tr("pause_turn: call {call} sends the history back as it is").format(call=e.call)
+                step = tr("pause_turn: call {call} sends the history back as it is").format(
+                    call=e.call)
             out.append(Frame(step, list(e.messages), None, calls, turns, spent))
         elif isinstance(e, ModelResponse):
             calls, spent, pending = e.call, spent + e.cost_usd, e.message
@@ -78,13 +80,14 @@ def frames(events) -> list[Frame]:
         elif isinstance(e, Finished):
             r = e.result
             dropped = pending if pending is not None and pending not in r.messages else None
-            out.append(Frame(f"{r.subtype}: {r.detail}", r.messages, dropped, r.calls, r.turns, r.cost_usd,
-                             r.subtype, r.text))
+            out.append(Frame(f"{r.subtype}: {r.detail}", r.messages, dropped, r.calls, r.turns,
+                             r.cost_usd, r.subtype, r.text))
     return out
 
 
 def meter(label: str, value: float, limit: float | None, shown: str) -> str:
-    """A bar filled to value/limit, red once the limit is reached; a plain number without a limit."""
+    """A bar filled to value/limit, red once the limit is reached; a plain number without a
+    limit."""
     labelled = tr("{label}: {shown}").format(label=label, shown=shown)
     if limit is None:
         unlimited = tr("(no limit)")
@@ -92,8 +95,11 @@ def meter(label: str, value: float, limit: float | None, shown: str) -> str:
                 f'<span style="color:{ink(MUTED)}">{esc(unlimited)}</span></div>')
     share = 1.0 if limit <= 0 else min(1.0, value / limit)
     colour = ERROR if value >= limit else OK
-    bar = (f'<span style="display:inline-block;width:160px;height:9px;border:1px solid #999;vertical-align:middle">'
-           f'<span style="display:block;width:{share * 100:.0f}%;height:100%;background:{colour}"></span></span>')
+    bar = ('<span style="display:inline-block;width:160px;height:9px;border:1px solid '
+           '#999;vertical-align:middle">'
+           '<span '
+           f'style="display:block;width:{share * 100:.0f}%;height:100%;background:{colour}"></span>'
+           '</span>')
     return f'<div style="margin:1px 0">{bar} {esc(labelled)}</div>'
 
 
@@ -111,15 +117,18 @@ def outcome_tag(outcome: str | None) -> str:
     """The subtype as a coloured label (green for success), or 'running' while the run goes on."""
     if outcome is None:
         return tag(tr("running"), MUTED)
-    return f'<span class="course-outcome">{tag(outcome, OK if outcome == SUCCESS else ERROR)}</span>'
+    return ('<span '
+            f'class="course-outcome">{tag(outcome, OK if outcome == SUCCESS else ERROR)}</span>')
 
 
 def outcome_html(frame: Frame) -> str:
-    """How the run stands at this frame: running, or its subtype and answer (None unless success)."""
+    """How the run stands at this frame: running, or its subtype and answer (None unless
+    success)."""
     if frame.outcome is None:
-        return tr("outcome at this step: {outcome} after {calls} so far").format(outcome=outcome_tag(None),
-                                                                                 calls=esc(n_calls(frame.calls)))
-    return tr("outcome at this step: {outcome} answer: {answer}").format(outcome=outcome_tag(frame.outcome),
+        return tr("outcome at this step: {outcome} after {calls} so far").format(
+            outcome=outcome_tag(None), calls=esc(n_calls(frame.calls)))
+    return tr("outcome at this step: {outcome} answer: {answer}").format(
+        outcome=outcome_tag(frame.outcome),
                                                                           answer=esc(frame.answer))
 
 
@@ -127,31 +136,39 @@ def pending_note(frame: Frame) -> str:
     if frame.outcome is None:
         return tr("response received; its tools run next")
     if tool_uses(frame.pending):
-        return tr("the last response is not in the history: the run stopped, and its tool_use blocks never ran")
+        return tr("the last response is not in the history: the run stopped, and its tool_use "
+                  "blocks never ran")
     return tr("the last response is not in the history: the run stopped")
 
 
 def step_line(frame: Frame, index: int | None = None, total: int | None = None) -> str:
-    """What the frame shows, as a sentence: "step 3 / 6: call 2 returned (...)" (its step alone without a place)."""
+    """What the frame shows, as a sentence: "step 3 / 6: call 2 returned (...)" (its step alone
+    without a place)."""
     if index is None or not total:
         return frame.step
     return tr("step {index} / {last}: {step}").format(index=index, last=total - 1, step=frame.step)
 
 
-def frame_parts(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> tuple[str, str]:
-    """One frame in two parts: its head (step, meters, outcome), which names the run's limits and its place in
-    the run, and the rest (the message list, with the pending response if any), which runs under other limits
-    share."""
-    # a history may end with an assistant message without tool_use: the answer, or a paused turn sent back
+def frame_parts(frame: Frame, limits: Limits, index: int | None = None,
+                total: int | None = None) -> tuple[str, str]:
+    """One frame in two parts: its head (step, meters, outcome), which names the run's limits and
+    its place in the run, and the rest (the message list, with the pending response if any), which
+    runs under other limits share."""
+    # a history may end with an assistant message without tool_use: the answer, or a paused turn
+    # sent back
     view = MessageList(frame.messages, final_assistant=True, pending=frame.pending,
                        pending_note=pending_note(frame) if frame.pending else "")
     step = step_line(frame, index, total)
-    alarm = f";color:{ink(ERROR)}" if frame.outcome == RAISED else ""  # the student's loop broke: say so first
+    # the student's loop broke: say so first
+    alarm = f";color:{ink(ERROR)}" if frame.outcome == RAISED else ""
     return (f'<div class="course-frame" style="{FONT};{LINE}">'
             f'<div style="font-weight:bold{alarm}">{esc(step)}</div>'
-            f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>", f"{view._repr_html_()}</div>")
+            f"{meters_html(frame, limits)}<div>{outcome_html(frame)}</div>",
+            f"{view._repr_html_()}</div>")
 
 
-def frame_html(frame: Frame, limits: Limits, index: int | None = None, total: int | None = None) -> str:
-    """One frame: step, meters, outcome, and the message list (with the pending response, if any)."""
+def frame_html(frame: Frame, limits: Limits, index: int | None = None,
+               total: int | None = None) -> str:
+    """One frame: step, meters, outcome, and the message list (with the pending response, if
+    any)."""
     return "".join(frame_parts(frame, limits, index, total))

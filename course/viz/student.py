@@ -1,11 +1,12 @@
 """The student's own loop, run on a scenario and read back from the wire.
 
 `StudentLoop(agent_loop)` wraps a function with the course's agent_loop contract,
-`agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024, ...) -> (answer, messages)`.
-It runs the function as the grader's `check()` does (`course.contract.call.Call`: the genuine SDK client on a
-fresh local API, the scenario's tools, ToolFailed for an error result), then builds the explorer's frames from
-the call's Outcome (every request and response that crossed the wire) and from what the function returned. A
-loop that raises, or returns something else than (answer, messages), gives a final frame that says so.
+`agent_loop(client, model, tools, run_tool, prompt, *, max_turns=10, max_tokens=1024, ...) ->
+(answer, messages)`. It runs the function as the grader's `check()` does
+(`course.contract.call.Call`: the genuine SDK client on a fresh local API, the scenario's tools,
+ToolFailed for an error result), then builds the explorer's frames from the call's Outcome (every
+request and response that crossed the wire) and from what the function returned. A loop that raises,
+or returns something else than (answer, messages), gives a final frame that says so.
 """
 from __future__ import annotations
 
@@ -25,32 +26,37 @@ from ..pricing import cost_usd
 from .run import NO_ANSWER, RAISED, Frame, describe, returned, sent
 from .style import shorten
 
-# The feature each explorer control drives, and the keyword argument a loop takes it by (lessons 05 and 07).
+# The feature each explorer control drives, and the keyword argument a loop takes it by (lessons 05
+# and 07).
 FEATURES = {"budget": "max_budget_usd", "gate": "gate"}
 CALL_CAP = 50  # a loop that ignores max_turns is stopped after this many model calls
 
 
 class StudentLoop:
-    """A loop function with the agent_loop contract, and the explorer features its signature accepts."""
+    """A loop function with the agent_loop contract, and the explorer features its signature
+    accepts."""
 
     def __init__(self, loop):
         if not callable(loop):
-            raise TypeError(tr("loop must be a function with the agent_loop contract, not {kind}").format(
+            raise TypeError(
+                tr("loop must be a function with the agent_loop contract, not {kind}").format(
                 kind=type(loop).__name__))
         self.loop = loop
         self.name = getattr(loop, "__name__", type(loop).__name__)
         params = inspect.signature(loop).parameters
         takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-        self.accepts = {feature for feature, keyword in FEATURES.items() if keyword in params or takes_any}
+        self.accepts = {feature for feature,
+                        keyword in FEATURES.items() if keyword in params or takes_any}
 
     def frames(self, scenario, max_turns: int, max_budget_usd: float | None, deny: tuple[str, ...],
                pause=None) -> list[Frame]:
-        """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire; `pause()`, if
-        given, is called before each model call is answered and each tool runs."""
+        """Run the loop once on `scenario` (a Scenario) and read its frames back from the wire;
+        `pause()`, if given, is called before each model call is answered and each tool runs."""
         options: dict[str, float] = {"max_turns": max_turns}
         if "budget" in self.accepts and max_budget_usd is not None:
             options[FEATURES["budget"]] = max_budget_usd
-        call = Call(scenario, (CLIENT, MODEL, scenario.tools().definitions(), RUN_TOOL, scenario.prompt), options,
+        call = Call(scenario, (CLIENT, MODEL, scenario.tools().definitions(), RUN_TOOL,
+                               scenario.prompt), options,
                     cap=CALL_CAP, pause=pause)
         args, kwargs = call.arguments()
         if "gate" in self.accepts:  # an object, given in this process only
@@ -62,26 +68,32 @@ class StudentLoop:
         else:
             why = None
         out = call.outcome({})  # what crossed the wire, as the grader reads it
-        last = failed(out, why) if why else finished(out, answer, messages, max_turns, max_budget_usd)
+        last = failed(out, why) if why else finished(out, answer, messages, max_turns,
+                                                     max_budget_usd)
         return wire_frames(out) + [last]
 
     def raised(self, error: Exception) -> str:
-        """What the loop raised, and at which line of its own code (not when the explorer raised it, on what it got)."""
+        """What the loop raised, and at which line of its own code (not when the explorer raised it,
+        on what it got)."""
         kind, detail = type(error).__name__, error_detail(error)
         code = getattr(self.loop, "__code__", None)
-        mine = [f for f in traceback.extract_tb(error.__traceback__) if code and f.filename == code.co_filename]
+        mine = [f for f in traceback.extract_tb(error.__traceback__) if code
+                and f.filename == code.co_filename]
         if not mine:
             return tr("{name} raised {error}").format(name=self.name, error=f"{kind}: {detail}")
-        where = mine[-1]  # the loop's line that was running: a cell's line number, as IPython's tracebacks count
+        # the loop's line that was running: a cell's line number, as IPython's tracebacks count
+        where = mine[-1]
         if not where.line:  # no source to quote (a function made by exec)
             return tr("{name} raised {kind} at line {line}: {detail}").format(
                 name=self.name, kind=kind, line=where.lineno, detail=detail)
         return tr("{name} raised {kind} at line {line} ({code}): {detail}").format(
-            name=self.name, kind=kind, line=where.lineno, code=shorten(where.line, 80), detail=detail)
+            name=self.name, kind=kind, line=where.lineno, code=shorten(where.line, 80),
+            detail=detail)
 
 
 def error_detail(error: Exception) -> str:
-    """An exception's message; an API error's as the API's own status, type and message, not the SDK's dict."""
+    """An exception's message; an API error's as the API's own status, type and message, not the
+    SDK's dict."""
     if isinstance(error, anthropic.APIStatusError) and isinstance(error.body, dict):
         detail = error.body.get("error") or {}
         return f"{error.status_code} {detail.get('type')}: {detail.get('message')}"
@@ -91,12 +103,15 @@ def error_detail(error: Exception) -> str:
 def contract(returned) -> tuple[str | None, list]:
     """(answer, messages) from what the loop returned, or a TypeError naming what is wrong."""
     if not (isinstance(returned, tuple) and len(returned) == 2):
-        raise TypeError(tr("agent_loop must return (answer, messages), not {shape}").format(shape=shape(returned)))
+        raise TypeError(tr("agent_loop must return (answer, messages), not {shape}").format(
+            shape=shape(returned)))
     answer, messages = returned
     if answer is not None and not isinstance(answer, str):
-        raise TypeError(tr("the answer must be a str or None, not {kind}").format(kind=type(answer).__name__))
+        raise TypeError(
+            tr("the answer must be a str or None, not {kind}").format(kind=type(answer).__name__))
     if not isinstance(messages, list):
-        raise TypeError(tr("messages must be a list, not {kind}").format(kind=type(messages).__name__))
+        raise TypeError(
+            tr("messages must be a list, not {kind}").format(kind=type(messages).__name__))
     return answer, [as_dict(m) for m in messages]
 
 
@@ -112,7 +127,8 @@ def answers(out: Outcome) -> list[tuple[dict, int, dict]]:
 
 
 def spent(out: Outcome) -> float:
-    return sum(cost_usd(MODEL, reply["usage"]) for _, status, reply in answers(out) if status == 200)
+    return sum(cost_usd(MODEL, reply["usage"]) for _, status,
+               reply in answers(out) if status == 200)
 
 
 def turns_in(messages: list) -> int:
@@ -147,7 +163,8 @@ def last_response(out: Outcome) -> dict | None:
     return done[-1] if done else None
 
 
-def outcome(answer, last: dict | None, turns: int, max_turns: int, spent_usd: float, budget: float | None) -> str:
+def outcome(answer, last: dict | None, turns: int, max_turns: int, spent_usd: float,
+            budget: float | None) -> str:
     """The result subtype the wire shows for a loop that returned `answer`."""
     if answer is not None:
         return SUCCESS
@@ -170,7 +187,8 @@ def finished(out: Outcome, answer, messages: list, max_turns: int, budget: float
     if answer is not None:
         step = tr("returned an answer and {count} messages").format(count=len(messages))
     elif dropped and tool_uses(dropped):
-        step = tr("returned None and {count} messages (last stop_reason {stop_reason} with tool_use blocks not run)"
+        step = tr("returned None and {count} messages (last stop_reason {stop_reason} with "
+                  "tool_use blocks not run)"
                   ).format(count=len(messages), stop_reason=stop)
     else:
         step = tr("returned None and {count} messages (last stop_reason {stop_reason})").format(
@@ -181,4 +199,5 @@ def finished(out: Outcome, answer, messages: list, max_turns: int, budget: float
 def failed(out: Outcome, why: str) -> Frame:
     """The last frame of a loop that raised: the last history sent, and why."""
     history = out.requests[-1].get("messages", []) if out.requests else []
-    return Frame(why, history, None, out.statuses.count(200), turns_in(history), spent(out), RAISED, None)
+    return Frame(why, history, None, out.statuses.count(200), turns_in(history), spent(out), RAISED,
+                 None)

@@ -12,13 +12,15 @@ from functools import cache
 
 from ..i18n import tr_plural
 
-# One colour per tool_use id, in order of first appearance: the Okabe-Ito hues (colour-blind-friendly),
-# darkened where needed so white text on each reaches WCAG AA contrast (4.5:1).
+# One colour per tool_use id, in order of first appearance: the Okabe-Ito hues
+# (colour-blind-friendly), darkened where needed so white text on each reaches WCAG AA contrast
+# (4.5:1).
 PALETTE = ("#0072B2", "#8F5F00", "#00735A", "#A8467F", "#1D6FA0", "#B34700", "#6B6500", "#000000")
 ERROR = "#C62828"  # is_error results, broken rules, error outcomes
 OK = "#2E7D32"  # success, a rule that holds
 MUTED = "#6B6B6B"  # pending or dropped content
-THEME_TEXT = "var(--jp-content-font-color0, #000)"  # the theme's text colour: black on light, white on dark
+# the theme's text colour: black on light, white on dark
+THEME_TEXT = "var(--jp-content-font-color0, #000)"
 DARK_BACKGROUNDS = ("#111111", "#212121")  # JupyterLab Dark's layout colours under an output
 TEXT_CONTRAST = 4.7  # WCAG AA's 4.5:1, with room for a block's tinted background
 FONT = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px"
@@ -41,16 +43,18 @@ def contrast(a: str, b: str) -> float:
 def towards_white(colour: str, share: int) -> str:
     """`share` percent of `colour`, the rest white, as #RRGGBB."""
     channels = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return "#" + "".join(f"{round(c * share / 100 + 255 * (100 - share) / 100):02X}" for c in channels)
+    return "#" + "".join(f"{round(c * share / 100 + 255 * (100 - share) / 100):02X}"
+                         for c in channels)
 
 
 @cache
 def ink(colour: str) -> str:
-    """`colour` for text in any theme: mixed with the theme's text colour (black on light, white on dark), as
-    little as the dark backgrounds allow, so that it reads at TEXT_CONTRAST on both (the colour alone reads at
-    4.5:1 on white only)."""
+    """`colour` for text in any theme: mixed with the theme's text colour (black on light, white on
+    dark), as little as the dark backgrounds allow, so that it reads at TEXT_CONTRAST on both (the
+    colour alone reads at 4.5:1 on white only)."""
     share = next(s for s in range(100, 0, -5)
-                 if all(contrast(towards_white(colour, s), bg) >= TEXT_CONTRAST for bg in DARK_BACKGROUNDS))
+                 if all(contrast(towards_white(colour, s), bg) >= TEXT_CONTRAST
+                        for bg in DARK_BACKGROUNDS))
     return f"color-mix(in srgb, {colour} {share}%, {THEME_TEXT})"
 
 
@@ -60,12 +64,16 @@ def esc(value: object) -> str:
 
 
 def tag(label: str, colour: str, *, filled: bool = True) -> str:
-    """A small rounded label, e.g. a role, a tool_use id or an outcome; a word: put a space between it and the next."""
-    look = f"background:{colour};color:#fff" if filled else f"border:1px solid {colour};color:{ink(colour)}"
-    return f'<span style="{look};border-radius:3px;padding:0 4px;white-space:nowrap">{esc(label)}</span>'
+    """A small rounded label, e.g. a role, a tool_use id or an outcome; a word: put a space between
+    it and the next."""
+    look = f"background:{colour};color:#fff" if filled else ("border:1px solid "
+                                                             f"{colour};color:{ink(colour)}")
+    return (f'<span style="{look};border-radius:3px;padding:0 '
+            f'4px;white-space:nowrap">{esc(label)}</span>')
 
 
-STYLE_ATTR = re.compile(r'(?: class="([^"]*)")? style="([^"]*)"')  # views write class, if any, just before style
+# views write class, if any, just before style
+STYLE_ATTR = re.compile(r'(?: class="([^"]*)")? style="([^"]*)"')
 
 
 def style_class(style: str) -> str:
@@ -74,7 +82,8 @@ def style_class(style: str) -> str:
 
 
 def classed(markup: str, styles: dict[str, str]) -> str:
-    """`markup` with each inline style replaced by its class; `styles` (class -> style) gains the classes new to it."""
+    """`markup` with each inline style replaced by its class; `styles` (class -> style) gains the
+    classes new to it."""
     def swap(m: re.Match) -> str:
         name = style_class(m[2])
         styles.setdefault(name, m[2])
@@ -83,7 +92,8 @@ def classed(markup: str, styles: dict[str, str]) -> str:
 
 
 def stylesheet(styles: dict[str, str]) -> str:
-    """The rules of `styles`, scoped to the explorer (and so above the widgets' own rules, as inline styles were)."""
+    """The rules of `styles`, scoped to the explorer (and so above the widgets' own rules, as inline
+    styles were)."""
     return "\n".join(f".course-explorer .{name} {{{style}}}" for name, style in styles.items())
 
 
@@ -93,8 +103,9 @@ def shorten(text: str, limit: int = 160) -> str:
 
 
 def dollars(usd: float) -> str:
-    """An amount in dollars: cents from $0.01 up, else two significant digits ($0.000079, $0.00010), never 1e-05;
-    an amount those digits hold exactly loses its trailing zeros (a limit of $0.0005)."""
+    """An amount in dollars: cents from $0.01 up, else two significant digits ($0.000079, $0.00010),
+    never 1e-05; an amount those digits hold exactly loses its trailing zeros (a limit of
+    $0.0005)."""
     if usd == 0:
         return "$0"
     if abs(usd) >= 0.01:

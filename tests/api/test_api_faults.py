@@ -20,7 +20,8 @@ def statuses(api: LocalAPI) -> list[int]:
     return [r.status for r in api.requests]
 
 
-@pytest.mark.parametrize("kind, status", [("rate_limit", 429), ("overloaded", 529), ("server_error", 500)])
+@pytest.mark.parametrize("kind, status",
+                         [("rate_limit", 429), ("overloaded", 529), ("server_error", 500)])
 def test_the_sdk_retries_and_succeeds(mount, api, kind, status):
     api.inject(kind, times=2, retry_after=0.01)
     reply = mount(api, max_retries=2).messages.create(**REQUEST)
@@ -36,7 +37,8 @@ def test_without_retries_the_sdk_raises(mount, api, kind, error):
     with pytest.raises(error) as info:
         mount(api, max_retries=0).messages.create(**REQUEST)
     assert statuses(api) == [info.value.status_code]
-    assert info.value.body["error"]["type"] == {"rate_limit": "rate_limit_error", "overloaded": "overloaded_error",
+    assert info.value.body["error"]["type"] == {"rate_limit": "rate_limit_error",
+                                                "overloaded": "overloaded_error",
                                                 "server_error": "api_error"}[kind]
 
 
@@ -86,6 +88,7 @@ def test_a_failing_policy_is_a_500_that_is_not_retried(mount):
         raise KeyError("tool_results")
 
     api = LocalAPI(broken)
-    with pytest.raises(anthropic.InternalServerError, match="policy failed: KeyError: 'tool_results'"):
+    with pytest.raises(anthropic.InternalServerError,
+                       match="policy failed: KeyError: 'tool_results'"):
         mount(api, max_retries=2).messages.create(**REQUEST)
     assert statuses(api) == [500]

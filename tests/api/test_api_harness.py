@@ -1,6 +1,7 @@
-"""What a harness sends, accepted as the real API accepts it (anthropic 2.14's types declare each shape), and what
-the real API still rejects: system-role messages, nameless toolsets, `type: null`, deferred tools loaded by a
-tool_reference, the anthropic-beta header and ?beta=true, context_management. Claude Code sends every one of them.
+"""What a harness sends, accepted as the real API accepts it (anthropic 2.14's types declare each
+shape), and what the real API still rejects: system-role messages, nameless toolsets, `type: null`,
+deferred tools loaded by a tool_reference, the anthropic-beta header and ?beta=true,
+context_management. Claude Code sends every one of them.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from course.client import MODEL, make_client
 from course.messages import assistant, text, tool_result, tool_use, user
 from course.scenarios import call, get
 
-SEARCH = {"name": "search", "description": "Search.", "input_schema": {"type": "object", "properties": {}}}
+SEARCH = {"name": "search", "description": "Search.",
+          "input_schema": {"type": "object", "properties": {}}}
 MCP_SEARCH = {**SEARCH, "name": "mcp__course__search", "defer_loading": True}
 TOOL_SEARCH = {"name": "ToolSearch", "description": "Load deferred tools.",
                "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
@@ -27,9 +29,11 @@ def api():
 
 
 def post(api, **body) -> dict:
-    """The reply to `body` sent through the genuine SDK's beta client (with an anthropic-beta header)."""
+    """The reply to `body` sent through the genuine SDK's beta client (with an anthropic-beta
+    header)."""
     client = make_client(api, max_retries=0)
-    reply = client.beta.messages.create(model=MODEL, max_tokens=64, betas=["context-management-2025-06-27"], **body)
+    reply = client.beta.messages.create(model=MODEL, max_tokens=64,
+                                        betas=["context-management-2025-06-27"], **body)
     return reply.model_dump(exclude_none=True)
 
 
@@ -44,7 +48,8 @@ def reminded(prompt: str) -> dict:
     return user("<system-reminder>\nAttribution for git commits.\n</system-reminder>\n", prompt)
 
 
-# --- system-role messages ----------------------------------------------------------------------------------
+# --- system-role messages
+# ----------------------------------------------------------------------------------
 
 def test_a_conversation_ending_with_a_system_message_is_answered(api):
     assert post(api, messages=[reminded("Hi"), NOTE])["content"] == [{"type": "text", "text": "ok"}]
@@ -60,13 +65,16 @@ def test_a_system_messages_cache_control_counts_among_the_four_breakpoints(api):
     marked = {"role": "system", "content": [{"type": "text", "text": "note", **MARK}]}
     system = [{"type": "text", "text": f"part {i}", **MARK} for i in range(3)]
     assert post(api, system=system, messages=[user("Hi"), marked])["stop_reason"] == "end_turn"
-    message = rejected(api, system=system + [{"type": "text", "text": "part 3", **MARK}], messages=[user("Hi"), marked])
+    message = rejected(api, system=system + [{"type": "text", "text": "part 3", **MARK}],
+                       messages=[user("Hi"), marked])
     assert message == "A maximum of 4 blocks with cache_control may be provided. Found 5."
 
 
 def test_the_pairing_rules_pass_over_system_messages(api):
     asked = [user("Where?"), assistant(tool_use("a", "search", {}))]
-    assert post(api, messages=asked + [NOTE, user(tool_result("a", "x")), NOTE], tools=[SEARCH])["content"]
+    assert post(api, messages=asked + [NOTE, user(tool_result("a", "x")), NOTE], tools=[SEARCH])[
+        "content"
+    ]
     assert "without `tool_result` blocks immediately after: a" in rejected(
         api, messages=asked + [NOTE, user("never mind")], tools=[SEARCH])
     assert rejected(api, messages=[NOTE, assistant("Hello."), user("Hi")]) == \
@@ -77,8 +85,8 @@ def test_the_pairing_rules_pass_over_system_messages(api):
 def test_what_a_system_message_cannot_hold_is_still_a_400(api):
     image = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
     assert rejected(api, messages=[user("Hi"), {"role": "system", "content": [image]}]).startswith(
-        "messages.1.content.0: Input tag 'image' found using 'type' does not match any of the expected tags: 'text', "
-        "'tool_addition', 'tool_removal'")
+        "messages.1.content.0: Input tag 'image' found using 'type' does not match any of the "
+        "expected tags: 'text', 'tool_addition', 'tool_removal'")
     assert rejected(api, messages=[user("Hi"), {"role": "system", "content": ""}]).startswith(
         "messages.1: all messages must have non-empty content")
     assert rejected(api, messages=[user("Hi"), {"role": "tool", "content": "x"}]) == \
@@ -91,11 +99,15 @@ def test_a_policy_reads_the_users_words_without_system_messages_or_reminders():
     assert c.results() == [] and c.calls_so_far == 0
 
 
-# --- tools: nameless toolsets, type null --------------------------------------------------------------------
+# --- tools: nameless toolsets, type null
+# --------------------------------------------------------------------
 
 def test_a_toolset_without_a_name_is_accepted_and_with_a_name_rejected(api):
-    assert post(api, messages=[user("Hi")], tools=[SEARCH, {"type": "computer_toolset_20260801"}])["content"]
-    assert rejected(api, messages=[user("Hi")], tools=[{"type": "computer_toolset_20260801", "name": "computer"}]) \
+    assert post(api, messages=[user("Hi")], tools=[SEARCH, {"type": "computer_toolset_20260801"}])[
+        "content"
+    ]
+    assert rejected(api, messages=[user("Hi")],
+                    tools=[{"type": "computer_toolset_20260801", "name": "computer"}]) \
         == "tools.0.computer_toolset_20260801.name: Extra inputs are not permitted"
 
 
@@ -103,11 +115,13 @@ def test_a_custom_tool_with_type_null_is_a_custom_tool(api):
     assert post(api, messages=[user("Hi")], tools=[{**SEARCH, "type": None}])["content"]
     assert rejected(api, messages=[user("Hi")], tools=[{**SEARCH, "type": "gadget"}]).startswith(
         "tools.0: Input tag 'gadget' found using 'type'")
-    assert rejected(api, messages=[user("Hi")], tools=[{"type": None, "input_schema": SEARCH["input_schema"]}]) \
+    assert rejected(api, messages=[user("Hi")],
+                    tools=[{"type": None, "input_schema": SEARCH["input_schema"]}]) \
         == "tools.0.custom.name: Field required"
 
 
-# --- deferred tools and tool_reference ---------------------------------------------------------------------
+# --- deferred tools and tool_reference
+# ---------------------------------------------------------------------
 
 def test_a_deferred_tool_is_first_asked_of_tool_search_then_called_once_referenced():
     api = get("aurora_run").api()
@@ -116,49 +130,71 @@ def test_a_deferred_tool_is_first_asked_of_tool_search_then_called_once_referenc
     assert first == [{"type": "tool_use", "id": "toolu_local_001_0", "name": "ToolSearch",
                       "input": {"query": "select:mcp__course__search"}}]
     loaded = [{"type": "tool_reference", "tool_name": "mcp__course__search"}]
-    history = [user(get("aurora_run").prompt), assistant(tool_use("t1", "ToolSearch", first[0]["input"])),
+    history = [user(get("aurora_run").prompt),
+               assistant(tool_use("t1", "ToolSearch", first[0]["input"])),
                user({"type": "tool_result", "tool_use_id": "t1", "content": loaded})]
     second = post(api, messages=history, tools=tools)["content"]
-    assert [(b["name"], b["input"]) for b in second] == [("mcp__course__search", {"query": "Aurora Run"})]
+    assert [(b["name"], b["input"]) for b in second] == [("mcp__course__search",
+                                                          {"query": "Aurora Run"})]
 
 
 def test_a_tool_only_announced_by_name_in_a_system_message_is_deferred_too():
-    announced = {"role": "system", "content": "Deferred tools, load them with ToolSearch:\nmcp__course__search\n"}
-    reply = post(get("aurora_run").api(), messages=[user(get("aurora_run").prompt), announced], tools=[TOOL_SEARCH])
-    assert [(b["name"], b["input"]) for b in reply["content"]] == [("ToolSearch",
-                                                                  {"query": "select:mcp__course__search"})]
+    announced = {"role": "system",
+                 "content": "Deferred tools, load them with ToolSearch:\nmcp__course__search\n"}
+    reply = post(get("aurora_run").api(), messages=[user(get("aurora_run").prompt), announced],
+                 tools=[TOOL_SEARCH])
+    assert [(b["name"], b["input"]) for b in reply["content"]] == [
+        ("ToolSearch", {"query": "select:mcp__course__search"})
+    ]
 
 
 def test_a_deferred_tool_is_never_called_before_it_is_referenced():
-    # no ToolSearch to load it with: the toy model answers in text rather than call a tool it cannot see
-    reply = post(get("aurora_run").api(), messages=[user(get("aurora_run").prompt)], tools=[SEARCH | {"name": "x"},
-                                                                                              MCP_SEARCH])
+    # no ToolSearch to load it with: the toy model answers in text rather than call a tool it cannot
+    # see
+    reply = post(
+        get("aurora_run").api(),
+        messages=[user(get("aurora_run").prompt)],
+        tools=[SEARCH | {"name": "x"}, MCP_SEARCH],
+    )
     assert reply["content"][0]["text"] == "I cannot do that here: none of my tools can search."
 
 
 def test_a_deferred_tool_costs_no_input_tokens_until_referenced():
     body = {"model": MODEL, "max_tokens": 64, "messages": [user("Hi")], "tools": [TOOL_SEARCH]}
     assert input_tokens({**body, "tools": [TOOL_SEARCH, MCP_SEARCH]}) == input_tokens(body)
-    referenced = [user("Hi"), assistant(tool_use("t1", "ToolSearch", {})), user(
-        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "tool_reference",
-                                                                  "tool_name": "mcp__course__search"}]})]
-    assert input_tokens({**body, "messages": referenced, "tools": [TOOL_SEARCH, MCP_SEARCH]}) > input_tokens(
-        {**body, "messages": referenced})
+    referenced = [
+        user("Hi"),
+        assistant(tool_use("t1", "ToolSearch", {})),
+        user(
+            {
+                "type": "tool_result",
+                "tool_use_id": "t1",
+                "content": [{"type": "tool_reference", "tool_name": "mcp__course__search"}],
+            }
+        ),
+    ]
+    assert input_tokens(
+        {**body, "messages": referenced, "tools": [TOOL_SEARCH, MCP_SEARCH]}
+    ) > input_tokens({**body, "messages": referenced})
 
 
 def test_what_the_api_rejects_about_deferred_tools_is_still_a_400(api):
     assert rejected(api, messages=[user("Hi")], tools=[MCP_SEARCH]) == (
-        "tools: every tool has defer_loading: true; at least one tool must be loaded (not deferred)")
+        "tools: every tool has defer_loading: true; at least one tool must be loaded (not "
+        "deferred)")
     assert rejected(api, messages=[user("Hi")], tools=[{**SEARCH, "defer_loading": "yes"}]) == (
         "tools.0.custom.defer_loading: Input should be a valid boolean")
     unknown = [user("Hi"), assistant(tool_use("t1", "ToolSearch", {})), user(
-        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "tool_reference", "tool_name": "nope"}]})]
+        {"type": "tool_result", "tool_use_id": "t1",
+         "content": [{"type": "tool_reference", "tool_name": "nope"}]})]
     assert rejected(api, messages=unknown, tools=[TOOL_SEARCH]) == (
-        "messages.2.content.0.tool_result.content.0: tool_reference names 'nope', which is not a tool in tools")
+        "messages.2.content.0.tool_result.content.0: tool_reference names 'nope', which is not a "
+        "tool in tools")
 
 
 def test_a_scenarios_tools_are_found_by_role_whoever_hosts_them():
-    c = Conversation({"messages": [user("Hi")], "tools": [{**SEARCH, "name": "mcp__course__search"}, TOOL_SEARCH]})
+    c = Conversation({"messages": [user("Hi")],
+                      "tools": [{**SEARCH, "name": "mcp__course__search"}, TOOL_SEARCH]})
     assert c.tool("search") == "mcp__course__search" and c.tool("ToolSearch") == "ToolSearch"
     assert c.tool("edit_file") is None
     api = LocalAPI(Scripted([Turn([call("search", query="x")])]))
@@ -166,10 +202,12 @@ def test_a_scenarios_tools_are_found_by_role_whoever_hosts_them():
     assert reply["content"][0]["name"] == "mcp__course__search"
 
 
-# --- the beta header, ?beta=true, context_management -------------------------------------------------------
+# --- the beta header, ?beta=true, context_management
+# -------------------------------------------------------
 
 def test_the_beta_header_and_query_are_accepted_and_recorded(api):
-    post(api, messages=[user("Hi")], extra_query={"beta": "true"})  # as Claude Code posts (the Python SDK does not)
+    # as Claude Code posts (the Python SDK does not)
+    post(api, messages=[user("Hi")], extra_query={"beta": "true"})
     assert api.requests[-1].query == "beta=true" and api.requests[-1].status == 200
     assert api.requests[-1].headers["anthropic-beta"] == "context-management-2025-06-27"
     assert "authorization" not in api.requests[-1].headers  # the token is never recorded
@@ -186,25 +224,32 @@ def test_context_management_is_answered_as_the_api_answers_it(api, stream):
             reply = s.get_final_message()
     else:
         reply = client.beta.messages.create(**options)
-    assert reply.context_management.applied_edits == []  # nothing to clear in a conversation this small
-    assert "context_management" not in client.beta.messages.create(**{**options, "context_management": None}
+    # nothing to clear in a conversation this small
+    assert reply.context_management.applied_edits == []
+    assert "context_management" not in client.beta.messages.create(
+        **{**options, "context_management": None}
                                                                     ).model_dump(exclude_none=True)
 
 
 def test_an_unknown_context_management_edit_is_a_400(api):
-    assert rejected(api, messages=[user("Hi")], context_management={"edits": [{"type": "forget_everything"}]}) \
-        .startswith("context_management.edits.0: Input tag 'forget_everything' found using 'type' does not match any "
-                    "of the expected tags: 'clear_tool_uses_20250919'")
+    assert rejected(api, messages=[user("Hi")],
+                    context_management={"edits": [{"type": "forget_everything"}]}) \
+        .startswith("context_management.edits.0: Input tag 'forget_everything' found using 'type' "
+                    "does not match any of the expected tags: 'clear_tool_uses_20250919'")
 
 
-# --- safeguards (Claude Code's auto and plan modes) --------------------------------------------------------
+# --- safeguards (Claude Code's auto and plan modes)
+# --------------------------------------------------------
 
-SAFEGUARD = {"type": "dangerous_tool_use", "classifier_context": {"v": 1, "permission_mode": "auto"}}
+SAFEGUARD = {"type": "dangerous_tool_use",
+             "classifier_context": {"v": 1, "permission_mode": "auto"}}
 
 
 def test_claude_codes_safeguards_are_accepted_and_checked_for_shape(api):
     assert post(api, messages=[user("Hi")], extra_body={"safeguards": [SAFEGUARD]})["content"]
-    assert rejected(api, messages=[user("Hi")], extra_body={"safeguards": [{"classifier_context": {}}]}) == \
+    assert rejected(api, messages=[user("Hi")],
+                    extra_body={"safeguards": [{"classifier_context": {}}]}) == \
         "safeguards.0.type: Field required"
-    assert rejected(api, messages=[user("Hi")], extra_body={"safeguards": {"type": "dangerous_tool_use"}}) == \
+    assert rejected(api, messages=[user("Hi")],
+                    extra_body={"safeguards": {"type": "dangerous_tool_use"}}) == \
         "safeguards: Input should be a valid list"

@@ -1,6 +1,7 @@
-"""No malformed request crashes the local API: real clients' requests (tests/api/shapes/: Claude Code's, the Agent
-SDK's, an anthropic SDK tool loop's), mutated by hypothesis and sent over loopback with httpx, each get an answer
-with the API's error shape, a 400 naming the bad field, never a 5xx or a dropped connection.
+"""No malformed request crashes the local API: real clients' requests (tests/api/shapes/: Claude
+Code's, the Agent SDK's, an anthropic SDK tool loop's), mutated by hypothesis and sent over loopback
+with httpx, each get an answer with the API's error shape, a 400 naming the bad field, never a 5xx
+or a dropped connection.
 """
 from __future__ import annotations
 
@@ -16,17 +17,22 @@ from hypothesis import strategies as st
 from course.api import Server
 from course.scenarios import get
 
-SHAPES = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((Path(__file__).parent / "shapes").glob(
+SHAPES = {p.stem: json.loads(p.read_text(encoding="utf-8"))
+          for p in sorted((Path(__file__).parent / "shapes").glob(
     "*.json"))}
 # the 400s about the request as a whole, which name no one field (the real API's wording)
-WHOLE = re.compile(r"^(A maximum of \d+ blocks with cache_control|prompt is too long|Request body must be)")
-SCALARS = (st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(allow_nan=False, allow_infinity=False)
+WHOLE = re.compile(r"^(A maximum of \d+ blocks with cache_control|prompt is too long|Request body "
+                   r"must be)")
+SCALARS = (st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats(
+    allow_nan=False, allow_infinity=False)
            | st.text(max_size=8) | st.sampled_from(["", " ", "ephemeral", "text", "1h", "object"]))
 JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-    st.sampled_from(["type", "text", "source", "ttl", "content", "name", "x"]), inner, max_size=3), max_leaves=6)
-TYPES = st.sampled_from(["text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking",
-                         "tool_reference", "search_result", "ephemeral", "enabled", "adaptive", "json_schema", "auto",
-                         "tool", "url", "base64", "object", "gadget"])
+    st.sampled_from(["type", "text", "source", "ttl", "content", "name", "x"]), inner, max_size=3),
+                    max_leaves=6)
+TYPES = st.sampled_from(["text", "image", "document", "tool_use", "tool_result", "thinking",
+                         "redacted_thinking",
+                         "tool_reference", "search_result", "ephemeral", "enabled", "adaptive",
+                         "json_schema", "auto", "tool", "url", "base64", "object", "gadget"])
 
 
 def paths(value, at=()) -> list[tuple]:
@@ -42,7 +48,8 @@ def paths(value, at=()) -> list[tuple]:
 
 
 def mutated(body: dict, path: tuple, how: str, value) -> dict:
-    """`body` with the value at `path` replaced by `value`, deleted, given an extra key, or given another type."""
+    """`body` with the value at `path` replaced by `value`, deleted, given an extra key, or given
+    another type."""
     body = json.loads(json.dumps(body))
     if not path:
         return value if how == "replace" else body
@@ -77,7 +84,8 @@ def malformed(draw) -> tuple[str, dict]:
 @pytest.fixture(scope="module")
 def servers():
     """One loopback server per shape, answering with the shape's scenario, and an httpx client."""
-    running = {name: Server(get(shape["scenario"]).api(record=False)).start() for name, shape in SHAPES.items()}
+    running = {name: Server(get(shape["scenario"]).api(record=False)).start() for name,
+               shape in SHAPES.items()}
     with httpx.Client(timeout=30) as http:
         yield running, http
     for server in running.values():
@@ -87,7 +95,8 @@ def servers():
 def send(servers, name: str, body) -> httpx.Response:
     running, http = servers
     response = http.post(f"{running[name].base_url}/v1/messages", json=body,
-                         headers={"authorization": "Bearer local", "anthropic-version": "2023-06-01"})
+                         headers={"authorization": "Bearer local",
+                                  "anthropic-version": "2023-06-01"})
     response.read()
     return response
 
@@ -104,7 +113,8 @@ def answered_as_the_api_answers(response: httpx.Response, body) -> None:
     message = error["error"]["message"]
     assert error["error"]["type"] == "invalid_request_error"
     named = message.split(":", 1)[0].split(".", 1)[0].split(" ", 1)[0].strip("`")
-    assert WHOLE.match(message) or (isinstance(body, dict) and named in {*body, "model", "max_tokens", "messages"}), \
+    assert WHOLE.match(message) or (isinstance(body, dict)
+                                    and named in {*body, "model", "max_tokens", "messages"}), \
         message
 
 
@@ -126,12 +136,14 @@ LOOP = SHAPES["sdk_tool_loop"]["body"]
 
 
 @pytest.mark.parametrize("path, value, wording", [
-    (("system", 0, "cache_control"), "ephemeral", "system.0.cache_control: Input should be a valid dictionary"),
+    (("system", 0, "cache_control"), "ephemeral",
+     "system.0.cache_control: Input should be a valid dictionary"),
     (("system", 0, "cache_control"), {"type": "ephemeral", "ttl": "2h"},
      "system.0.cache_control.ttl: Input should be '5m' or '1h'"),
     (("messages", 2, "content", 0, "content"), [42],
      "messages.2.content.0.tool_result.content.0: Input should be a valid dictionary"),
-    (("messages", 0, "content", 0, "text"), 42, "messages.0.content.0.text.text: Input should be a valid string"),
+    (("messages", 0, "content", 0, "text"), 42,
+     "messages.0.content.0.text.text: Input should be a valid string"),
     (("output_config",), "json", "output_config: Input should be a valid dictionary"),
     (("output_config",), {"format": {"type": "json_schema", "schema": "{}"}},
      "output_config.format.schema: Input should be a valid dictionary"),

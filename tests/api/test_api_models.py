@@ -1,5 +1,5 @@
-"""Models as the real API serves them, through the genuine SDK on both mounts: GET /v1/models, a 404 for an
-unknown id, and each model's own limits (max output tokens, forced tool_choice)."""
+"""Models as the real API serves them, through the genuine SDK on both mounts: GET /v1/models, a 404
+for an unknown id, and each model's own limits (max output tokens, forced tool_choice)."""
 from __future__ import annotations
 
 import anthropic
@@ -9,7 +9,8 @@ from course.api import MODELS, LocalAPI, Scripted, Turn
 from course.client import MODEL
 from course.messages import text, user
 
-SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+SEARCH = {"name": "search",
+          "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
 
 
 def api() -> LocalAPI:
@@ -19,8 +20,8 @@ def api() -> LocalAPI:
 def test_models_list_and_retrieve(mount):
     client = mount(api())
     listed = client.models.list()
-    assert [m.id for m in listed.data] == [m.id for m in sorted(MODELS.values(), key=lambda m: m.created_at,
-                                                                reverse=True)]
+    assert [m.id for m in listed.data] == [m.id for m in sorted(
+        MODELS.values(), key=lambda m: m.created_at, reverse=True)]
     assert MODEL in {m.id for m in listed.data} and listed.has_more is False
     one = client.models.retrieve("claude-opus-5-5")
     assert (one.id, one.display_name, one.type) == ("claude-opus-5-5", "Claude Opus 5.5", "model")
@@ -37,7 +38,8 @@ def test_an_unknown_model_is_a_404_naming_it(mount, endpoint):
             client.messages.create(max_tokens=8, **request)
         else:
             client.messages.count_tokens(**request)
-    assert info.value.body["error"] == {"type": "not_found_error", "message": "model: claude-haiku-55"}
+    assert info.value.body["error"] == {"type": "not_found_error",
+                                        "message": "model: claude-haiku-55"}
 
 
 def test_max_tokens_zero_is_allowed(mount):
@@ -45,14 +47,17 @@ def test_max_tokens_zero_is_allowed(mount):
     assert reply.stop_reason == "max_tokens" and reply.content == []
 
 
-@pytest.mark.parametrize("model, maximum", [("claude-haiku-5-5", 128_000), ("claude-haiku-4-5", 64_000)])
+@pytest.mark.parametrize("model, maximum",
+                         [("claude-haiku-5-5", 128_000), ("claude-haiku-4-5", 64_000)])
 def test_max_tokens_above_the_models_maximum_is_a_400(mount, model, maximum):
-    client = mount(api(), max_retries=0, timeout=30)  # a timeout of its own: the SDK asks to stream long requests
+    # a timeout of its own: the SDK asks to stream long requests
+    client = mount(api(), max_retries=0, timeout=30)
     assert client.messages.create(model=model, max_tokens=maximum, messages=[user("When?")]).content
     with pytest.raises(anthropic.BadRequestError) as info:
         client.messages.create(model=model, max_tokens=maximum + 1, messages=[user("When?")])
-    assert info.value.body["error"]["message"] == (f"max_tokens: {maximum + 1} > {maximum}, which is the maximum "
-                                                   f"allowed number of output tokens for {model}")
+    assert info.value.body["error"]["message"] == (f"max_tokens: {maximum + 1} > {maximum}, which "
+                                                   "is the maximum allowed number of output "
+                                                   f"tokens for {model}")
 
 
 @pytest.mark.parametrize("model", ["claude-sonnet-5-5", "claude-opus-5-5"])
@@ -62,6 +67,8 @@ def test_forced_tool_choice_is_a_400_on_sonnet_and_opus_5_5(mount, model, choice
     with pytest.raises(anthropic.BadRequestError) as info:
         client.messages.create(model=model, max_tokens=64, messages=[user("When?")], tools=[SEARCH],
                                tool_choice=choice)
-    assert info.value.body["error"]["message"] == 'tool_choice: type "tool" and "any" are not supported for this model.'
-    auto = client.messages.create(model=model, max_tokens=64, messages=[user("When?")], tools=[SEARCH])
+    assert info.value.body["error"]["message"] == ('tool_choice: type "tool" and "any" are not '
+                                                   'supported for this model.')
+    auto = client.messages.create(model=model, max_tokens=64, messages=[user("When?")],
+                                  tools=[SEARCH])
     assert auto.content[0].text == "1974"

@@ -16,15 +16,18 @@ from course.scenarios.record import TRANSCRIPTS, record_scenario, save, transcri
 AURORA = TRANSCRIPTS / "aurora_run.jsonl"
 
 
-SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+SEARCH = {"name": "search",
+          "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
 
 
 def create(client, messages, **options):
-    return client.messages.create(model=MODEL, max_tokens=256, messages=messages, **{"tools": [SEARCH], **options})
+    return client.messages.create(model=MODEL, max_tokens=256, messages=messages,
+                                  **{"tools": [SEARCH], **options})
 
 
 def test_scripted_answers_call_k_with_turn_k_then_repeats():
-    client = make_client(Scripted([Turn([text("first")]), Turn([text("second")])], then=Turn([text("again")])))
+    client = make_client(Scripted([Turn([text("first")]), Turn([text("second")])],
+                                  then=Turn([text("again")])))
     history = [user("go")]
     said = []
     for _ in range(4):
@@ -72,7 +75,8 @@ def test_replay_reports_where_a_conversation_diverged():
     client = make_client(Replay.load(AURORA), max_retries=0)
     request = json.loads(AURORA.read_text().splitlines()[0])["request"]
     wrong = [user(request["messages"][0]["content"][0]["text"]), assistant(first),
-             user(tool_result(first["id"], "Aurora Run: a 1951 film."))]  # a different search result
+             # a different search result
+             user(tool_result(first["id"], "Aurora Run: a 1951 film."))]
     with pytest.raises(anthropic.BadRequestError) as info:
         create(client, wrong, tools=request["tools"])
     message = info.value.body["error"]["message"]
@@ -83,15 +87,18 @@ def test_replay_reports_where_a_conversation_diverged():
 def test_replay_reports_a_call_beyond_the_recording():
     steps = Replay.load(AURORA).steps
     last = steps[-1]
-    messages = last["request"]["messages"] + [assistant(*last["response"]["content"]), user("And the novelist?")]
-    with pytest.raises(anthropic.BadRequestError, match="the recording has 3 calls; this is call 4"):
+    messages = last["request"]["messages"] + [assistant(*last["response"]["content"]),
+                                              user("And the novelist?")]
+    with pytest.raises(anthropic.BadRequestError,
+                       match="the recording has 3 calls; this is call 4"):
         create(make_client(Replay(steps), max_retries=0), messages)
 
 
 def test_replay_reports_a_different_number_of_messages():
     steps = Replay.load(AURORA).steps
     sent = steps[1]["request"]["messages"] + [user("Please hurry.")]
-    with pytest.raises(anthropic.BadRequestError, match="replay diverged at call 2: recorded 3 messages, sent 4"):
+    with pytest.raises(anthropic.BadRequestError,
+                       match="replay diverged at call 2: recorded 3 messages, sent 4"):
         create(make_client(Replay(steps), max_retries=0), sent)
 
 
@@ -111,10 +118,12 @@ def test_the_recorder_keeps_only_answered_calls(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
-def test_each_edition_s_shipped_transcript_is_what_the_scenario_records_now_in_its_language(lang, tmp_path):
+def test_each_edition_s_shipped_transcript_is_what_the_scenario_records_now_in_its_language(
+    lang, tmp_path):
     with speaking(lang):
         fresh = record_scenario("aurora_run", tmp_path / "aurora_run.jsonl")
-        assert transcript_path("aurora_run") == (AURORA if lang == "en" else TRANSCRIPTS / "ja" / "aurora_run.jsonl")
+        assert transcript_path("aurora_run") == (AURORA if lang == "en"
+                                                 else TRANSCRIPTS / "ja" / "aurora_run.jsonl")
     assert fresh.read_text() == transcript_path("aurora_run", lang).read_text(), (
         f"re-record with: COURSE_LANG={lang} python -m course record aurora_run")
 
@@ -122,14 +131,22 @@ def test_each_edition_s_shipped_transcript_is_what_the_scenario_records_now_in_i
 def test_the_editions_wires_differ_and_each_replays_only_in_its_own_language():
     en, ja = (Replay.load(transcript_path("aurora_run", lang)).steps for lang in ("en", "ja"))
     assert [s["response"]["stop_reason"] for s in ja] == [s["response"]["stop_reason"] for s in en]
-    assert ja[-1]["response"]["content"] == en[-1]["response"]["content"] == [{"type": "text", "text": "1974"}]
-    assert ja[0]["request"]["messages"] != en[0]["request"]["messages"]  # the prompt speaks the edition's language
+    assert (
+        ja[-1]["response"]["content"]
+        == en[-1]["response"]["content"]
+        == [{"type": "text", "text": "1974"}]
+    )
+    # the prompt speaks the edition's language
+    assert ja[0]["request"]["messages"] != en[0]["request"]["messages"]
     for lang, steps in (("en", en), ("ja", ja)):
         with speaking(lang):
             assert get("aurora_run").run(api=LocalAPI(Replay(steps))).text == "1974"
     with speaking("ja"):  # the Japanese edition against the English recording: it leaves it at once
         wrong = get("aurora_run").run(api=LocalAPI(Replay(en)))
-    assert wrong.subtype == "error_during_execution" and "1 回目の呼び出しの messages.0" in wrong.detail
+    assert (
+        wrong.subtype == "error_during_execution"
+        and "1 回目の呼び出しの messages.0" in wrong.detail
+    )
 
 
 def test_a_policy_must_return_a_turn():
@@ -137,4 +154,5 @@ def test_a_policy_must_return_a_turn():
     with pytest.raises(anthropic.InternalServerError,
                        match="policy failed: TypeError: a policy must return a Turn, not str"):
         create(make_client(api), [user("When?")])
-    assert [r.status for r in api.requests] == [500]  # x-should-retry: false, so the SDK did not retry
+    # x-should-retry: false, so the SDK did not retry
+    assert [r.status for r in api.requests] == [500]

@@ -9,14 +9,17 @@ from course.api import LocalAPI, Scripted, Turn, tokens
 from course.client import MODEL, make_client
 from course.messages import text, tool_use, user
 
-SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+SEARCH = {"name": "search",
+          "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
 
 LONG = "The director of the film was born in 1974, not in 1951. " * 10  # 560 characters, 140 tokens
 
 
-def answer(turn: Turn, *, max_tokens: int = 1024, context_window: int = 200_000, **request) -> anthropic.types.Message:
+def answer(turn: Turn, *, max_tokens: int = 1024, context_window: int = 200_000,
+           **request) -> anthropic.types.Message:
     api = LocalAPI(Scripted([turn]), context_window=context_window)
-    return make_client(api).messages.create(model=MODEL, max_tokens=max_tokens, messages=[user("Tell me.")],
+    return make_client(api).messages.create(model=MODEL, max_tokens=max_tokens,
+                                            messages=[user("Tell me.")],
                                            tools=[SEARCH], **request)
 
 
@@ -77,7 +80,8 @@ def test_refusal_carries_stop_details():
 
 
 def test_a_policy_cannot_choose_max_tokens():
-    with pytest.raises(anthropic.InternalServerError, match="policy failed: ValueError: a policy cannot choose "
+    with pytest.raises(anthropic.InternalServerError,
+                       match="policy failed: ValueError: a policy cannot choose "
                                                             "stop_reason 'max_tokens'"):
         answer(Turn([text("hi")], stop_reason="max_tokens"))
 

@@ -13,8 +13,10 @@ from course.messages import text, tool_use, user
 
 ANSWER = "The film was directed by Mara Voss; the 1951 is the novelist. Searching for her."
 TURN = Turn([text(ANSWER), tool_use("", "search", {"query": "Mara Voss", "limit": 3})])
-SEARCH = {"name": "search", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
-REQUEST = {"model": MODEL, "max_tokens": 1024, "messages": [user("Who directed Aurora Run?")], "tools": [SEARCH]}
+SEARCH = {"name": "search",
+          "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+REQUEST = {"model": MODEL, "max_tokens": 1024, "messages": [user("Who directed Aurora Run?")],
+           "tools": [SEARCH]}
 
 
 def client_for(turn: Turn = TURN) -> anthropic.Anthropic:
@@ -42,8 +44,10 @@ def test_tool_use_input_arrives_as_json_deltas():
 
 
 def test_event_sequence_is_the_real_apis():
-    events = [e.type for e in client_for(Turn([text("1974")])).messages.create(**REQUEST, stream=True)]
-    assert events == ["message_start", "content_block_start", "content_block_delta", "content_block_stop",
+    events = [e.type
+              for e in client_for(Turn([text("1974")])).messages.create(**REQUEST, stream=True)]
+    assert events == ["message_start", "content_block_start", "content_block_delta",
+                      "content_block_stop",
                       "message_delta", "message_stop"]  # the SDK drops the ping after message_start
 
 
@@ -68,15 +72,21 @@ def test_stream_usage_matches_the_plain_reply():
 
 
 def test_invalid_streamed_request_is_a_plain_400():
-    with pytest.raises(anthropic.BadRequestError, match="first message must use the"), client_for().messages.stream(
-            model=MODEL, max_tokens=64, messages=[{"role": "assistant", "content": "Hi"}]):
+    with (
+        pytest.raises(anthropic.BadRequestError, match="first message must use the"),
+        client_for().messages.stream(
+            model=MODEL, max_tokens=64, messages=[{"role": "assistant", "content": "Hi"}]
+        ),
+    ):
         pass
 
 
 def raw_events(client, **request) -> list[tuple[str, dict]]:
     """(event, data) as they crossed the wire, ping included (the SDK's helpers drop it)."""
     found = []
-    with client.messages.with_streaming_response.create(**{**REQUEST, **request, "stream": True}) as response:
+    with client.messages.with_streaming_response.create(
+        **{**REQUEST, **request, "stream": True}
+    ) as response:
         assert response.headers["content-type"] == "text/event-stream"
         assert "content-length" not in response.headers  # written as generated, not built first
         kind = None
@@ -90,7 +100,9 @@ def raw_events(client, **request) -> list[tuple[str, dict]]:
 
 def test_ping_follows_the_first_content_block_start_on_both_mounts(mount):
     kinds = [k for k, _ in raw_events(mount(LocalAPI(Scripted([], then=TURN))))]
-    assert kinds[:3] == ["message_start", "content_block_start", "ping"] and kinds.count("ping") == 1
+    assert (
+        kinds[:3] == ["message_start", "content_block_start", "ping"] and kinds.count("ping") == 1
+    )
     assert kinds[-2:] == ["message_delta", "message_stop"]
 
 
@@ -99,9 +111,13 @@ def test_message_delta_carries_the_cumulative_usage(mount):
     events = dict(raw_events(client))
     plain = client.messages.create(**REQUEST).usage
     assert events["message_delta"]["usage"] == {
-        "input_tokens": plain.input_tokens, "output_tokens": plain.output_tokens, "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0}
-    assert events["message_start"]["message"]["usage"]["service_tier"] == plain.service_tier == "standard"
+        "input_tokens": plain.input_tokens, "output_tokens": plain.output_tokens,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    assert (
+        events["message_start"]["message"]["usage"]["service_tier"]
+        == plain.service_tier
+        == "standard"
+    )
 
 
 def test_a_tool_use_cut_by_max_tokens_streams_partial_json(mount):
@@ -115,14 +131,21 @@ def test_a_tool_use_cut_by_max_tokens_streams_partial_json(mount):
 
 def test_an_empty_reply_still_reports_one_output_token(mount):
     reply = mount(LocalAPI(Scripted([], then=Turn([])))).messages.create(**REQUEST)
-    assert reply.content == [] and reply.usage.output_tokens == 1 and reply.usage.service_tier == "standard"
+    assert (
+        reply.content == []
+        and reply.usage.output_tokens == 1
+        and reply.usage.service_tier == "standard"
+    )
 
 
 def test_a_mid_stream_error_reaches_the_sdks_stream_helpers_after_a_200(mount):
     api = LocalAPI(Scripted([], then=TURN)).inject("stream_error")
     seen = []
     client = mount(api, max_retries=0)
-    with pytest.raises(anthropic.APIStatusError) as info, client.messages.stream(**REQUEST) as stream:
+    with (
+        pytest.raises(anthropic.APIStatusError) as info,
+        client.messages.stream(**REQUEST) as stream,
+    ):
         seen.extend(e.type for e in stream)
     assert info.value.status_code == 200 and info.value.body["error"]["type"] == "overloaded_error"
     assert seen[:2] == ["message_start", "content_block_start"] and "message_stop" not in seen
@@ -141,5 +164,6 @@ def test_events_arrive_as_they_are_generated_with_a_pace(mount):
     with client.messages.stream(**REQUEST) as stream:
         for _ in stream:
             arrived.append(time.monotonic())
-    # 7 events, paced: a body built first would arrive all at once; a lower bound cannot flake under load
+    # 7 events, paced: a body built first would arrive all at once; a lower bound cannot flake under
+    # load
     assert arrived[-1] - arrived[0] >= 4 * pace

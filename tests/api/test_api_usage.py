@@ -9,7 +9,8 @@ from course.client import MODEL, make_client
 from course.messages import text, user
 from course.pricing import CACHE_READ, CACHE_WRITE_1H, CACHE_WRITE_5M, cost_usd, prices
 
-BIG = "Aurora Run is a 1998 novel by Henrik Dahl; the 2011 film was directed by Mara Voss. " * 60  # ~1300 tokens
+# ~1300 tokens
+BIG = "Aurora Run is a 1998 novel by Henrik Dahl; the 2011 film was directed by Mara Voss. " * 60
 SMALL = "Answer in one word."
 
 
@@ -32,17 +33,20 @@ def api(clock):
 
 
 def system(prompt: str, **cache_control) -> list[dict]:
-    return [{"type": "text", "text": prompt, "cache_control": {"type": "ephemeral", **cache_control}}]
+    return [{"type": "text", "text": prompt,
+             "cache_control": {"type": "ephemeral", **cache_control}}]
 
 
 def ask(api, system_blocks, question="When was the director born?") -> anthropic.types.Usage:
     client = make_client(api)
-    return client.messages.create(model=MODEL, max_tokens=64, system=system_blocks, messages=[user(question)]).usage
+    return client.messages.create(model=MODEL, max_tokens=64, system=system_blocks,
+                                  messages=[user(question)]).usage
 
 
 def test_usage_is_the_documented_count():
     api = LocalAPI(Scripted([Turn([text("1974")])]))
-    body = {"model": MODEL, "max_tokens": 64, "system": SMALL, "messages": [user("When was she born?")]}
+    body = {"model": MODEL, "max_tokens": 64, "system": SMALL,
+            "messages": [user("When was she born?")]}
     reply = make_client(api).messages.create(**body)
     assert reply.usage.input_tokens == tokens.input_tokens(body)
     assert reply.usage.output_tokens == tokens.output_tokens([text("1974")]) == 2
@@ -53,7 +57,9 @@ def test_count_tokens_agrees_with_usage():
     api = LocalAPI(Scripted([Turn([text("1974")])]))
     client = make_client(api)
     messages = [user("When was the director of Aurora Run born?")]
-    counted = client.messages.count_tokens(model=MODEL, system=SMALL, messages=messages).input_tokens
+    counted = client.messages.count_tokens(
+        model=MODEL, system=SMALL, messages=messages
+    ).input_tokens
     reply = client.messages.create(model=MODEL, max_tokens=64, system=SMALL, messages=messages)
     assert counted == reply.usage.input_tokens
     assert [r.path for r in api.requests] == ["/v1/messages/count_tokens", "/v1/messages"]
@@ -88,7 +94,8 @@ def test_the_cache_expires_after_five_minutes_unless_read(api, clock):
     clock.now = 299
     assert ask(api, system(BIG)).cache_read_input_tokens > 0
     clock.now = 500
-    assert ask(api, system(BIG)).cache_read_input_tokens > 0  # the read at 299 refreshed the five minutes
+    # the read at 299 refreshed the five minutes
+    assert ask(api, system(BIG)).cache_read_input_tokens > 0
     clock.now = 500 + 301
     assert ask(api, system(BIG)).cache_read_input_tokens == 0
 
@@ -103,8 +110,12 @@ def test_one_hour_ttl(api, clock):
 def test_automatic_caching_marks_the_end_of_the_prompt(api):
     client = make_client(api)
     body = {"model": MODEL, "max_tokens": 64, "system": BIG, "messages": [user("When?")]}
-    first = client.messages.create(**body, extra_body={"cache_control": {"type": "ephemeral"}}).usage
-    assert first.cache_creation_input_tokens == tokens.input_tokens(body) and first.input_tokens == 0
+    first = client.messages.create(
+        **body, extra_body={"cache_control": {"type": "ephemeral"}}
+    ).usage
+    assert (
+        first.cache_creation_input_tokens == tokens.input_tokens(body) and first.input_tokens == 0
+    )
 
 
 def test_cost_applies_write_and_read_multipliers():
@@ -133,14 +144,18 @@ def test_cost_uses_each_models_own_cache_prices():
     usage = {"input_tokens": 1000, "output_tokens": 100, "cache_creation_input_tokens": 2000,
              "cache_read_input_tokens": 3000}
     # Sonnet 5.5: $2 in, $10 out, $2.50 per 5-minute write, $0.10 per read (0.05x, not 0.1x)
-    assert cost_usd("claude-sonnet-5-5", usage) == pytest.approx((1000 * 2 + 2000 * 2.5 + 3000 * 0.1 + 100 * 10) / 1e6)
+    assert cost_usd("claude-sonnet-5-5", usage) == pytest.approx(
+        (1000 * 2 + 2000 * 2.5 + 3000 * 0.1 + 100 * 10) / 1e6)
 
 
 def test_a_prompt_over_100k_tokens_pays_haiku_5_5s_higher_tier_on_every_token():
     small = {"input_tokens": 60_000, "output_tokens": 1000, "cache_read_input_tokens": 40_000}
-    large = {**small, "cache_read_input_tokens": 40_001}  # 100,001 prompt tokens, cache reads included
-    assert cost_usd("claude-haiku-5-5", small) == pytest.approx((60_000 * 0.10 + 40_000 * 0.01 + 1000 * 0.50) / 1e6)
-    assert cost_usd("claude-haiku-5-5", large) == pytest.approx((60_000 * 0.50 + 40_001 * 0.05 + 1000 * 2.50) / 1e6)
+    # 100,001 prompt tokens, cache reads included
+    large = {**small, "cache_read_input_tokens": 40_001}
+    assert cost_usd("claude-haiku-5-5", small) == pytest.approx(
+        (60_000 * 0.10 + 40_000 * 0.01 + 1000 * 0.50) / 1e6)
+    assert cost_usd("claude-haiku-5-5", large) == pytest.approx(
+        (60_000 * 0.50 + 40_001 * 0.05 + 1000 * 2.50) / 1e6)
 
 
 @pytest.mark.parametrize("model, cached", [("claude-haiku-5-5", True), ("claude-haiku-4-5", False)])

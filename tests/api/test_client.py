@@ -19,7 +19,8 @@ POLICY = Scripted([], then=Turn([text("1974")]))
 
 
 def known_models() -> set[str]:
-    """Every literal model id in the SDK's `anthropic.types.Model` (a Union of Literal[...] and str)."""
+    """Every literal model id in the SDK's `anthropic.types.Model` (a Union of Literal[...] and
+    str)."""
     found, todo = set(), [anthropic.types.Model]
     while todo:
         for arg in typing.get_args(todo.pop()):
@@ -32,8 +33,10 @@ def known_models() -> set[str]:
 
 @pytest.mark.parametrize("model", EVERY_ID)
 def test_model_ids_are_known_to_the_sdk_and_not_deprecated(model):
-    assert model in known_models(), f"{model} is not in anthropic.types.Model: retired or misspelled"
-    assert model not in DEPRECATED_MODELS, f"{model} is deprecated: end of life {DEPRECATED_MODELS.get(model)}"
+    assert model in known_models(), (f"{model} is not in anthropic.types.Model: retired or "
+                                     "misspelled")
+    assert model not in DEPRECATED_MODELS, (f"{model} is deprecated: end of life "
+                                            f"{DEPRECATED_MODELS.get(model)}")
 
 
 def test_the_default_and_the_named_models_are_the_current_generation():
@@ -54,8 +57,20 @@ def test_prices_are_looked_up_by_exact_id():
 
 def test_haiku_5_5_is_tiered_by_the_whole_prompt():
     low, high = price("claude-haiku-5-5", 100_000), price("claude-haiku-5-5", 100_001)
-    assert (low.input, low.output, low.write_5m, low.write_1h, low.read) == (0.10, 0.50, 0.125, 0.20, 0.01)
-    assert (high.input, high.output, high.write_5m, high.write_1h, high.read) == (0.50, 2.50, 0.625, 1.0, 0.05)
+    assert (low.input, low.output, low.write_5m, low.write_1h, low.read) == (
+        0.10,
+        0.50,
+        0.125,
+        0.20,
+        0.01,
+    )
+    assert (high.input, high.output, high.write_5m, high.write_1h, high.read) == (
+        0.50,
+        2.50,
+        0.625,
+        1.0,
+        0.05,
+    )
 
 
 def test_live_without_a_key_is_a_clear_error(monkeypatch):
@@ -68,7 +83,8 @@ def test_live_with_a_key_targets_the_real_api_but_tests_cannot_reach_it(monkeypa
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
     client = make_client(live=True, max_retries=0)
     assert str(client.base_url).startswith("https://api.anthropic.com")
-    with pytest.raises(anthropic.APIConnectionError) as info:  # the conftest guard stops the connection
+    # the conftest guard stops the connection
+    with pytest.raises(anthropic.APIConnectionError) as info:
         client.messages.create(model=MODEL, max_tokens=8, messages=[user("hi")])
     assert "tests may not reach the network" in str(info.value.__cause__)
 
@@ -81,14 +97,23 @@ def test_local_client_answers_in_process():
 
 
 def test_a_bare_policy_gets_its_own_local_api():
-    assert make_client(POLICY).messages.create(model=MODEL, max_tokens=8, messages=[user("When?")]).content
+    assert (
+        make_client(POLICY)
+        .messages.create(model=MODEL, max_tokens=8, messages=[user("When?")])
+        .content
+    )
 
 
 def test_base_url_reaches_a_loopback_server():
     api = LocalAPI(POLICY)
     with Server(api) as server:
         client = make_client(base_url=server.base_url)
-        assert client.messages.create(model=MODEL, max_tokens=8, messages=[user("When?")]).content[0].text == "1974"
+        assert (
+            client.messages.create(model=MODEL, max_tokens=8, messages=[user("When?")])
+            .content[0]
+            .text
+            == "1974"
+        )
     assert len(api.requests) == 1
 
 

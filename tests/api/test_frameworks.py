@@ -1,9 +1,10 @@
-"""The agent frameworks students use next, against `python -m course serve --scenario aurora_run` on loopback.
+"""The agent frameworks students use next, against `python -m course serve --scenario aurora_run` on
+loopback.
 
 Each case runs a snippet of docs/FRAMEWORKS.md, as written there, with the frameworks' own venv
-(build/frameworks/, built once by `make build/frameworks/.installed` or by the first test that needs it), and
-states what the framework sent (from the server's --log) and what it got back. Every reply of every case is
-checked: it calls only tools its request declared.
+(build/frameworks/, built once by `make build/frameworks/.installed` or by the first test that needs
+it), and states what the framework sent (from the server's --log) and what it got back. Every reply
+of every case is checked: it calls only tools its request declared.
 """
 from __future__ import annotations
 
@@ -26,18 +27,21 @@ pytestmark = pytest.mark.slow  # three agent frameworks in their own venv: make 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "FRAMEWORKS.md"
 ENV = ROOT / "build" / "frameworks"
-REQUIREMENTS = ["pydantic-ai-slim[anthropic]==2.68.0", "langchain-anthropic==1.7.10", "langgraph==1.2.22"]
+REQUIREMENTS = ["pydantic-ai-slim[anthropic]==2.68.0", "langchain-anthropic==1.7.10",
+                "langgraph==1.2.22"]
 STAMP = ENV / ".installed"
 
 
 def snippets() -> dict[str, str]:
     """name -> code of every `<!-- snippet: name -->` python block of the doc."""
-    found = re.findall(r"<!-- snippet: (\w+) -->\n```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    found = re.findall(r"<!-- snippet: (\w+) -->\n```python\n(.*?)```",
+                       DOC.read_text(encoding="utf-8"), re.S)
     return dict(found)
 
 
 def install() -> Path:
-    """The frameworks' venv, installed once from PyPI (the course's own venv stays lean); its python."""
+    """The frameworks' venv, installed once from PyPI (the course's own venv stays lean); its
+    python."""
     once(STAMP, "\n".join(REQUIREMENTS),
          lambda: make_venv(ENV, *REQUIREMENTS, with_course=False, stdout=subprocess.DEVNULL))
     return ENV / "bin" / "python"
@@ -50,10 +54,11 @@ def framework_python() -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """`python -m course serve` for aurora_run on a free port, for every test here (its toy model answers each
-    conversation by what it holds): (base_url, the path of its request log)."""
+    """`python -m course serve` for aurora_run on a free port, for every test here (its toy model
+    answers each conversation by what it holds): (base_url, the path of its request log)."""
     log = tmp_path_factory.mktemp("wire") / "wire.jsonl"
-    server = subprocess.Popen([sys.executable, "-m", "course", "serve", "--scenario", "aurora_run", "--port", "0",
+    server = subprocess.Popen([sys.executable, "-m", "course", "serve", "--scenario", "aurora_run",
+                               "--port", "0",
                                "--log", str(log)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         yield server.stdout.readline().strip(), log
@@ -94,7 +99,7 @@ def lookup(title: str) -> str:
 
 llm = ChatAnthropic(model="claude-haiku-5-5", api_key="local", base_url=os.environ["COURSE_API"])
 print(llm.bind_tools([lookup]).invoke("In which year was the director of the film Aurora Run born?").content)
-"""
+"""  # noqa: E501
 
 
 DIRECT = """
@@ -119,21 +124,25 @@ for url, prompt in json.loads(os.environ["COURSE_APIS"]):
             print(json.dumps(llm.with_structured_output(Answer, method=method).invoke(prompt).model_dump()))
         except Exception as e:
             print(json.dumps(type(e).__name__))
-"""
+"""  # noqa: E501
 
 
 def run(framework_python: Path, served, name: str) -> tuple[str, list[dict]]:
-    """Run snippet `name` (or code): what it printed, and every request it sent with the answer it got."""
+    """Run snippet `name` (or code): what it printed, and every request it sent with the answer it
+    got."""
     url, log = served
     code = snippets().get(name, name)
-    done = subprocess.run([framework_python, "-c", code], env={"COURSE_API": url, "PATH": "/usr/bin"},
+    done = subprocess.run([framework_python, "-c", code],
+                          env={"COURSE_API": url, "PATH": "/usr/bin"},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     wire = [json.loads(line) for line in log.read_text().splitlines()]
     for exchange in wire:  # the reply obeys its request, whatever the toy model wanted
         declared = {t["name"] for t in (exchange["body"] or {}).get("tools") or []}
-        called = {b["name"] for b in (exchange["response"] or {}).get("content") or [] if b["type"] == "tool_use"}
-        assert called <= declared, f"a reply called {called - declared}, which its request did not declare"
+        called = {b["name"] for b in (exchange["response"] or {}).get("content") or []
+                  if b["type"] == "tool_use"}
+        assert called <= declared, (f"a reply called {called - declared}, which its request did "
+                                    "not declare")
     return done.stdout.strip(), wire
 
 
@@ -143,18 +152,22 @@ def sent(wire: list[dict], key: str) -> list:
 
 def replies(wire: list[dict]) -> list[list[str]]:
     """Each reply's blocks, as type or tool name."""
-    return [[b.get("name", b["type"]) for b in w["response"]["content"]] for w in wire if w["path"] == "/v1/messages"]
+    return [[b.get("name", b["type"]) for b in w["response"]["content"]] for w in wire
+            if w["path"] == "/v1/messages"]
 
 
 def test_the_docs_snippets_use_the_courses_model():
     assert set(re.findall(r'"(claude-[a-z0-9-]+)"', DOC.read_text())) == {MODEL}
-    assert sorted(snippets()) == sorted(["pydantic_ai_loop", "pydantic_ai_output", "pydantic_ai_stream",
-                                         "langchain_loop", "langchain_structured", "langchain_stream"])
+    assert sorted(snippets()) == sorted(["pydantic_ai_loop", "pydantic_ai_output",
+                                         "pydantic_ai_stream",
+                                         "langchain_loop", "langchain_structured",
+                                         "langchain_stream"])
 
 
 def test_pydantic_ai_agent_loop(framework_python, served):
     out, wire = run(framework_python, served, "pydantic_ai_loop")
-    # sent: three requests declaring search, tool_choice left to the model; got: search, search, then the answer
+    # sent: three requests declaring search, tool_choice left to the model; got: search, search,
+    # then the answer
     assert [w["status"] for w in wire] == [200] * 3
     assert [[t["name"] for t in tools] for tools in sent(wire, "tools")] == [["search"]] * 3
     assert replies(wire) == [["search"], ["text", "search"], ["text"]] and out == "1974"
@@ -164,13 +177,19 @@ def test_pydantic_ai_structured_output(framework_python, served):
     out, wire = run(framework_python, served, "pydantic_ai_output")
     # sent: a JSON schema in output_config.format; got: search, search (no free text), then the JSON
     schema = sent(wire, "output_config")[0]["format"]["schema"]
-    assert schema["properties"] == {"response": {"type": "integer"}} and replies(wire) == [["search"]] * 2 + [["text"]]
-    assert json.loads(wire[-1]["response"]["content"][0]["text"]) == {"response": 1974} and out == "1974"
+    assert schema["properties"] == {"response": {"type": "integer"}} and replies(wire) == [
+        ["search"]
+    ] * 2 + [["text"]]
+    assert (
+        json.loads(wire[-1]["response"]["content"][0]["text"]) == {"response": 1974}
+        and out == "1974"
+    )
 
 
 def test_pydantic_ai_streaming(framework_python, served):
     out, wire = run(framework_python, served, "pydantic_ai_stream")
-    assert all(sent(wire, "stream")) and len(wire) == 3 and out == "True 1974"  # every call streamed, in pieces
+    # every call streamed, in pieces
+    assert all(sent(wire, "stream")) and len(wire) == 3 and out == "True 1974"
 
 
 def test_langgraph_react_agent(framework_python, served):
@@ -180,26 +199,33 @@ def test_langgraph_react_agent(framework_python, served):
 
 def test_langchain_structured_output(framework_python, served):
     out, wire = run(framework_python, served, "langchain_structured")
-    # sent last: one tool, Year, forced by name, after the agent's conversation; got: Year(year=1974), never search
+    # sent last: one tool, Year, forced by name, after the agent's conversation; got:
+    # Year(year=1974), never search
     assert [t["name"] for t in sent(wire, "tools")[-1]] == ["Year"]
     assert sent(wire, "tool_choice")[-1] == {"type": "tool", "name": "Year"}
     assert replies(wire)[-1] == ["Year"] and out == "Year(year=1974)"
 
 
-def test_langchain_with_structured_output_called_directly_gets_a_valid_value_on_every_scenario(framework_python):
-    # each scenario's prompt, no agent and no tools: the schema's answer straight from the toy model, both methods
+def test_langchain_with_structured_output_called_directly_gets_a_valid_value_on_every_scenario(
+    framework_python):
+    # each scenario's prompt, no agent and no tools: the schema's answer straight from the toy
+    # model, both methods
     names = sorted({**SCENARIOS, **HARNESS})
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(Server(get(name).api())) for name in names]
-        apis = json.dumps([(server.base_url, get(name).prompt) for server, name in zip(servers, names, strict=True)])
-        done = subprocess.run([framework_python, "-c", DIRECT], env={"COURSE_APIS": apis, "PATH": "/usr/bin"},
+        apis = json.dumps([(server.base_url, get(name).prompt) for server,
+                           name in zip(servers, names, strict=True)])
+        done = subprocess.run([framework_python, "-c", DIRECT],
+                              env={"COURSE_APIS": apis, "PATH": "/usr/bin"},
                               capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     printed = [json.loads(line) for line in done.stdout.splitlines()]
     got = {name: (printed[2 * i], printed[2 * i + 1]) for i, name in enumerate(names)}
     assert {r.status for server in servers for r in server.api.requests} == {200}
-    assert got.pop("refusal")[1] == "ModelRefusalError"  # langchain's own error for stop_reason refusal
-    assert all(isinstance(value, dict) for pair in got.values() for value in pair), got  # an Answer, valid
+    # langchain's own error for stop_reason refusal
+    assert got.pop("refusal")[1] == "ModelRefusalError"
+    # an Answer, valid
+    assert all(isinstance(value, dict) for pair in got.values() for value in pair), got
     assert got["one_shot"] == ({"answer": "Paris", "year": None},) * 2
 
 
@@ -209,10 +235,11 @@ def test_langgraph_streaming(framework_python, served):
 
 
 
-def test_a_framework_with_other_tools_gets_text_never_a_call_it_did_not_declare(framework_python, served):
+def test_a_framework_with_other_tools_gets_text_never_a_call_it_did_not_declare(
+    framework_python, served):
     out, wire = run(framework_python, served, OTHER_TOOLS)
-    # sent: the question with one tool, lookup; the toy model would call search: got a text answer, as the real
-    # API could send, never a 500 that clients retry
+    # sent: the question with one tool, lookup; the toy model would call search: got a text answer,
+    # as the real API could send, never a 500 that clients retry
     assert [w["status"] for w in wire] == [200] and replies(wire) == [["text"]]
     assert out == "I cannot do that here: none of my tools can search."
 

@@ -37,21 +37,28 @@ def test_p1_first_and_last_message_are_from_the_user():
     assert rules([assistant("hi")]) == ["P1", "P1"]
     assert rules([]) == ["P1"]
     assert rules([user("q"), assistant("a")]) == ["P1"]  # a request must end with the user
-    assert rules([user("q"), assistant(tool_use("u", "read", {}))], final_assistant=True) == ["P1", "P2"]
+    assert rules([user("q"), assistant(tool_use("u", "read", {}))], final_assistant=True) == [
+        "P1",
+        "P2",
+    ]
 
 
 def test_p2_a_missing_result_is_named():
-    h = [user("fix"), assistant(tool_use("u1", "read", {}), tool_use("u2", "read", {})), user(tool_result("u1", "ok"))]
+    h = [user("fix"), assistant(tool_use("u1", "read", {}), tool_use("u2", "read", {})),
+         user(tool_result("u1", "ok"))]
     (v,) = violations(h)
-    assert (v.rule, v.index) == ("P2", 1) and "u2" in v.detail  # the assistant message, as the API's 400 names it
+    # the assistant message, as the API's 400 names it
+    assert (v.rule, v.index) == ("P2", 1) and "u2" in v.detail
 
 
 def test_p2_results_out_of_order_or_after_text():
     h = [user("fix"), assistant(tool_use("u1", "r", {}), tool_use("u2", "r", {})),
          user(tool_result("u2", "b"), tool_result("u1", "a"))]
     assert rules(h) == ["P2"]
-    h = [user("fix"), assistant(tool_use("u1", "r", {})), user(text("note"), tool_result("u1", "a"))]
-    assert rules(h) == ["P2", "P3"]  # exercise 10.2: text first breaks P2, and the result is misplaced
+    h = [user("fix"), assistant(tool_use("u1", "r", {})),
+         user(text("note"), tool_result("u1", "a"))]
+    # exercise 10.2: text first breaks P2, and the result is misplaced
+    assert rules(h) == ["P2", "P3"]
 
 
 def test_p2_the_next_message_must_be_from_the_user():
@@ -72,8 +79,10 @@ def test_check_invariant_raises_on_the_first_violation():
 def test_sdk_objects_become_dicts():
     m = Message.model_validate({"id": "m", "type": "message", "role": "assistant", "model": "x",
                                 "content": [{"type": "text", "text": "hi "},
-                                            {"type": "tool_use", "id": "u", "name": "n", "input": {"a": 1}}],
-                                "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}})
+                                            {"type": "tool_use", "id": "u", "name": "n",
+                                             "input": {"a": 1}}],
+                                "stop_reason": "tool_use",
+                                "usage": {"input_tokens": 1, "output_tokens": 1}})
     d = as_dict(m)
     assert d["content"][1] == {"type": "tool_use", "id": "u", "name": "n", "input": {"a": 1}}
     assert [u["id"] for u in tool_uses(m)] == ["u"] and text_of(m) == "hi "

@@ -1,4 +1,5 @@
-"""Smoke tests of the benchmarks: each runs with tiny sizes and returns well-formed figures (no timing asserted)."""
+"""Smoke tests of the benchmarks: each runs with tiny sizes and returns well-formed figures (no
+timing asserted)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,8 +27,10 @@ def test_loop_figures_are_well_formed(loop_figures):
         assert set(r["ms_per_call"]) == {"ours", "tool_runner", "floor"}
         assert all(ms > 0 for ms in r["ms_per_call"].values())
         assert r["ours_vs_floor"] > 0 and r["ours_vs_tool_runner"] > 0
-        assert r["request_bytes"]["ours"] == r["request_bytes"]["floor"] > 0  # the floor sends ours' bytes
-    assert len(loop_figures["targets"]) == 2 and all(isinstance(v, bool) for v in loop_figures["targets"].values())
+        # the floor sends ours' bytes
+        assert r["request_bytes"]["ours"] == r["request_bytes"]["floor"] > 0
+    assert len(loop_figures["targets"]) == 2 and all(
+        isinstance(v, bool) for v in loop_figures["targets"].values())
     assert "| 2 | 3 |" in loop.table(loop_figures)
 
 
@@ -38,9 +41,15 @@ def test_profile_shares_add_up():
 
 
 def test_runner_writes_machine_date_and_command(loop_figures):
-    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0, "load": [1.0, 2.0]}
+    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0,
+              "load": [1.0, 2.0]}
     doc = runner.render({"loop": record}, {"loop": loop})
-    assert "make bench" in doc and "2026-01-02 03:04 UTC" in doc and "CPU cores:" in doc and "anthropic " in doc
+    assert (
+        "make bench" in doc
+        and "2026-01-02 03:04 UTC" in doc
+        and "CPU cores:" in doc
+        and "anthropic " in doc
+    )
     assert "## Loop: per-call overhead" in doc
 
 
@@ -49,16 +58,19 @@ def test_submissions_mix_and_correct_grades():
     assert len(subs) == 20 and len({s.student for s in subs}) == 20
     assert {s.kind for s in subs} == {"correct", "partial", "hostile"}
     assert {s.case for s in subs if s.kind == "hostile"} == set(grading.HOSTILE)
-    picked = [next(s for s in subs if s.kind == "correct"), next(s for s in subs if s.case == "set_custom_exc")]
+    picked = [next(s for s in subs if s.kind == "correct"),
+              next(s for s in subs if s.case == "set_custom_exc")]
     correct, maximum = grading.correct_grades(picked)
-    assert correct[picked[0].student] == maximum and correct[picked[1].student] == 0  # the solution, the stub
+    # the solution, the stub
+    assert correct[picked[0].student] == maximum and correct[picked[1].student] == 0
 
 
 @pytest.mark.slow
 def test_grading_bench_runs_our_grader(tmp_path):
     # a hostile case that ends at once (while_true waits out the grader's cell limit, which
     # tests/grading/test_grading_hostile.py proves with a shorter one)
-    figures = grading.bench_grading(SOLUTION, tools=("ours",), limit=1, hostile=("os_exit",), base=tmp_path)
+    figures = grading.bench_grading(SOLUTION, tools=("ours",), limit=1, hostile=("os_exit",),
+                                    base=tmp_path)
     ours = figures["tools"]["ours"]
     assert figures["benign"] == 2 and ours["per_minute"] > 0 and ours["benign_wrong"] == []
     assert ours["hostile"]["os_exit"]["outcome"].startswith("correct grade")
@@ -84,7 +96,8 @@ def test_the_explorer_table_gives_its_p95_over_the_plain_sliders():
 
     def row(steps, runs):
         samples = runs + steps
-        return {"changes": len(samples), "step_changes": len(steps), "missed": 0, "p50_ms": 1, "p95_ms": 1,
+        return {"changes": len(samples), "step_changes": len(steps), "missed": 0, "p50_ms": 1,
+                "p95_ms": 1,
                 "max_turns_p95_ms": max(runs), "step_p95_ms": max(steps), "samples": samples}
 
     browser = {loop: {"one_shot": row([60.0] * 20, [90.0] * 20)} for loop in explorer.LOOPS}
@@ -94,18 +107,23 @@ def test_the_explorer_table_gives_its_p95_over_the_plain_sliders():
 
 
 def test_one_benchmarks_sections_are_rewritten_and_the_others_kept(loop_figures):
-    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0, "load": [1.0, 2.0]}
-    doc = "# Benchmarks\n\nintro\n\n## Loop: per-call overhead\n\nold figures\n\n## Something else\n\nkept\n"
+    record = {"figures": loop_figures, "started": "2026-01-02 03:04", "minutes": 1.0,
+              "load": [1.0, 2.0]}
+    doc = ("# Benchmarks\n\nintro\n\n## Loop: per-call overhead\n\nold figures\n\n## Something "
+           "else\n\nkept\n")
     new = runner.rewrite_sections(doc, {"loop": record}, {"loop": loop})
-    assert "old figures" not in new and "2026-01-02 03:04 UTC" in new and new.startswith("# Benchmarks\n\nintro\n")
-    assert new.index("## Loop: per-call overhead") < new.index("## Something else") and "kept" in new
+    assert "old figures" not in new and "2026-01-02 03:04 UTC" in new and new.startswith(
+        "# Benchmarks\n\nintro\n")
+    assert (
+        new.index("## Loop: per-call overhead") < new.index("## Something else") and "kept" in new
+    )
 
 
 def test_the_claude_code_table_is_well_formed():
     from bench import claude_code
 
-    row = {"scenario": "count_python_files", "runs": 1, "requests": 2, "num_turns": 2, "subtype": "success",
-           "median_s": 0.7, "max_s": 0.9, "agent_ms": 3.0}
+    row = {"scenario": "count_python_files", "runs": 1, "requests": 2, "num_turns": 2,
+           "subtype": "success", "median_s": 0.7, "max_s": 0.9, "agent_ms": 3.0}
     table = claude_code.table({"rows": [row]})
     assert "| count_python_files | 1 | 2 | 2 | success | 0.70 | 0.90 | 350 | 3.0 |" in table
 
@@ -124,25 +142,40 @@ MAKE_TEST = """the test suite and the notebooks run side by side; each prints it
 ========== 3054 passed, 4 skipped in 1114.20s (0:18:34) ==========
 env -u ANTHROPIC_API_KEY SHELL=/bin/sh .venv/bin/python -m pytest -q --durations=5 --nbval notebooks
 ===== 1 failed, 798 passed in 427.50s (0:07:07) =====
-make: *** [Makefile:99: test-notebooks] Error 1"""
+make: *** [Makefile:99: test-notebooks] Error 1"""  # noqa: E501
 
 
 def test_make_test_is_timed_in_a_fresh_clone_and_its_phases_read_from_its_output(tmp_path):
-    """A stand-in for `make test` that prints what it prints: the clone is made, the command run there and timed."""
+    """A stand-in for `make test` that prints what it prints: the clone is made, the command run
+    there and timed."""
     from bench import make_test
 
-    figures = make_test.bench_make_test(tmp_path / "clone", ("sh", "-c", f"test -f Makefile && cat <<'END'\n"
+    figures = make_test.bench_make_test(tmp_path / "clone",
+                                        ("sh", "-c", f"test -f Makefile && cat <<'END'\n"
                                                               f"{MAKE_TEST}\nEND\nexit 2"))
-    assert (tmp_path / "clone" / "Makefile").exists() and figures["returncode"] == 2 and figures["total_s"] > 0
-    assert figures["suite"]["counts"] == "3054 passed, 4 skipped" and figures["suite"]["seconds"] == 1114.2
-    assert figures["notebooks"]["counts"] == "1 failed, 798 passed" and figures["notebooks"]["seconds"] == 427.5
+    assert (
+        (tmp_path / "clone" / "Makefile").exists()
+        and figures["returncode"] == 2
+        and figures["total_s"] > 0
+    )
+    assert (
+        figures["suite"]["counts"] == "3054 passed, 4 skipped"
+        and figures["suite"]["seconds"] == 1114.2
+    )
+    assert (
+        figures["notebooks"]["counts"] == "1 failed, 798 passed"
+        and figures["notebooks"]["seconds"] == 427.5
+    )
     assert 0 <= figures["setup_s"] <= figures["suite"]["ended_s"] <= figures["notebooks"]["ended_s"]
     assert list(figures["targets"].values()) == [False]  # it failed
-    assert "| failed |" in make_test.table(figures) and "1114 s (3054 passed, 4 skipped)" in make_test.table(figures)
+    assert "| failed |" in make_test.table(
+        figures
+    ) and "1114 s (3054 passed, 4 skipped)" in make_test.table(figures)
 
 
 def test_a_whole_bench_run_keeps_the_make_test_section_it_did_not_run():
-    loop, kept = "## Loop: per-call overhead\n\n", "\n## make test: a fresh clone, every check\n\nkept\n"
+    loop, kept = "## Loop: per-call overhead\n\n", ("\n## make test: a fresh clone, every "
+                                                    "check\n\nkept\n")
     old = f"# Benchmarks\n\n{loop}old loop\n{kept}"
     new = runner.kept_on_demand(f"# Benchmarks\n\n{loop}new loop\n", old)
     assert new == f"# Benchmarks\n\n{loop}new loop\n{kept}"

@@ -1,4 +1,5 @@
-"""bench/envs.py: a side venv is built once, even when make test and a test that needs it ask at the same time."""
+"""bench/envs.py: a side venv is built once, even when make test and a test that needs it ask at the
+same time."""
 from __future__ import annotations
 
 import multiprocessing
@@ -20,7 +21,8 @@ def build_slowly(stamp: Path, log: Path) -> None:
 def test_two_callers_at_once_build_once_and_a_new_version_builds_again(tmp_path):
     stamp, log = tmp_path / "venv" / ".installed", tmp_path / "builds.log"
     stamp.parent.mkdir()
-    callers = [multiprocessing.get_context("fork").Process(target=build_slowly, args=(stamp, log)) for _ in range(2)]
+    callers = [multiprocessing.get_context("fork").Process(target=build_slowly, args=(stamp, log))
+               for _ in range(2)]
     for caller in callers:
         caller.start()
     for caller in callers:

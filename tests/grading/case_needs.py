@@ -1,11 +1,13 @@
-"""Which generated cases the checks' own tests need: for every rule, the cases that are the first failing one of some
-mutant of the reference (tests/grading/mutation.py) or some known mistake (course/grading/judging/mistakes/).
+"""Which generated cases the checks' own tests need: for every rule, the cases that are the first
+failing one of some mutant of the reference (tests/grading/mutation.py) or some known mistake
+(course/grading/judging/mistakes/).
 
-A case that is no subject's first failing case can be removed without changing the grade or the feedback of any
-mutant or known mistake (each still fails first where it did), but not always its hint: a hint is proven on every
-case of the exercise, and such a case may be the one that tells two mistakes apart. Nor is it redundant for a
-student: the mutation operators never touch a signature's defaults (the long runs that reach the default
-max_turns, say). Run from the repository's root, two processes at a time (a few minutes):
+A case that is no subject's first failing case can be removed without changing the grade or the
+feedback of any mutant or known mistake (each still fails first where it did), but not always its
+hint: a hint is proven on every case of the exercise, and such a case may be the one that tells two
+mistakes apart. Nor is it redundant for a student: the mutation operators never touch a signature's
+defaults (the long runs that reach the default max_turns, say). Run from the repository's root, two
+processes at a time (a few minutes):
 
     PYTHONPATH=. python tests/grading/case_needs.py [GRADE_ID ...] > needs.txt
 """
@@ -30,7 +32,8 @@ EXERCISES = {e.grade_id: e for e in REGISTRY.exercises.values() if e.rules}
 
 
 def first_failures(grade_id: str, fn, timeout: float) -> list[int | None]:
-    """For each rule of the exercise, the index of the first case on which `fn` differs from the reference."""
+    """For each rule of the exercise, the index of the first case on which `fn` differs from the
+    reference."""
     exercise, context, found = EXERCISES[grade_id], NotebookContext(fn, REGISTRY, timeout), []
     for rule in exercise.rules:
         first = None
@@ -44,10 +47,12 @@ def first_failures(grade_id: str, fn, timeout: float) -> list[int | None]:
 
 
 def subject(kind: str, grade_id: str, what: str) -> list[int | None] | None:
-    """first_failures of one mutant (its source) or one known mistake (its name); None for a mutant that breaks."""
+    """first_failures of one mutant (its source) or one known mistake (its name); None for a mutant
+    that breaks."""
     exercise = EXERCISES[grade_id]
     if kind == "mistake":
-        return first_failures(grade_id, next(m.fn for m in known()[grade_id] if m.name == what), MUTANT_TIMEOUT)
+        return first_failures(grade_id, next(m.fn for m in known()[grade_id] if m.name == what),
+                              MUTANT_TIMEOUT)
     try:
         namespace = reference.run_cells(solution_cell(exercise)[0] + [what], exercise.notebook)
     except Exception:  # noqa: BLE001 - a mutant that breaks the cell needs no case

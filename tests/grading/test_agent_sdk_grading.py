@@ -1,9 +1,10 @@
-"""Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's gate and limits
-inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's API through a loopback port of
-the sandbox's own network namespace and nothing else. One class: the solution, the blank exercise, a can_use_tool
-that hangs on one case (a hanging case costs the exercise's 15 s call limit), two runs that hang on every case
-(stopped once each: their other cases are not run), one that raises, and one that points the CLI at a port open on
-the machine's loopback on one case (the last two leave limited_run a stub)."""
+"""Exercise 14 graded by `python -m course grade`: the genuine Claude Code CLI runs the student's
+gate and limits inside the sandbox, its HOME in the worker's scratch folder, reaching the grader's
+API through a loopback port of the sandbox's own network namespace and nothing else. One class: the
+solution, the blank exercise, a can_use_tool that hangs on one case (a hanging case costs the
+exercise's 15 s call limit), two runs that hang on every case (stopped once each: their other cases
+are not run), one that raises, and one that points the CLI at a port open on the machine's loopback
+on one case (the last two leave limited_run a stub)."""
 from __future__ import annotations
 
 import csv
@@ -17,7 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
+# without a working bubblewrap they skip (conftest.py)
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "14_the_agent_sdk.ipynb"
 
@@ -31,7 +33,7 @@ GATED = '''async def gated_run(prompt, options, deny):
         if isinstance(message, ResultMessage):
             result = message
     return result
-'''
+'''  # noqa: E501
 ELSEWHERE = GATED.format(body="        pass").replace("gated_run", "gated") + '''
 
 async def gated_run(prompt, options, deny):
@@ -42,18 +44,20 @@ async def gated_run(prompt, options, deny):
         async with asyncio.timeout(8):
             async for message in query(prompt=prompt, options=dataclasses.replace(options, env=env, max_turns=1)):
                 pass
-'''
+'''  # noqa: E501
 
 
-# a student whose tests are about gated_run leaves limited_run a stub: graded at once, with no CLI run (its six runs
-# would be the solution's, which the solved student and the hanging one already show)
+# a student whose tests are about gated_run leaves limited_run a stub: graded at once, with no CLI
+# run (its six runs would be the solution's, which the solved student and the hanging one already
+# show)
 UNGRADED = {"limited_run": "async def limited_run(prompt, options, max_turns, max_budget_usd):\n"
                            "    raise NotImplementedError()\n"}
 
 
-def submission(path: Path, grade_id: str | None = None, source: str = "", others: dict | None = None) -> None:
-    """The solution notebook (or the blank exercise when `grade_id` is None and source is "blank") with one
-    solution cell replaced, and `others` ({grade_id: source}) too."""
+def submission(path: Path, grade_id: str | None = None, source: str = "",
+               others: dict | None = None) -> None:
+    """The solution notebook (or the blank exercise when `grade_id` is None and source is "blank")
+    with one solution cell replaced, and `others` ({grade_id: source}) too."""
     folder = "exercises" if source == "blank" else "solutions"
     nb = nbformat.read(ROOT / folder / NOTEBOOK, as_version=4)
     replaced = {**(others or {}), **({grade_id: source} if grade_id else {})}
@@ -66,16 +70,19 @@ def submission(path: Path, grade_id: str | None = None, source: str = "", others
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """(summary rows by student, each student's report, connections the machine's port saw, seconds)."""
+    """(summary rows by student, each student's report, connections the machine's port saw,
+    seconds)."""
     root = tmp_path_factory.mktemp("class14")
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.1)
     port = listener.getsockname()[1]
     submission(root / "class" / "solved")
     submission(root / "class" / "blank", source="blank")
-    hang = "        if deny == ['mcp__course__search']:  # the last rule's case\n            await asyncio.sleep(1000)"
+    hang = ("        if deny == ['mcp__course__search']:  # the last rule's case\n            "
+            "await asyncio.sleep(1000)")
     submission(root / "class" / "hangs", "gated_run", GATED.format(body=hang))
-    submission(root / "class" / "stuck", "gated_run", "async def gated_run(*args):\n    await asyncio.sleep(1e9)\n",
+    submission(root / "class" / "stuck", "gated_run",
+               "async def gated_run(*args):\n    await asyncio.sleep(1e9)\n",
                {"limited_run": "async def limited_run(*args):\n    while True:\n        pass\n"})
     submission(root / "class" / "raises", "gated_run",
                GATED.format(body="        raise RuntimeError('the gate broke')"), UNGRADED)
@@ -87,7 +94,8 @@ def graded(tmp_path_factory):
         nbformat.write(nb, path)
     out = root / "out"
     with listener:
-        done = subprocess.run([sys.executable, "-m", "course", "grade", str(root / "class"), "--out", str(out),
+        done = subprocess.run([sys.executable, "-m", "course", "grade", str(root / "class"),
+                               "--out", str(out),
                                "--jobs", "4"], cwd=ROOT, capture_output=True, text=True,
                               timeout=900, env={**os.environ, "PYTHONPATH": str(ROOT)})
         seen = 0
@@ -99,7 +107,9 @@ def graded(tmp_path_factory):
             pass
     assert done.returncode == 0, done.stderr
     rows = {r["submission"].split("/")[0]: r for r in csv.DictReader((out / "summary.csv").open())}
-    reports = {name: json.loads((out / name / "14_the_agent_sdk.json").read_text()) for name in rows}
+    reports = {
+        name: json.loads((out / name / "14_the_agent_sdk.json").read_text()) for name in rows
+    }
     return rows, reports, seen, done.stderr
 
 
@@ -121,9 +131,16 @@ def test_the_blank_exercise_gets_0_and_says_what_is_missing(graded):
 
 def test_a_can_use_tool_that_hangs_gets_a_grade_and_a_reason(graded):
     rows, reports, _, _ = graded
-    assert (rows["hangs"]["decide"], rows["hangs"]["limited_run"], rows["hangs"]["gated_run"]) == ("2", "3", "2")
+    assert (rows["hangs"]["decide"], rows["hangs"]["limited_run"], rows["hangs"]["gated_run"]) == (
+        "2",
+        "3",
+        "2",
+    )
     passed, passed_too, hung = outputs(reports["hangs"], "gated_run")
-    assert passed == passed_too == "passed" and "your function was stopped: timed out after 15 s" in hung, hung
+    assert (
+        passed == passed_too == "passed"
+        and "your function was stopped: timed out after 15 s" in hung
+    ), hung
 
 
 @pytest.mark.parametrize("grade_id", ["gated_run", "limited_run"])
@@ -132,7 +149,9 @@ def test_a_run_that_never_returns_is_stopped_once_and_its_other_rules_say_why(gr
     assert (rows["stuck"]["decide"], rows["stuck"][grade_id]) == ("2", "0")
     stopped, *others = outputs(reports["stuck"], grade_id)
     assert "your function was stopped: timed out after 15 s" in stopped, stopped
-    assert any(o.startswith("not run: your function was stopped on an earlier case") for o in others), others
+    assert any(
+        o.startswith("not run: your function was stopped on an earlier case") for o in others
+    ), others
     assert all(o == stopped or o.startswith("not run: ") for o in others), others  # one call only
 
 
@@ -145,4 +164,5 @@ def test_a_can_use_tool_that_raises_gets_a_grade_and_a_reason(graded):
 def test_no_request_of_the_cli_leaves_the_sandbox_for_the_machines_loopback(graded):
     rows, reports, seen, _ = graded
     assert seen == 0  # the machine's port heard nothing: the sandbox's loopback is its own
-    assert rows["elsewhere"]["gated_run"] == "2"  # the last rule's half point lost: that run reached no API
+    # the last rule's half point lost: that run reached no API
+    assert rows["elsewhere"]["gated_run"] == "2"

@@ -1,6 +1,7 @@
-"""Exact where the text is exact, free where it is free: the arguments after the call are compared as they are (so
-every change made in place shows), and a value the text never names (budget_loop's max_tokens, the words around the
-evaluator's line in goal_loop) is left to the student, with the relation the rule accepts."""
+"""Exact where the text is exact, free where it is free: the arguments after the call are compared
+as they are (so every change made in place shows), and a value the text never names (budget_loop's
+max_tokens, the words around the evaluator's line in goal_loop) is left to the student, with the
+relation the rule accepts."""
 from __future__ import annotations
 
 import pytest
@@ -20,7 +21,8 @@ def failed(grade_id: str, fn) -> list[str]:
 
 
 def first_message_made(change):
-    """count_run, right on the counts, that changes the history's first message in place with `change`."""
+    """count_run, right on the counts, that changes the history's first message in place with
+    `change`."""
     def count_run(messages):
         counts = reference.function("solutions/04_termination.ipynb", "count_run")(messages)
         change(messages[0])
@@ -37,11 +39,13 @@ CHANGES = {"a key added with None": lambda m: m.update(cache_control=None),
 
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_history_changed_in_place_in_a_way_the_canonical_form_hides_fails_unchanged(change):
-    assert failed("count_run", first_message_made(CHANGES[change])) == ["the history is left unchanged"]
+    assert failed("count_run", first_message_made(CHANGES[change])) == ["the history is left "
+                                                                        "unchanged"]
 
 
 def test_budget_loop_with_a_max_tokens_of_its_own_gets_full_marks():
-    fn = variant("solutions/07_context_growth_and_budgets.ipynb", "budget_loop", ("max_tokens=1024", "max_tokens=4096"))
+    fn = variant("solutions/07_context_growth_and_budgets.ipynb", "budget_loop",
+                 ("max_tokens=1024", "max_tokens=4096"))
     assert failed("budget_loop", fn) == []
 
 

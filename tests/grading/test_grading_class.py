@@ -1,5 +1,6 @@
 """A whole class in one batch: submitted/<student>/<notebook>.ipynb and nbgrader's
-submitted/<student>/<assignment>/<notebook>.ipynb, into reports, a gradebook and a feedback page per student."""
+submitted/<student>/<assignment>/<notebook>.ipynb, into reports, a gradebook and a feedback page per
+student."""
 from __future__ import annotations
 
 import csv
@@ -23,10 +24,12 @@ def graded(tmp_path_factory):
     for folder in ("alice", "bob/assignment1", "carol", ".ipynb_checkpoints"):
         (submitted / folder).mkdir(parents=True)
     write(submitted / "alice" / "fixture.ipynb")
-    write(submitted / "bob" / "assignment1" / "fixture.ipynb", ask=ASK.replace("def ask(", "def ask_model("))
+    write(submitted / "bob" / "assignment1" / "fixture.ipynb",
+          ask=ASK.replace("def ask(", "def ask_model("))
     write(submitted / "carol" / "fixture.ipynb", ask=SCRIPT)
     out = root / "out"
-    reports = grade_batch([submitted], out, jobs=2, budget=Budget(call=10), registry=fixture_registry(),
+    reports = grade_batch([submitted], out, jobs=2, budget=Budget(call=10),
+                          registry=fixture_registry(),
                           log=lambda line: None)  # visible checks: the page shows them
     return out, reports
 
@@ -41,8 +44,8 @@ def test_each_student_gets_a_gradescope_report_per_notebook(graded):
 def test_the_gradebook_has_one_row_per_student_a_column_per_exercise_and_a_total(graded):
     out, _ = graded
     rows = list(csv.reader((out / "gradebook.csv").open()))
-    assert rows == [["student", "ask", "lookup", "total"], ["alice", "2", "3", "5"], ["bob", "0", "3", "3"],
-                    ["carol", "1", "3", "4"]]
+    assert rows == [["student", "ask", "lookup", "total"], ["alice", "2", "3", "5"],
+                    ["bob", "0", "3", "3"], ["carol", "1", "3", "4"]]
 
 
 def test_the_feedback_page_shows_each_check_with_why_and_hint_escaped(graded):
@@ -63,8 +66,9 @@ def test_two_notebooks_of_one_student_with_one_name_are_that_students_problem(tm
     (tmp_path / "erin").mkdir()
     write(tmp_path / "erin" / "fixture.ipynb")
     found = collect([tmp_path])
-    assert found["dan/fixture"].problem == ("2 notebooks are named fixture.ipynb (a1/fixture.ipynb, a2/fixture.ipynb); "
-                                            "the grader cannot tell which one to grade: keep one")
+    assert found["dan/fixture"].problem == ("2 notebooks are named fixture.ipynb "
+                                            "(a1/fixture.ipynb, a2/fixture.ipynb); the grader "
+                                            "cannot tell which one to grade: keep one")
     assert not found["erin/fixture"].problem
 
 
@@ -81,10 +85,11 @@ def test_a_folder_of_notebooks_grades_each_and_gives_each_its_feedback_page(tmp_
     folder.mkdir()
     write(folder / "dana.ipynb")
     write(folder / "erik.ipynb", ask=SCRIPT)
-    (folder / "linked.ipynb").symlink_to(folder / "dana.ipynb")  # a link in the folder is not followed
+    # a link in the folder is not followed
+    (folder / "linked.ipynb").symlink_to(folder / "dana.ipynb")
     out = tmp_path / "out"
-    reports = grade_batch([folder], out, CHECKS, jobs=2, budget=Budget(call=10), registry=Registry({}, {}),
-                          log=lambda line: None)
+    reports = grade_batch([folder], out, CHECKS, jobs=2, budget=Budget(call=10),
+                          registry=Registry({}, {}), log=lambda line: None)
     assert [r["score"] for r in reports] == [5, 4, 0]  # the link: a zero, with the reason
     assert (out / "dana.feedback.html").is_file() and (out / "erik.feedback.html").is_file()
     assert "link" in reports[2]["output"]
@@ -93,5 +98,10 @@ def test_a_folder_of_notebooks_grades_each_and_gives_each_its_feedback_page(tmp_
 def test_a_folder_with_no_notebook_says_why_nothing_was_graded(tmp_path):
     (tmp_path / "empty").mkdir()
     said = []
-    assert grade_batch([tmp_path / "empty"], tmp_path / "out", CHECKS, registry=Registry({}, {}), log=said.append) == []
-    assert said[0].startswith("0 submissions") and "no notebook found in" in said[1] and "<student>/" in said[1]
+    assert grade_batch([tmp_path / "empty"], tmp_path / "out", CHECKS, registry=Registry({}, {}),
+                       log=said.append) == []
+    assert (
+        said[0].startswith("0 submissions")
+        and "no notebook found in" in said[1]
+        and "<student>/" in said[1]
+    )

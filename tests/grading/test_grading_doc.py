@@ -1,4 +1,5 @@
-"""docs/GRADING.md's table of rules is the registry's: every rule of every exercise, its points and its cases."""
+"""docs/GRADING.md's table of rules is the registry's: every rule of every exercise, its points and
+its cases."""
 from pathlib import Path
 
 from course.grading.judging.oracle import rules_table
@@ -16,8 +17,8 @@ def documented() -> str:
 def test_the_documented_rules_are_the_checks():
     table = rules_table(list(shipped().exercises.values()))
     assert documented() == table, (
-        "docs/GRADING.md's rules table is stale; rewrite it with:\n  python -c \"from tests.grading.test_grading_doc "
-        "import write; write()\"")
+        "docs/GRADING.md's rules table is stale; rewrite it with:\n  python -c \"from "
+        "tests.grading.test_grading_doc import write; write()\"")
 
 
 def write() -> None:

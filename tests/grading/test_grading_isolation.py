@@ -1,6 +1,7 @@
-"""Hostile submissions against the sandbox: tampering with results, orphans and fork bombs, signalling the grader,
-reading secrets and other people's files. One batch grades them beside an honest neighbour; each case ends with
-the right grade and a reason, nothing changed outside the scratch space, and no process left."""
+"""Hostile submissions against the sandbox: tampering with results, orphans and fork bombs,
+signalling the grader, reading secrets and other people's files. One batch grades them beside an
+honest neighbour; each case ends with the right grade and a reason, nothing changed outside the
+scratch space, and no process left."""
 from __future__ import annotations
 
 import json
@@ -16,9 +17,11 @@ from hostile.notebooks import ASK, CHECKS, scores, write
 from course.grading.classroom.budget import Budget
 from course.grading.classroom.sandbox.confinement import FIRST_UID, checkout
 
-pytestmark = [pytest.mark.slow, pytest.mark.bwrap]  # without a working bubblewrap they skip (conftest.py)
+# without a working bubblewrap they skip (conftest.py)
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 AS_ROOT = os.geteuid() == 0
-ISOLATION = None  # the strongest this machine allows; set "none" to watch these tests fail without a sandbox
+# the strongest this machine allows; set "none" to watch these tests fail without a sandbox
+ISOLATION = None
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "grader-secret-NOT-A-REAL-KEY-test"
 TOKEN = "course-hostile-sleeper"  # in the command line of every process a hostile submission starts
@@ -26,7 +29,8 @@ TOKEN = "course-hostile-sleeper"  # in the command line of every process a hosti
 
 def function(body: str) -> str:
     """ask() that runs `body` first, then answers honestly."""
-    return ASK.replace("    reply =", "\n".join("    " + line for line in body.splitlines()) + "\n    reply =")
+    return ASK.replace("    reply =",
+                       "\n".join("    " + line for line in body.splitlines()) + "\n    reply =")
 
 
 def cases(root) -> dict:
@@ -92,13 +96,14 @@ def ask(client, prompt):
         except OSError:
             pass
     return repr(written)
-""", 0, "returned '[]'"),
+""", 0, "returned '[]'"),  # noqa: E501
     }
 
 
 def snapshot(folder) -> dict:
     """path -> (size, mtime) of every file under folder."""
-    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")
+            if p.is_file()}
 
 
 def leftovers() -> list[str]:
@@ -129,19 +134,23 @@ def graded(tmp_path_factory):
     out.mkdir()
     (out / "unrelated.json").write_text('{"kept": true}')
     before = snapshot(root)
-    # a temporary folder deep inside /tmp, as pytest's own, beside the class (which a hostile submission reads):
-    # the workers' folders are made in it
+    # a temporary folder deep inside /tmp, as pytest's own, beside the class (which a hostile
+    # submission reads): the workers' folders are made in it
     tmp = tmp_path_factory.mktemp("grader-tmp")
-    env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home"), "TMPDIR": str(tmp)}
-    done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", CHECKS, "--jobs",
-                           "2", "--timeout", "10", *(["--isolation", ISOLATION] if ISOLATION else [])],
+    env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home"),
+           "TMPDIR": str(tmp)}
+    done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests",
+                           CHECKS, "--jobs",
+                           "2", "--timeout", "10",
+                           *(["--isolation", ISOLATION] if ISOLATION else [])],
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     reports = {p.stem: json.loads((out / f"{p.stem}.json").read_text()) for p in paths}
     return table, reports, out, before, snapshot(root), leftovers()
 
 
-@pytest.mark.parametrize("name", ["tamper", "orphans", "fork_bomb", "signals_the_grader", "reads_secrets",
+@pytest.mark.parametrize("name",
+                         ["tamper", "orphans", "fork_bomb", "signals_the_grader", "reads_secrets",
                                   "reads_other_files", "writes_outside"])
 def test_a_hostile_submission_gets_its_grade_with_a_reason_and_harms_nobody(graded, name):
     table, reports, _, _, _, _ = graded
@@ -153,7 +162,8 @@ def test_a_hostile_submission_gets_its_grade_with_a_reason_and_harms_nobody(grad
     assert not failed or any(words in f for f in failed), failed
 
 
-def test_the_honest_neighbour_keeps_full_marks_and_the_output_folder_holds_only_the_graders_files(graded):
+def test_the_honest_neighbour_keeps_full_marks_and_the_output_folder_holds_only_the_graders_files(
+    graded):
     _, reports, out, _, _, _ = graded
     assert reports["neighbour"]["score"] == 5
     assert json.loads((out / "unrelated.json").read_text()) == {"kept": True}
@@ -162,10 +172,12 @@ def test_the_honest_neighbour_keeps_full_marks_and_the_output_folder_holds_only_
 
 def test_nothing_outside_the_scratch_space_changed(graded):
     _, _, out, before, after, _ = graded
-    outside = {p: v for p, v in after.items() if not p.startswith(str(out) + "/") and "/home/" not in p}
+    outside = {p: v for p,
+               v in after.items() if not p.startswith(str(out) + "/") and "/home/" not in p}
     assert outside == {p: v for p, v in before.items() if not p.startswith(str(out) + "/")}
     assert not [p for p in after if p.endswith("planted.txt")]
-    elsewhere = ["/tmp", "/var/tmp", "/dev/shm", CHECKS, os.path.dirname(os.__file__)]  # where writes_outside tried
+    # where writes_outside tried
+    elsewhere = ["/tmp", "/var/tmp", "/dev/shm", CHECKS, os.path.dirname(os.__file__)]
     assert not [d for d in elsewhere if Path(d, "planted.txt").exists()]
 
 
@@ -182,8 +194,10 @@ def test_no_secret_reaches_a_report(graded):
 
 
 
-# Round two: what code could do through the workspace tools' run_python and through the API's own connection.
-PROBES = Path(__file__).parent / "hostile" / "probes"  # a --tests folder: `tools` (RUN_TOOL) and `probe` (CLIENT)
+# Round two: what code could do through the workspace tools' run_python and through the API's own
+# connection.
+# a --tests folder: `tools` (RUN_TOOL) and `probe` (CLIENT)
+PROBES = Path(__file__).parent / "hostile" / "probes"
 CONNECT = '''import socket
 
 
@@ -218,11 +232,12 @@ for path in glob.glob({out!r} + "/**/*.json", recursive=True):
 subprocess.Popen(["sleep", "300"], env={{"X": {token!r}}}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                  start_new_session=True)
 print(json.dumps(found))
-'''
+'''  # noqa: E501
 
 
 def tools(script: str) -> str:
-    """tools(run_tool): write `script` into the workspace, run it with run_python, return what it printed."""
+    """tools(run_tool): write `script` into the workspace, run it with run_python, return what it
+    printed."""
     return f'''import json
 
 
@@ -233,9 +248,9 @@ def tools(run_tool):
 '''
 
 
-# Round three: two workers graded at once (the first two probes start together) meet by every way a shared network
-# or IPC namespace allows: a TCP port on loopback, an abstract Unix socket, a SysV shared memory segment (which
-# outlives its maker when the namespace is shared).
+# Round three: two workers graded at once (the first two probes start together) meet by every way a
+# shared network or IPC namespace allows: a TCP port on loopback, an abstract Unix socket, a SysV
+# shared memory segment (which outlives its maker when the namespace is shared).
 MEETING = 47213  # the TCP port and SysV key the two agree on
 LISTENS = f'''import ctypes, socket, time
 
@@ -274,7 +289,7 @@ def probe(client):
                 pass
         time.sleep(0.05)
     return sorted(met)
-'''
+'''  # noqa: E501
 CPU_GROUP = '''import subprocess
 
 
@@ -285,7 +300,7 @@ def probe(client):
 
     spawned = subprocess.run(["cat", "/proc/self/cgroup"], capture_output=True, text=True, start_new_session=True)
     return [cpu(open("/proc/self/cgroup").read()), cpu(spawned.stdout)]
-'''
+'''  # noqa: E501
 MANY_FILES = '''def probe(client):
     made = 0
     try:
@@ -312,12 +327,13 @@ def probes(root: Path, port: int) -> dict[str, str]:
         except OSError:
             pass
     return found
-''',
+''',  # noqa: E501
         **{f"cpu_group_{n}": CPU_GROUP for n in "ab"},
         "neighbour_listens": LISTENS,
         "neighbour_reaches": REACHES,
         "many_files": MANY_FILES,
-        "run_python_escapes": tools(EVIL.format(key=key, secret=SECRET, out=str(root / "out"), token=TOKEN)),
+        "run_python_escapes": tools(EVIL.format(key=key, secret=SECRET, out=str(root / "out"),
+                                                token=TOKEN)),
         "run_python_floods": tools("print('x' * 50_000_000)"),
         "huge_body": CONNECT + '''
 
@@ -329,7 +345,7 @@ def probe(client):
         return s.recv(100).decode(errors="replace").split("\\r\\n")[0]
     except TimeoutError:
         return "no answer"
-''',
+''',  # noqa: E501
         "idle_connections": CONNECT + '''
 
 def probe(client):
@@ -384,8 +400,8 @@ def probe(client):
 
 @pytest.fixture(scope="module")
 def probed(tmp_path_factory):
-    """The probes graded by `python -m course grade` with a secret in its environment and a port open on
-    loopback: (what each function returned, the isolation mode, processes left)."""
+    """The probes graded by `python -m course grade` with a secret in its environment and a port
+    open on loopback: (what each function returned, the isolation mode, processes left)."""
     from hostile.notebooks import solution
     from nbformat.v4 import new_notebook
 
@@ -393,23 +409,29 @@ def probed(tmp_path_factory):
     listener = socket.create_server(("127.0.0.1", 0))
     table = probes(root, listener.getsockname()[1])
     (root / "submissions").mkdir()
-    graded = {name: "tools" if "def tools(" in source else "probe" for name, source in table.items()}
-    paths = [write(root / "submissions" / f"{name}.ipynb", new_notebook(cells=[solution(graded[name], source)]))
+    graded = {name: "tools" if "def tools(" in source else "probe" for name,
+              source in table.items()}
+    paths = [write(root / "submissions" / f"{name}.ipynb",
+                   new_notebook(cells=[solution(graded[name], source)]))
              for name, source in table.items()]
     out = root / "out"
     out.mkdir()
     (out / "kept.json").write_text('{"kept": true}')
     env = {**os.environ, "ANTHROPIC_API_KEY": SECRET, "HOME": str(root / "home")}
     with listener:
-        done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out, "--tests", PROBES,
-                               "--jobs", "2", "--timeout", "10", *(["--isolation", ISOLATION] if ISOLATION else [])],
+        done = subprocess.run([sys.executable, "-m", "course", "grade", *paths, "--out", out,
+                               "--tests", PROBES,
+                               "--jobs", "2", "--timeout", "10",
+                               *(["--isolation", ISOLATION] if ISOLATION else [])],
                               env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     shown = {}
     for p in paths:
         tests = json.loads((out / f"{p.stem}.json").read_text())["tests"]
         output = next(t["output"] for t in tests if t["name"].startswith(graded[p.stem] + ":"))
-        shown[p.stem] = json.loads(output.removeprefix("VALUE ")) if output.startswith("VALUE ") else output
+        shown[p.stem] = (
+            json.loads(output.removeprefix("VALUE ")) if output.startswith("VALUE ") else output
+        )
     mode = done.stderr.split("(isolation: ", 1)[1].split(")", 1)[0]
     return shown, mode, out, leftovers()
 
@@ -421,16 +443,20 @@ def test_code_run_with_run_python_is_confined_like_the_students_own(probed):
     if AS_ROOT and mode in ("bwrap", "uid"):
         assert found["uid"] >= FIRST_UID and found["shadow"] == "PermissionError"
     if mode.startswith("bwrap") or AS_ROOT:
-        assert found["key"] in ("FileNotFoundError", "PermissionError")  # the seal key: hidden, or root's
+        # the seal key: hidden, or root's
+        assert found["key"] in ("FileNotFoundError", "PermissionError")
         assert found["environs"] == []  # no process holding the grader's secret is readable
-        assert found["rewrote"] == [] and json.loads((out / "kept.json").read_text()) == {"kept": True}
+        assert found["rewrote"] == [] and json.loads((out / "kept.json").read_text()) == {
+            "kept": True
+        }
     assert left == []  # the sleeper it started is gone with the runner
 
 
 def test_a_worker_cannot_read_the_reference_solutions_the_checks_compare_with(probed):
     shown, mode, out, left = probed
     if mode.startswith("bwrap"):
-        assert shown["reads_the_reference"] == "FileNotFoundError"  # solutions/ is hidden: an empty folder
+        # solutions/ is hidden: an empty folder
+        assert shown["reads_the_reference"] == "FileNotFoundError"
 
 
 def test_what_run_python_prints_is_capped(probed):
@@ -458,8 +484,8 @@ def test_a_worker_cannot_fill_the_disk_past_the_scratch_quota(probed):
 
 
 def test_two_workers_graded_at_once_cannot_meet_over_a_network_or_ipc(probed):
-    """Each worker has its own network and IPC namespaces: no loopback port, abstract socket or SysV segment of
-    one is another's (they were, with one namespace per batch)."""
+    """Each worker has its own network and IPC namespaces: no loopback port, abstract socket or SysV
+    segment of one is another's (they were, with one namespace per batch)."""
     shown, mode, _, _ = probed
     if mode != "bwrap":
         pytest.skip("namespaces per worker need bubblewrap as root")
@@ -474,8 +500,8 @@ def test_a_worker_cannot_make_more_files_than_its_inodes(probed):
 
 
 def test_nothing_of_the_checkout_but_what_a_worker_needs_is_readable_wherever_it_lies(probed):
-    """The translations hold every solution, and .git every commit: from a checkout outside /tmp and the home
-    folders (this one, in CI a clone under /tmp), a worker read both."""
+    """The translations hold every solution, and .git every commit: from a checkout outside /tmp and
+    the home folders (this one, in CI a clone under /tmp), a worker read both."""
     shown, mode, _, _ = probed
     if not mode.startswith("bwrap"):
         pytest.skip("hiding folders needs bubblewrap")
@@ -483,8 +509,9 @@ def test_nothing_of_the_checkout_but_what_a_worker_needs_is_readable_wherever_it
 
 
 def test_each_worker_has_a_cpu_share_of_its_own_that_its_processes_inherit(probed):
-    """A cgroup per worker (in the batch's): 60 busy processes of one student get one worker's share. Before, every
-    worker was in the machine's cgroup, and each process had a share of its own."""
+    """A cgroup per worker (in the batch's): 60 busy processes of one student get one worker's
+    share. Before, every worker was in the machine's cgroup, and each process had a share of its
+    own."""
     shown, mode, _, _ = probed
     if not AS_ROOT or mode not in ("bwrap", "uid"):
         pytest.skip("cgroups need root")
@@ -494,7 +521,8 @@ def test_each_worker_has_a_cpu_share_of_its_own_that_its_processes_inherit(probe
 
 
 def test_a_killed_graders_cgroup_is_removed_by_the_next_batch():
-    """A grader killed (SIGKILL: no cleanup) left its empty cgroup; the next batch removes those of dead graders."""
+    """A grader killed (SIGKILL: no cleanup) left its empty cgroup; the next batch removes those of
+    dead graders."""
     from course.grading.classroom.sandbox import cpu_share
 
     gone = subprocess.Popen(["true"])  # a grader that is no more

@@ -1,6 +1,7 @@
-"""A hint is a proof: wrong versions that are not a known mistake, but fail like one on some case, get no hint (the
-issue's probes, each once told a cause it did not have). A hint is named only when the student's function does
-what the mistake does on every case of the exercise where either differs from the reference."""
+"""A hint is a proof: wrong versions that are not a known mistake, but fail like one on some case,
+get no hint (the issue's probes, each once told a cause it did not have). A hint is named only when
+the student's function does what the mistake does on every case of the exercise where either differs
+from the reference."""
 from __future__ import annotations
 
 import contextlib
@@ -35,7 +36,8 @@ def first_violation_printing(messages):
 
 
 def first_violation_swallowing(messages):
-    """Reads every content as a list of blocks, and takes what it cannot read (a string content) for a valid list."""
+    """Reads every content as a list of blocks, and takes what it cannot read (a string content) for
+    a valid list."""
     try:
         if not messages:
             return ("P1", 0)
@@ -56,10 +58,14 @@ def loop_with_cap(cap):
         messages = [{"role": "user", "content": prompt}]
         turns = 0
         while True:
-            response = client.messages.create(model=model, max_tokens=max_tokens, tools=tools, messages=messages)
-            reply = {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in response.content]}
+            response = client.messages.create(model=model, max_tokens=max_tokens, tools=tools,
+                                              messages=messages)
+            reply = {"role": "assistant",
+                     "content": [b.model_dump(exclude_none=True) for b in response.content]}
             if response.stop_reason == "end_turn":
-                return "".join(b.text for b in response.content if b.type == "text"), messages + [reply]
+                return "".join(b.text for b in response.content if b.type == "text"), messages + [
+                    reply
+                ]
             if response.stop_reason != "tool_use" or turns == cap(max_turns):
                 return None, messages
             results = []
@@ -69,8 +75,8 @@ def loop_with_cap(cap):
                         results.append({"type": "tool_result", "tool_use_id": b.id,
                                         "content": run_tool(b.name, b.input)})
                     except Exception as error:
-                        results.append({"type": "tool_result", "tool_use_id": b.id, "content": f"Error: {error}",
-                                        "is_error": True})
+                        results.append({"type": "tool_result", "tool_use_id": b.id,
+                                        "content": f"Error: {error}", "is_error": True})
             messages = messages + [reply, {"role": "user", "content": results}]
             turns += 1
     return agent_loop
@@ -92,11 +98,14 @@ def repeated_call_with(threshold):
 def run_parallel_pool_of_two(tool_uses, run_tool):
     def answer(use):
         try:
-            return {"type": "tool_result", "tool_use_id": use["id"], "content": run_tool(use["name"], use["input"])}
+            return {"type": "tool_result", "tool_use_id": use["id"],
+                    "content": run_tool(use["name"], use["input"])}
         except Exception as error:
-            return {"type": "tool_result", "tool_use_id": use["id"], "content": f"Error: {error}", "is_error": True}
+            return {"type": "tool_result", "tool_use_id": use["id"], "content": f"Error: {error}",
+                    "is_error": True}
 
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the mistake: three calls do not all run at once
+    # the mistake: three calls do not all run at once
+    with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(answer, tool_uses))
 
 
@@ -112,19 +121,26 @@ def decide_naming_the_tool(tool_name, tool_input, deny):
     matches = solution("14_the_agent_sdk", "rule_matches")
     for rule in deny:
         if matches(rule, tool_name, tool_input):
-            return PermissionResultDeny(message=f"Permission denied by rule {tool_name}")  # the tool, not the rule
+            # the tool, not the rule
+            return PermissionResultDeny(message=f"Permission denied by rule {tool_name}")
     return PermissionResultAllow()
 
 
-WRONG = {  # the issue's probes: a wrong version, and the one hint it may be shown (none: no known mistake is it)
+# the issue's probes: a wrong version, and the one hint it may be shown (none: no known mistake is
+# it)
+WRONG = {
     "first_violation printing": ("first_violation", first_violation_printing, set()),
-    "first_violation swallowing an exception": ("first_violation", first_violation_swallowing, set()),
-    "first_violation of a non-empty list only": ("first_violation", first_violation_of_nonempty, set()),
+    "first_violation swallowing an exception": ("first_violation", first_violation_swallowing,
+                                                set()),
+    "first_violation of a non-empty list only": ("first_violation", first_violation_of_nonempty,
+                                                 set()),
     "agent_loop, cap one too high": ("agent_loop", loop_with_cap(lambda t: t + 1), set()),
     "agent_loop, cap one too low": ("agent_loop", loop_with_cap(lambda t: t - 1), set()),
     "agent_loop, cap fixed at 3": ("agent_loop", loop_with_cap(lambda t: 3), set()),
-    "repeated_call, one repeat too many": ("repeated_call", repeated_call_with(lambda n: n + 1), set()),
-    "repeated_call, one repeat too few": ("repeated_call", repeated_call_with(lambda n: n - 1), set()),
+    "repeated_call, one repeat too many": ("repeated_call", repeated_call_with(lambda n: n + 1),
+                                           set()),
+    "repeated_call, one repeat too few": ("repeated_call", repeated_call_with(lambda n: n - 1),
+                                          set()),
     "repeated_call ignoring max_repeats": ("repeated_call", repeated_call_with(lambda n: 3), set()),
     "run_parallel with a pool of two": ("run_parallel", run_parallel_pool_of_two, set()),
     "choose_backend swapping its answers": ("choose_backend", choose_backend_swapped, set()),
@@ -156,8 +172,9 @@ def counted(fn, calls: list):
 
 
 def test_the_students_function_runs_once_per_case_whichever_checks_and_hints_ask():
-    """count_run's five rules share their cases: a function right on the counts but changing the history in place
-    passes four rules on every case and fails the fifth, and runs once per case (it ran 57 times for 14 cases)."""
+    """count_run's five rules share their cases: a function right on the counts but changing the
+    history in place passes four rules on every case and fails the fifth, and runs once per case (it
+    ran 57 times for 14 cases)."""
     def count_run(messages):
         counts = solution("04_termination", "count_run")(list(messages))
         messages.append({"role": "user", "content": "counted"})
@@ -170,31 +187,36 @@ def test_the_students_function_runs_once_per_case_whichever_checks_and_hints_ask
     assert len(calls) == len(exercise.rules[0].all_cases())
 
 
-def test_a_known_mistakes_outcome_on_a_case_is_computed_once_and_dropped_at_its_first_disagreement(monkeypatch):
+def test_a_known_mistakes_outcome_on_a_case_is_computed_once_and_dropped_at_its_first_disagreement(
+    monkeypatch):
     from course.grading.judging import mistakes, oracle
 
     ran: list = []
     real = oracle.trusted_call
     monkeypatch.setattr(mistakes, "_outcomes", {})
     monkeypatch.setattr(oracle, "trusted_call",  # saved_as is passed by name
-                        lambda fn, case, *t, **k: ran.append((fn, id(case))) or real(fn, case, *t, **k))
+                        lambda fn, case, *t,
+                        **k: ran.append((fn, id(case))) or real(fn, case, *t, **k))
     for _ in range(2):
         hints("agent_loop", loop_with_cap(lambda t: t + 1))
     known = {m.fn for m in mistakes.known()["agent_loop"]}
     by_mistakes = [r for r in ran if r[0] in known]
-    assert by_mistakes and len(by_mistakes) == len(set(by_mistakes))  # once per mistake and case, across two gradings
+    # once per mistake and case, across two gradings
+    assert by_mistakes and len(by_mistakes) == len(set(by_mistakes))
     cases = sum(len(r.all_cases()) for r in REGISTRY.exercise("agent_loop").rules)
     assert len(by_mistakes) < len(known) * cases / 2  # most mistakes are dropped early
 
 
 def test_no_hint_and_no_crash_when_the_reference_timed_out_on_another_case(monkeypatch):
-    """Found by mypy: a case whose reference outcome is None (it timed out twice) crashed the hint's proof, and the
-    check said 'the result could not be checked'. The failing case is still reported; the hint is withheld."""
+    """Found by mypy: a case whose reference outcome is None (it timed out twice) crashed the hint's
+    proof, and the check said 'the result could not be checked'. The failing case is still reported;
+    the hint is withheld."""
     from course.grading.judging import oracle
 
     real = oracle.reference_outcome
     monkeypatch.setattr(oracle, "reference_outcome",
-                        lambda exercise, rule, i: None if i == len(rule.all_cases()) - 1 else real(exercise, rule, i))
+                        lambda exercise, rule,
+                        i: None if i == len(rule.all_cases()) - 1 else real(exercise, rule, i))
 
     def max_calls(window, s, c):  # the mistake NO_PLUS_ONE names, when every case can be judged
         return max((window - s) // c, 0)
@@ -204,14 +226,16 @@ def test_no_hint_and_no_crash_when_the_reference_timed_out_on_another_case(monke
     assert failed and all(m.reason.startswith("with ") and m.hint == "" for m in failed), failed
 
 
-LOADED = 0.2  # seconds a known mistake's call may take in the tests below, to keep their timeouts short
+# seconds a known mistake's call may take in the tests below, to keep their timeouts short
+LOADED = 0.2
 
 
 def loaded(monkeypatch, lasting: bool, only: tuple | None = None) -> list:
-    """Simulate a loaded machine: l07_window_counts_turns's calls time out, every one (`lasting`) or the first on each
-    case, on every case or `only` on the one with those arguments; the other calls run. The mistakes' outcomes start
-    afresh, and the student's context is given the same limit as the mistakes' calls (as on exercise 14's harness,
-    where the two are equal). The calls made, as (fn, case)."""
+    """Simulate a loaded machine: l07_window_counts_turns's calls time out, every one (`lasting`) or
+    the first on each case, on every case or `only` on the one with those arguments; the other calls
+    run. The mistakes' outcomes start afresh, and the student's context is given the same limit as
+    the mistakes' calls (as on exercise 14's harness, where the two are equal). The calls made, as
+    (fn, case)."""
     from course.grading.judging import mistakes, oracle
 
     mistake = next(m for m in mistakes.known()["max_calls"] if m.name == "l07_window_counts_turns")
@@ -219,9 +243,17 @@ def loaded(monkeypatch, lasting: bool, only: tuple | None = None) -> list:
 
     def call(fn, case, timeout=oracle.REFERENCE_TIMEOUT, saved_as=None):
         calls.append((fn, case))
-        if fn is mistake.fn and (lasting or calls.count((fn, case)) == 1) and only in (None, case.args):
-            return oracle.Outcome(value=None, error=oracle.tr("timed out after {seconds:g} s (an endless loop? no turn "
-                                                              "cap?)").format(seconds=timeout))
+        if (
+            fn is mistake.fn
+            and (lasting or calls.count((fn, case)) == 1)
+            and only in (None, case.args)
+        ):
+            return oracle.Outcome(
+                value=None,
+                error=oracle.tr(
+                    "timed out after {seconds:g} s (an endless loop? no turn cap?)"
+                ).format(seconds=timeout),
+            )
         return real(fn, case, timeout, saved_as)
 
     monkeypatch.setattr(mistakes, "_outcomes", {})
@@ -245,17 +277,17 @@ def hints_within(grade_id: str, fn, seconds: float) -> set[str]:
 
 
 def test_a_known_mistakes_timeout_on_a_loaded_machine_never_matches_a_students_timeout(monkeypatch):
-    """A known mistake's call that timed out is not what it does: matched to a student's endless loop on that case, it
-    named the mistake (found by simulating load). It is run again with twice the time; timed out twice, the proof
-    names nothing."""
+    """A known mistake's call that timed out is not what it does: matched to a student's endless
+    loop on that case, it named the mistake (found by simulating load). It is run again with twice
+    the time; timed out twice, the proof names nothing."""
     last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
     loaded(monkeypatch, lasting=True, only=last)
     assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == set()
 
 
 def test_a_known_mistakes_timeout_on_a_loaded_machine_is_run_again_with_more_time(monkeypatch):
-    """Load that passes: the mistake's second call, with twice the time, is its outcome; the mistake is named, and a
-    student's endless loop on a case where the mistake returns is not."""
+    """Load that passes: the mistake's second call, with twice the time, is its outcome; the mistake
+    is named, and a student's endless loop on a case where the mistake returns is not."""
     from course.grading.judging.checks.l07_context_growth_and_budgets import NO_PLUS_ONE
     from course.i18n import tr
 

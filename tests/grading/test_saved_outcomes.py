@@ -1,4 +1,5 @@
-"""Harness outcomes saved on disk: each run once per machine, never one that failed, never seen by a worker."""
+"""Harness outcomes saved on disk: each run once per machine, never one that failed, never seen by a
+worker."""
 from __future__ import annotations
 
 import multiprocessing
@@ -30,14 +31,21 @@ def counting(calls: list, outcome: Outcome):
 def test_an_outcome_is_computed_once_and_read_back_whole(folder):
     calls: list = []
     made = Outcome(value={"subtype": "success"}, requests=[{"model": "m"}], statuses=[200],
-                   tool_calls=[("search", {"query": "Aurora Run"})], stdout="hi\n", after={"args": [], "kwargs": {}})
-    assert saved_outcomes.saved(("reference", "en", "limited_run"), FIRST, counting(calls, made)) == made
-    again = saved_outcomes.saved(("reference", "en", "limited_run"), FIRST, counting(calls, Outcome(value=2)))
+                   tool_calls=[("search", {"query": "Aurora Run"})], stdout="hi\n",
+                   after={"args": [], "kwargs": {}})
+    assert (
+        saved_outcomes.saved(("reference", "en", "limited_run"), FIRST, counting(calls, made))
+        == made
+    )
+    again = saved_outcomes.saved(("reference", "en", "limited_run"), FIRST,
+                                 counting(calls, Outcome(value=2)))
     assert again == made and len(calls) == 1
-    in_japanese = saved_outcomes.saved(("reference", "ja", "limited_run"), FIRST, counting(calls, Outcome(value=3)))
+    in_japanese = saved_outcomes.saved(("reference", "ja", "limited_run"), FIRST,
+                                       counting(calls, Outcome(value=3)))
     assert in_japanese.value == 3
     other_case = Case("another", ("a prompt", "AGENT_OPTIONS", ["Edit"]), scenario="aurora_run")
-    elsewhere = saved_outcomes.saved(("reference", "en", "limited_run"), other_case, counting(calls, Outcome(value=4)))
+    elsewhere = saved_outcomes.saved(("reference", "en", "limited_run"), other_case,
+                                     counting(calls, Outcome(value=4)))
     assert elsewhere.value == 4
 
 
@@ -45,7 +53,10 @@ def test_an_outcome_with_an_error_is_never_kept(folder):
     calls: list = []
     timed_out = Outcome(error="timed out after 45 s")
     for _ in range(2):
-        assert saved_outcomes.saved(("reference", "en", "x"), FIRST, counting(calls, timed_out)) == timed_out
+        assert (
+            saved_outcomes.saved(("reference", "en", "x"), FIRST, counting(calls, timed_out))
+            == timed_out
+        )
     assert len(calls) == 2
 
 
@@ -58,7 +69,8 @@ def test_without_the_folder_nothing_is_saved(monkeypatch, tmp_path):
 
 
 def slow_compute(log: str) -> None:
-    """In a process of its own: ask for one key whose computation takes a while, noting each computation."""
+    """In a process of its own: ask for one key whose computation takes a while, noting each
+    computation."""
     import time
 
     def compute() -> Outcome:
@@ -71,7 +83,8 @@ def slow_compute(log: str) -> None:
 
 def test_two_processes_asking_at_once_run_it_once(folder, tmp_path):
     log = tmp_path / "log"
-    context = multiprocessing.get_context("spawn")  # fresh processes, as pytest-xdist's workers and notebooks are
+    # fresh processes, as pytest-xdist's workers and notebooks are
+    context = multiprocessing.get_context("spawn")
     processes = [context.Process(target=slow_compute, args=(str(log),)) for _ in range(2)]
     for p in processes:
         p.start()

@@ -1,5 +1,6 @@
-"""The fork server's sweeper: every process of a worker's uid killed and what its folder holds removed, by a small
-process of its own (forked before the SDK is imported), or by the fork server itself once the sweeper is gone."""
+"""The fork server's sweeper: every process of a worker's uid killed and what its folder holds
+removed, by a small process of its own (forked before the SDK is imported), or by the fork server
+itself once the sweeper is gone."""
 from __future__ import annotations
 
 import os
@@ -23,7 +24,8 @@ def of_uid() -> list[int]:
 
 @pytest.fixture
 def work():
-    """A folder the workers' folders lie in, which any uid may pass through (as the batch's scratch folder)."""
+    """A folder the workers' folders lie in, which any uid may pass through (as the batch's scratch
+    folder)."""
     made = Path(tempfile.mkdtemp(prefix="sweep-"))
     os.chmod(made, 0o755)
     yield made
@@ -31,7 +33,8 @@ def work():
 
 
 def worker_with_an_orphan(folder: Path) -> None:
-    """A process of UID, and one it started in a session of its own, both sleeping; its folder holds a file."""
+    """A process of UID, and one it started in a session of its own, both sleeping; its folder holds
+    a file."""
     folder.mkdir()
     (folder / "left").write_text("x")
     os.chown(folder, UID, UID)
@@ -63,7 +66,8 @@ def test_the_sweeper_kills_every_process_of_the_uid_and_empties_its_folder(work,
     worker_with_an_orphan(work / "w1")
     sweeper.sweep(UID, str(work / "w1"))
     assert of_uid() == [] and not (work / "w1" / "left").exists()
-    assert sweeper.pid is not None and os.path.exists(f"/proc/{sweeper.pid}")  # it did the work, and serves on
+    # it did the work, and serves on
+    assert sweeper.pid is not None and os.path.exists(f"/proc/{sweeper.pid}")
     sweeper.socket.close()
 
 

@@ -1,5 +1,5 @@
-"""The grader's own process calls references and known mistakes in threads while it prints its progress: what a
-call printed is what that call printed, nothing of the other threads."""
+"""The grader's own process calls references and known mistakes in threads while it prints its
+progress: what a call printed is what that call printed, nothing of the other threads."""
 from __future__ import annotations
 
 import io
@@ -44,7 +44,7 @@ def test_the_batch_progress_lines_never_land_in_a_reference_outcome():
     assert terminal.getvalue() == "[1/2] alice: 3/4 points\n"
 
 
-def test_two_trusted_calls_from_two_threads_keep_their_output_apart_and_leave_the_streams_as_they_were():
+def test_two_trusted_calls_from_two_threads_keep_their_output_apart_and_leave_the_streams_as_they_were():  # noqa: E501
     streams = sys.stdout, sys.stderr
     go_a, go_b, started_a = threading.Event(), threading.Event(), threading.Event()
     first, a = in_thread(printing("a", go_a, started_a), Case("first"))
@@ -60,9 +60,10 @@ def test_two_trusted_calls_from_two_threads_keep_their_output_apart_and_leave_th
 
 
 def test_a_call_abandoned_at_its_time_limit_that_ends_later_leaves_the_next_calls_output_alone():
-    """A call that overran its limit is abandoned; where it waits in C (a sleep, a socket) it ends only later, in
-    the middle of the next call: the streams it puts back then must not take the next call's output away (a
-    reference that printed its answer was once recorded as printing nothing, and a right answer lost its point)."""
+    """A call that overran its limit is abandoned; where it waits in C (a sleep, a socket) it ends
+    only later, in the middle of the next call: the streams it puts back then must not take the next
+    call's output away (a reference that printed its answer was once recorded as printing nothing,
+    and a right answer lost its point)."""
     streams = sys.stdout, sys.stderr
     late, go = threading.Event(), threading.Event()
 

@@ -1,7 +1,8 @@
 """What the language tests share: choosing the language the course speaks, as a student would."""
 import pytest
 
-LOCALE = ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")  # what course.i18n.language() reads
+# what course.i18n.language() reads
+LOCALE = ("COURSE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 
 @pytest.fixture

@@ -6,18 +6,22 @@ import io
 import re
 import tokenize
 
-NUMBER = re.compile(r"(?<![\w.])(?:\d+(?:[./]\d+)*|True|False|None)(?![\w])")  # "5/10", "2.5", True: no words
+# "5/10", "2.5", True: no words
+NUMBER = re.compile(r"(?<![\w.])(?:\d+(?:[./]\d+)*|True|False|None)(?![\w])")
 WORD = r"[A-Za-z][A-Za-z'’-]*"
-PHRASE = re.compile(rf"(?<![\w./<{{-]){WORD}(?:[ ,;:()]+{WORD}){{3,}}")  # a name, a path or an identifier is not
+# a name, a path or an identifier is not
+PHRASE = re.compile(rf"(?<![\w./<{{-]){WORD}(?:[ ,;:()]+{WORD}){{3,}}")
 
 
 def english_phrases(text: str) -> list[str]:
-    """The phrases of four or more English words in `text` (numbers between the words do not break a phrase)."""
+    """The phrases of four or more English words in `text` (numbers between the words do not break a
+    phrase)."""
     return PHRASE.findall(NUMBER.sub("", text))
 
 
 def words_of_code(source: str) -> list[str]:
-    """What a reader reads as words in Python code: its comments and its strings (the code itself is not)."""
+    """What a reader reads as words in Python code: its comments and its strings (the code itself is
+    not)."""
     try:
         comments = [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)
                     if t.type == tokenize.COMMENT]

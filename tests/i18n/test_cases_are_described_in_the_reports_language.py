@@ -1,6 +1,7 @@
-"""A check report describes its cases in the report's language (course.grading.judging.oracle.Rule.label), while the
-cases' inputs stay the English ones (a budget's boundary depends on them): every case of every shipped rule, and the
-reports of known mistakes of lessons 01, 04 and 10."""
+"""A check report describes its cases in the report's language
+(course.grading.judging.oracle.Rule.label), while the cases' inputs stay the English ones (a
+budget's boundary depends on them): every case of every shipped rule, and the reports of known
+mistakes of lessons 01, 04 and 10."""
 from __future__ import annotations
 
 import re
@@ -13,8 +14,10 @@ from course.grading.judging.oracle import inputs
 from course.grading.judging.registry import shipped
 from course.i18n import speaking
 
-QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # an input shown as it is given (a prompt, a text): the case's own data
-VERDICTS = re.compile(r"\b(not yet|achieved|impossible)\b")  # the goal evaluator's words, what it answers
+# an input shown as it is given (a prompt, a text): the case's own data
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+# the goal evaluator's words, what it answers
+VERDICTS = re.compile(r"\b(not yet|achieved|impossible)\b")
 RULES = [(e.grade_id, i, r) for e in shipped().exercises.values() for i, r in enumerate(e.rules)]
 
 
@@ -24,11 +27,14 @@ def test_every_case_is_described_in_japanese_and_keeps_its_english_inputs(grade_
     with speaking("ja"):
         described = [rule.label(k) for k in range(len(english))]
         assert [inputs(c) for c in rule.all_cases()] == english
-    assert [p for d in described for p in english_phrases(VERDICTS.sub("", QUOTED.sub("", d)))] == []
+    assert [
+        p for d in described for p in english_phrases(VERDICTS.sub("", QUOTED.sub("", d)))
+    ] == []
 
 
 @pytest.mark.parametrize("grade_id, stem, japanese", [
-    ("first_violation", "l01_no_p3", "first_violation([user 'q'（文字列）, assistant [text, tool_use t1], "
+    ("first_violation", "l01_no_p3",
+     "first_violation([user 'q'（文字列）, assistant [text, tool_use t1], "
                                      "user [result t1, text, result t1]]) のとき"),
     ("count_run", "l04_tool_calls_as_turns", "count_run（例 4.3） のとき"),
     ("clear_old_results", "l10_clears_the_notes",

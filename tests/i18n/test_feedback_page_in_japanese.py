@@ -1,5 +1,6 @@
-"""The feedback page in Japanese: the lesson's and the exercises' titles (full-width parentheses), the total, a
-notebook graded on its own not greeted as a person, and result and points cells that never break a word apart."""
+"""The feedback page in Japanese: the lesson's and the exercises' titles (full-width parentheses),
+the total, a notebook graded on its own not greeted as a person, and result and points cells that
+never break a word apart."""
 from __future__ import annotations
 
 import re
@@ -10,9 +11,10 @@ from english_phrases import english_phrases
 from course.grading.classroom.feedback import feedback_html
 
 REPORT = {"score": 1.0, "output": "10_managing_the_context.ipynb: 1/3 点（文脈の管理）", "tests": [
-    {"name": "clear_old_results: 古い結果を消す", "score": 1.0, "max_score": 1.0, "status": "passed", "output": ""},
-    {"name": "clear_old_results: messages は変更しない", "score": 0.0, "max_score": 2.0, "status": "failed",
-     "output": "[] と keep=1 のとき：戻り値：あなたの関数は 1、参照解答は 2"}]}
+    {"name": "clear_old_results: 古い結果を消す", "score": 1.0, "max_score": 1.0,
+     "status": "passed", "output": ""},
+    {"name": "clear_old_results: messages は変更しない", "score": 0.0, "max_score": 2.0,
+     "status": "failed", "output": "[] と keep=1 のとき：戻り値：あなたの関数は 1、参照解答は 2"}]}
 
 
 def text_of(page: str) -> list[str]:
@@ -32,7 +34,8 @@ def test_a_students_page_names_the_lesson_the_exercises_and_the_total(speak):
 
 def test_a_notebook_graded_on_its_own_is_no_person(speak):
     speak("ja")
-    page = feedback_html("10_managing_the_context", {"10_managing_the_context": REPORT}, person=False)
+    page = feedback_html("10_managing_the_context", {"10_managing_the_context": REPORT},
+                         person=False)
     assert "さんへ" not in page and "<h1>10_managing_the_context のフィードバック</h1>" in page
 
 

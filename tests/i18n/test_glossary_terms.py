@@ -1,5 +1,5 @@
-"""The Japanese edition keeps docs/GLOSSARY.md's words: the variants its notes turn down appear nowhere in the
-translations (prose and code) or the library's Japanese messages."""
+"""The Japanese edition keeps docs/GLOSSARY.md's words: the variants its notes turn down appear
+nowhere in the translations (prose and code) or the library's Japanese messages."""
 from __future__ import annotations
 
 import re
@@ -19,7 +19,8 @@ TURNED_DOWN = {
     "返事": "応答 (reply / response)",
     "プロンプトチェーン": "プロンプトの連鎖 (prompt chaining)",
 }
-FILES = sorted((ROOT / "translations" / "ja").rglob("*.md")) + [ROOT / "course/locale/ja/LC_MESSAGES/course.po"]
+FILES = sorted((ROOT / "translations" / "ja").rglob("*.md")) + [ROOT / "course/locale/ja/LC_"
+                                                                       "MESSAGES/course.po"]
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
@@ -27,6 +28,8 @@ def test_the_japanese_edition_uses_the_glossarys_words(path):
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".po":  # only the Japanese side of the catalogue
         text = "\n".join(re.findall(r'^msgstr(?:\[\d\])? (".*")$', text, re.M))
-    found = [(n, line.strip()[:80], word, TURNED_DOWN[word]) for n, line in enumerate(text.splitlines(), 1)
-             for word in TURNED_DOWN if word in line.replace("コントロール", "").replace("スクロール", "")]
+    found = [(n, line.strip()[:80], word, TURNED_DOWN[word]) for n,
+             line in enumerate(text.splitlines(), 1)
+             for word in TURNED_DOWN
+             if word in line.replace("コントロール", "").replace("スクロール", "")]
     assert found == []

@@ -1,6 +1,6 @@
-"""The shipped notebooks of both editions, graded on the wire in one class: every solution gets full marks, every
-stub none with the stub's reason on every check, each Japanese notebook the marks of its English original grade_id
-by grade_id, and what the reports say is Japanese."""
+"""The shipped notebooks of both editions, graded on the wire in one class: every solution gets full
+marks, every stub none with the stub's reason on every check, each Japanese notebook the marks of
+its English original grade_id by grade_id, and what the reports say is Japanese."""
 from __future__ import annotations
 
 import json
@@ -21,8 +21,8 @@ STEMS = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory) -> dict:
-    """{(lang, folder): {stem: Gradescope report}}, from one `python -m course grade` of a class whose students are
-    the four folders, each submitting its notebooks."""
+    """{(lang, folder): {stem: Gradescope report}}, from one `python -m course grade` of a class
+    whose students are the four folders, each submitting its notebooks."""
     root = tmp_path_factory.mktemp("editions")
     for (lang, folder), path in EDITIONS.items():
         (root / "class" / f"{lang}-{folder}").mkdir(parents=True)
@@ -32,7 +32,8 @@ def reports(tmp_path_factory) -> dict:
     done = subprocess.run([sys.executable, "-m", "course", "grade", root / "class", "--out", out],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
-    return {(lang, folder): {stem: json.loads((out / f"{lang}-{folder}" / f"{stem}.json").read_text())
+    return {(lang, folder): {stem: json.loads(
+        (out / f"{lang}-{folder}" / f"{stem}.json").read_text())
                              for stem in STEMS} for lang, folder in EDITIONS}
 
 
@@ -48,7 +49,9 @@ def test_a_japanese_notebook_gets_the_marks_of_its_english_original(reports, fol
     pairs = zip(en["tests"], ja["tests"], strict=False)  # a failing report may hold fewer tests
     differing = [(e["output"], j["output"]) for e, j in pairs if e["score"] != j["score"]]
     assert marks(ja) == marks(en) and ja["score"] == en["score"], differing
-    assert en["score"] == (sum(t["max_score"] for t in en["tests"]) if folder == "solutions" else 0), differing
+    assert en["score"] == (
+        sum(t["max_score"] for t in en["tests"]) if folder == "solutions" else 0
+    ), differing
     if folder == "exercises":  # each stub's every check says why
         assert all("not implemented yet" in t["output"] for t in en["tests"]), en["tests"]
         assert all("まだ実装されていません" in t["output"] for t in ja["tests"]), ja["tests"]

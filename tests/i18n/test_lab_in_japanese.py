@@ -1,5 +1,6 @@
-"""`make lab-ja` opens JupyterLab itself in Japanese: the language pack is installed and the settings it installs
-select it; `make lab` keeps its own settings, so the English edition's menus stay English."""
+"""`make lab-ja` opens JupyterLab itself in Japanese: the language pack is installed and the
+settings it installs select it; `make lab` keeps its own settings, so the English edition's menus
+stay English."""
 from __future__ import annotations
 
 import json
@@ -17,9 +18,12 @@ PLUGIN = Path("@jupyterlab") / "translation-extension" / "plugin.jupyterlab-sett
 
 
 def test_make_lab_ja_gives_jupyterlab_its_own_settings_and_make_lab_does_not():
-    dry = {t: subprocess.run(["make", "-n", "-B", t], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    dry = {t: subprocess.run(["make", "-n", "-B", t], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout
            for t in ("lab", "lab-ja")}
-    assert f"jupyter/lab-ja.jupyterlab-settings .venv/share/jupyter/lab-ja/{PLUGIN}" in dry["lab-ja"]
+    assert (
+        f"jupyter/lab-ja.jupyterlab-settings .venv/share/jupyter/lab-ja/{PLUGIN}" in dry["lab-ja"]
+    )
     assert "JUPYTERLAB_SETTINGS_DIR=.venv/share/jupyter/lab-ja " in dry["lab-ja"]
     assert "JUPYTERLAB_SETTINGS_DIR" not in dry["lab"]
 

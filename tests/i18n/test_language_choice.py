@@ -1,5 +1,5 @@
-"""Which language the course speaks: a speaking() block, else COURSE_LANG, else the locale as gettext reads it
-(LANGUAGE, LC_ALL, LC_MESSAGES, LANG); anything it does not speak is English."""
+"""Which language the course speaks: a speaking() block, else COURSE_LANG, else the locale as
+gettext reads it (LANGUAGE, LC_ALL, LC_MESSAGES, LANG); anything it does not speak is English."""
 from __future__ import annotations
 
 import pytest

@@ -1,7 +1,8 @@
-"""The Japanese gettext catalogue against the code: every message the course marks (course.i18n.KEYWORDS) has a
-Japanese translation that is not fuzzy, the catalogue holds no message the code does not use, a translation keeps
-its message's {placeholders}, no message appears twice (branches append to the same .po), and course.mo is what
-compiling course.po gives. The last test puts each defect into a copy of the catalogue and sees its check fail."""
+"""The Japanese gettext catalogue against the code: every message the course marks
+(course.i18n.KEYWORDS) has a Japanese translation that is not fuzzy, the catalogue holds no message
+the code does not use, a translation keeps its message's {placeholders}, no message appears twice
+(branches append to the same .po), and course.mo is what compiling course.po gives. The last test
+puts each defect into a copy of the catalogue and sees its check fail."""
 from __future__ import annotations
 
 import io
@@ -29,8 +30,10 @@ CATALOGUE = Path("course") / "locale" / "ja" / "LC_MESSAGES" / f"{DOMAIN}.po"
 def used() -> dict[str, list[str]]:
     """The key of every message the code marks (a plural's singular) -> where it is used."""
     found: dict[str, list[str]] = {}
-    for path, line, message, _, _ in extract_from_dir(ROOT / "course", [("**.py", "python")], keywords=KEYWORDS):
-        found.setdefault(message[0] if isinstance(message, tuple) else message, []).append(f"course/{path}:{line}")
+    for path, line, message, _, _ in extract_from_dir(ROOT / "course", [("**.py", "python")],
+                                                      keywords=KEYWORDS):
+        found.setdefault(message[0] if isinstance(message, tuple) else message, []).append(
+            f"course/{path}:{line}")
     return found
 
 
@@ -61,7 +64,8 @@ def forms(message) -> list[str]:
 def untranslated(root: Path = ROOT) -> list[str]:
     """Messages the code uses with no Japanese (missing, empty) or a fuzzy one."""
     catalogue = parse(root)
-    return [key for key in used() if (m := catalogue.get(key)) is None or m.fuzzy or not all(forms(m))]
+    return [key for key in used() if (m := catalogue.get(key)) is None or m.fuzzy
+            or not all(forms(m))]
 
 
 def obsolete(root: Path = ROOT) -> list[str]:
@@ -72,33 +76,39 @@ def obsolete(root: Path = ROOT) -> list[str]:
 
 
 def fields(text: str) -> set | None:
-    """The str.format fields of a text (name, conversion, format spec); None if the braces do not parse."""
+    """The str.format fields of a text (name, conversion, format spec); None if the braces do not
+    parse."""
     try:
-        return {(name, conversion, spec) for _, name, spec, conversion in string.Formatter().parse(text)
+        return {(name, conversion, spec) for _, name, spec,
+                conversion in string.Formatter().parse(text)
                 if name is not None}
     except ValueError:
         return None
 
 
 def mismatched(root: Path = ROOT) -> list[str]:
-    """Translations whose {placeholders} are not their message's (a plural's Japanese form follows the plural)."""
+    """Translations whose {placeholders} are not their message's (a plural's Japanese form follows
+    the plural)."""
     return [f"{m.id!r} -> {form!r}" for m in parse(root) if m.id for form in forms(m)
             if form and fields(form) != fields(m.id[-1] if isinstance(m.id, tuple) else m.id)]
 
 
 def translations(mo: Path) -> dict:
-    """A compiled catalogue as message -> translation (a plural's as tuples), and its plural rule; the header's
-    dates, which change at each compilation, left out."""
+    """A compiled catalogue as message -> translation (a plural's as tuples), and its plural rule;
+    the header's dates, which change at each compilation, left out."""
     def frozen(x):
         return tuple(x) if isinstance(x, list) else x
 
     with mo.open("rb") as f:
         catalogue = read_mo(f)
-    return {frozen(m.id): frozen(m.string) for m in catalogue if m.id} | {"Plural-Forms": catalogue.plural_forms}
+    return {frozen(m.id): frozen(m.string) for m in catalogue if m.id} | {
+        "Plural-Forms": catalogue.plural_forms
+    }
 
 
 def stale(root: Path = ROOT) -> list[str]:
-    """Messages that course.mo lacks, has more of, or translates otherwise than compiling course.po now gives."""
+    """Messages that course.mo lacks, has more of, or translates otherwise than compiling course.po
+    now gives."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / CATALOGUE
         copy.parent.mkdir(parents=True)
@@ -106,7 +116,8 @@ def stale(root: Path = ROOT) -> list[str]:
         compile_messages(Path(scratch))
         compiled = translations(copy.with_suffix(".mo"))
     shipped = translations((root / CATALOGUE).with_suffix(".mo"))
-    return [str(id) for id in compiled.keys() | shipped.keys() if compiled.get(id) != shipped.get(id)]
+    return [str(id) for id in compiled.keys() | shipped.keys()
+            if compiled.get(id) != shipped.get(id)]
 
 
 def test_every_message_the_code_marks_has_japanese():
@@ -130,7 +141,8 @@ def test_course_mo_is_course_po_compiled():
 
 
 def rewrite(root: Path, change) -> None:
-    """Change a copy of the catalogue through Babel (allowed on a copy: the real .po is only ever appended to)."""
+    """Change a copy of the catalogue through Babel (allowed on a copy: the real .po is only ever
+    appended to)."""
     with (root / CATALOGUE).open("rb") as f:
         catalogue = read_po(f)
     change(catalogue)
@@ -185,7 +197,8 @@ DEFECTS = {  # the defect, made in a copy -> the check that must see it
 def test_each_check_fails_on_its_defect(defect, tmp_path):
     (tmp_path / CATALOGUE).parent.mkdir(parents=True)
     for suffix in (".po", ".mo"):
-        shutil.copy((ROOT / CATALOGUE).with_suffix(suffix), (tmp_path / CATALOGUE).with_suffix(suffix))
+        shutil.copy((ROOT / CATALOGUE).with_suffix(suffix),
+                    (tmp_path / CATALOGUE).with_suffix(suffix))
     make, check = DEFECTS[defect]
     assert check(tmp_path) == []  # the copy is sound
     make(tmp_path)

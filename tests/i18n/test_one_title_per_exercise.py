@@ -1,6 +1,6 @@
-"""One title per exercise, from one place: Exercise.title, translated by the catalogue. The exercise's heading (in
-the exercise and the solution notebooks) and its stub's message say that title, in English and in Japanese, as the
-check report and the feedback page do."""
+"""One title per exercise, from one place: Exercise.title, translated by the catalogue. The
+exercise's heading (in the exercise and the solution notebooks) and its stub's message say that
+title, in English and in Japanese, as the check report and the feedback page do."""
 from __future__ import annotations
 
 import ast
@@ -17,11 +17,14 @@ EDITIONS = {"en": ("", "Exercise", ": "), "ja": ("ja/", "課題", "：")}  # fol
 
 
 def stub_messages(source: str) -> list[str]:
-    """The messages of the cell's `raise NotImplementedError("...")` stubs (a message may span lines)."""
+    """The messages of the cell's `raise NotImplementedError("...")` stubs (a message may span
+    lines)."""
     tree = compile(source, "<cell>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     return [n.exc.args[0].value for n in ast.walk(tree)
-            if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and isinstance(n.exc.func, ast.Name)
-            and n.exc.func.id == "NotImplementedError" and n.exc.args and isinstance(n.exc.args[0], ast.Constant)]
+            if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)
+            and isinstance(n.exc.func, ast.Name)
+            and n.exc.func.id == "NotImplementedError" and n.exc.args
+            and isinstance(n.exc.args[0], ast.Constant)]
 
 
 def headings(path, grade_id: str) -> list[str]:
@@ -39,7 +42,9 @@ def test_the_heading_and_the_stub_say_the_exercises_title(exercise, lang):
         named = f"{word} {exercise.grade_id}{colon}{tr(exercise.title)}"
     stem = exercise.notebook.split("/")[-1]
     for kind in ("exercises", "solutions"):
-        assert headings(ROOT / kind / folder / stem, exercise.grade_id) == [f"## {named}".replace("`", "")]
+        assert headings(ROOT / kind / folder / stem, exercise.grade_id) == [f"## {named}".replace(
+            "`", "")]
     cells = nbformat.read(ROOT / "exercises" / folder / stem, as_version=4).cells
-    stubs = [m for c in cells if c.cell_type == "code" for m in stub_messages(c.source) if exercise.grade_id in m]
+    stubs = [m for c in cells if c.cell_type == "code" for m in stub_messages(c.source)
+             if exercise.grade_id in m]
     assert stubs == [named]

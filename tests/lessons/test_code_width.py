@@ -1,8 +1,8 @@
 """Code cells fit the width JupyterLab shows (issue 30 item 2).
 
-At 1024 px with the file browser open a code cell shows 74 columns: a longer line is cut off, and the student
-scrolls sideways to read it. Every line of every code cell, in every edition of the lessons, exercises and
-solutions, is at most WIDTH characters.
+At 1024 px with the file browser open a code cell shows 74 columns: a longer line is cut off, and
+the student scrolls sideways to read it. Every line of every code cell, in every edition of the
+lessons, exercises and solutions, is at most WIDTH characters.
 """
 from __future__ import annotations
 

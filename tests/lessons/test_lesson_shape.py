@@ -1,4 +1,5 @@
-"""Every lesson teaches in short pieces: no wall of text, a moment to predict or change and re-run, short outputs."""
+"""Every lesson teaches in short pieces: no wall of text, a moment to predict or change and re-run,
+short outputs."""
 import re
 from pathlib import Path
 
@@ -11,11 +12,13 @@ ASKS = re.compile(r"\bpredict\b|\bchange (this|it|the)\b.*\bre-?run\b", re.IGNOR
 
 
 def words(cell) -> int:
-    return len(re.sub(r"```.*?```", "", cell.source, flags=re.DOTALL).split())  # a diff or code block is not prose
+    # a diff or code block is not prose
+    return len(re.sub(r"```.*?```", "", cell.source, flags=re.DOTALL).split())
 
 
 def output_lines(cell) -> int:
-    texts = [o.get("text", "") if o.output_type == "stream" else o.get("data", {}).get("text/plain", "")
+    texts = [o.get("text", "") if o.output_type == "stream"
+             else o.get("data", {}).get("text/plain", "")
              for o in cell.get("outputs", [])]
     return sum(len("".join(t).splitlines()) for t in texts)
 
@@ -38,12 +41,14 @@ def test_every_lesson_asks_to_predict_or_to_change_and_re_run(path):
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem[:2])
 def test_no_cell_prints_more_than_40_lines(path):
     nb = nbformat.read(path, as_version=4)
-    assert [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and output_lines(c) > MAX_LINES] == []
+    assert [i for i,
+            c in enumerate(nb.cells) if c.cell_type == "code" and output_lines(c) > MAX_LINES] == []
 
 
 def test_the_limits_catch_what_they_should():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("word " * 251),
-                                         nbformat.v4.new_markdown_cell("short\n```diff\n" + "x " * 300 + "\n```")])
+                                         nbformat.v4.new_markdown_cell(
+                                             "short\n```diff\n" + "x " * 300 + "\n```")])
     assert walls(nb) == [0]
     assert ASKS.search("Change this to 2 and re-run the cell.") and not ASKS.search("We run it.")
     cell = nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("stream", text="a\n" * 41)])

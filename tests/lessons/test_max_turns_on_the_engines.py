@@ -1,7 +1,8 @@
-"""Lesson 04's table of caps, checked on each engine: on a model that never stops asking for a tool (always_tool), at
-T = 1, 2, 3, the course's max_turns (the Model's Def. 3.1), the Primer's loop, the genuine Agent SDK's max_turns and
-the anthropic SDK's tool runner (max_iterations) make the model calls the table states, run the last call's tools
-when it says they run, and end as it says. Both editions' tables are read."""
+"""Lesson 04's table of caps, checked on each engine: on a model that never stops asking for a tool
+(always_tool), at T = 1, 2, 3, the course's max_turns (the Model's Def. 3.1), the Primer's loop, the
+genuine Agent SDK's max_turns and the anthropic SDK's tool runner (max_iterations) make the model
+calls the table states, run the last call's tools when it says they run, and end as it says. Both
+editions' tables are read."""
 from __future__ import annotations
 
 import asyncio
@@ -23,7 +24,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LESSON_04 = [NOTEBOOKS / "04_termination.ipynb", NOTEBOOKS / "ja" / "04_termination.ipynb"]
 ALWAYS = get("always_tool")
 CAPS = (1, 2, 3)
-RUN = {"run": True, "not run": False, "実行する": True, "実行しない": False}  # the table's "the last call's tools"
+# the table's "the last call's tools"
+RUN = {"run": True, "not run": False, "実行する": True, "実行しない": False}
 
 
 def lesson_04(tag: str, name: str):
@@ -33,17 +35,19 @@ def lesson_04(tag: str, name: str):
 
 
 def hand_written(loop, cap: int) -> tuple[int, int, str]:
-    """(model calls, tools run, how it ended) of a loop of lesson 04 with the cap `max_turns=cap`."""
+    """(model calls, tools run, how it ended) of a loop of lesson 04 with the cap
+    `max_turns=cap`."""
     api, ran = ALWAYS.api(), []
     client, model, tools, run_tool, prompt = loop_setup(ALWAYS, api=api)
-    answer, _ = loop(client, model, tools, lambda name, input: ran.append(name) or run_tool(name, input), prompt,
-                     max_turns=cap)
+    answer, _ = loop(client, model, tools, lambda name,
+                     input: ran.append(name) or run_tool(name, input), prompt, max_turns=cap)
     return len(api.requests), len(ran), f"`{answer}`"
 
 
 def course_loop(cap: int) -> tuple[int, int, str]:
     calls, ran, answer = hand_written(lesson_04(LOOP_TAG, "agent_loop"), cap)
-    return calls, ran, f"{answer}, `{ALWAYS.run(limits=Limits(max_turns=cap)).subtype}`"  # and course.loop.Agent
+    # and course.loop.Agent
+    return calls, ran, f"{answer}, `{ALWAYS.run(limits=Limits(max_turns=cap)).subtype}`"
 
 
 def primer(cap: int) -> tuple[int, int, str]:
@@ -68,7 +72,8 @@ def tool_runner(cap: int) -> tuple[int, int, str]:
 
 
 def agent_sdk(cap: int) -> tuple[int, int, str]:
-    """The genuine Agent SDK and its Claude Code CLI, the scenario's tools as MCP tools; PostToolUse counted too."""
+    """The genuine Agent SDK and its Claude Code CLI, the scenario's tools as MCP tools; PostToolUse
+    counted too."""
     from claude_agent_sdk import HookMatcher
 
     api, tools, ran, hooked = ALWAYS.api(), ALWAYS.tools(), [], []
@@ -84,7 +89,8 @@ def agent_sdk(cap: int) -> tuple[int, int, str]:
             server.base_url, scratch_home(), mcp_servers={"course": mcp_server(tools)}, tools=[],
             allowed_tools=["mcp__course__search"], max_turns=cap,
             hooks={"PostToolUse": [HookMatcher(matcher=None, hooks=[post_tool_use])]})))
-    assert len(hooked) == len(ran)  # every tool that ran fired PostToolUse: the last call's included
+    # every tool that ran fired PostToolUse: the last call's included
+    assert len(hooked) == len(ran)
     requests = [r for r in api.requests if r.path == "/v1/messages"]
     return len(requests), len(ran), f"`{run.result.subtype}`"
 
@@ -94,9 +100,11 @@ ENGINES = {"agent_loop": course_loop, "range(max_turns)": primer, "Agent SDK": a
 
 
 def table(path: Path) -> dict[str, tuple[int, bool, str]]:
-    """The lesson's table of caps: engine -> (extra calls over T, whether the last call's tools run, the ending)."""
+    """The lesson's table of caps: engine -> (extra calls over T, whether the last call's tools run,
+    the ending)."""
     [cell] = [c for c in nbformat.read(path, as_version=4).cells
-              if c.cell_type == "markdown" and "`max_iterations=T`" in c.source and "|---|" in c.source]
+              if c.cell_type == "markdown" and "`max_iterations=T`" in c.source
+              and "|---|" in c.source]
     rows = {}
     for line in cell.source.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -107,7 +115,8 @@ def table(path: Path) -> dict[str, tuple[int, bool, str]]:
     return rows
 
 
-@pytest.mark.parametrize("engine", [pytest.param(k, marks=pytest.mark.slow) if k == "Agent SDK" else k
+@pytest.mark.parametrize("engine",
+                         [pytest.param(k, marks=pytest.mark.slow) if k == "Agent SDK" else k
                                     for k in ENGINES])
 @pytest.mark.parametrize("cap", CAPS)
 def test_the_table_of_caps_states_what_each_engine_does(engine, cap):
@@ -115,14 +124,20 @@ def test_the_table_of_caps_states_what_each_engine_does(engine, cap):
     for path in LESSON_04:
         extra, last_runs, stated_ending = table(path)[engine]
         assert calls == cap + extra, f"{path.name}, {engine} at T={cap}: {calls} model calls"
-        assert ran == (calls if last_runs else calls - 1), f"{path.name}, {engine} at T={cap}: {ran} tools ran"
-        assert all(e in stated_ending for e in re.findall(r"`[^`]+`", ending)), (path.name, engine, ending)
+        assert ran == (calls if last_runs else calls - 1), (f"{path.name}, {engine} at T={cap}: "
+                                                            f"{ran} tools ran")
+        assert all(e in stated_ending for e in re.findall(r"`[^`]+`", ending)), (
+            path.name,
+            engine,
+            ending,
+        )
 
 
 @pytest.mark.slow
 def test_num_turns_at_a_cap_is_t_plus_1_even_when_a_response_asked_for_two_tools():
-    """Lesson 14: at a max_turns cap num_turns is T + 1, not 1 plus each tool result (fix_failing_test's second
-    response reads two files at once: 2 requests, 3 tools run, num_turns 3)."""
+    """Lesson 14: at a max_turns cap num_turns is T + 1, not 1 plus each tool result
+    (fix_failing_test's second response reads two files at once: 2 requests, 3 tools run, num_turns
+    3)."""
     fix = get("fix_failing_test")
     api, tools, ran = fix.api(), fix.tools(fix.workspace()), []
     run_tool = tools.run

@@ -40,8 +40,10 @@ VOLATILE = {
     "an API key": re.compile(r"sk-ant-[A-Za-z0-9_-]{8,}"),
 }
 RAISES = "NBVAL_RAISES_EXCEPTION"
-UNCOMPARED = ("NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP")  # markers that take a cell out of nbval's comparison
-MAX_UNCOMPARED = 1  # per notebook: strict nbval is the point; one cell for what truly differs by installation
+# markers that take a cell out of nbval's comparison
+UNCOMPARED = ("NBVAL_IGNORE_OUTPUT", "NBVAL_SKIP")
+# per notebook: strict nbval is the point; one cell for what truly differs by installation
+MAX_UNCOMPARED = 1
 
 
 def links(nb) -> list[str]:
@@ -61,14 +63,18 @@ def broken_links(nb, path: Path) -> list[str]:
 
 def code(cell) -> str:
     """A code cell's Python, without IPython magics and shell escapes."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in cell.source.splitlines())
 
 
 def provides(module, name: str) -> bool:
     """`from module import name` works: an attribute, or a submodule of a package."""
     if hasattr(module, name):
         return True
-    return hasattr(module, "__path__") and importlib.util.find_spec(f"{module.__name__}.{name}") is not None
+    return (
+        hasattr(module, "__path__")
+        and importlib.util.find_spec(f"{module.__name__}.{name}") is not None
+    )
 
 
 def unresolved_imports(nb) -> list[str]:
@@ -86,7 +92,8 @@ def unresolved_imports(nb) -> list[str]:
                 except ImportError:
                     bad.append(node.module)
                     continue
-                bad += [f"{node.module}.{a.name}" for a in node.names if a.name != "*" and not provides(module, a.name)]
+                bad += [f"{node.module}.{a.name}" for a in node.names if a.name != "*"
+                        and not provides(module, a.name)]
     return bad
 
 
@@ -95,7 +102,8 @@ def raises_on_purpose(cell) -> bool:
 
 
 def execution_problems(nb) -> list[str]:
-    """Code cells never executed, executed out of order, or with an error output they were not meant to have."""
+    """Code cells never executed, executed out of order, or with an error output they were not meant
+    to have."""
     bad, last = [], 0
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or not cell.source.strip():
@@ -104,7 +112,8 @@ def execution_problems(nb) -> list[str]:
             bad.append(f"cell {i} was not executed")
             continue
         if cell.execution_count <= last:
-            bad.append(f"cell {i} ran out of order (execution count {cell.execution_count} after {last})")
+            bad.append(f"cell {i} ran out of order (execution count {cell.execution_count} after "
+                       f"{last})")
         last = cell.execution_count
         if any(o.output_type == "error" for o in cell.outputs) and not raises_on_purpose(cell):
             bad.append(f"cell {i} has an error output")
@@ -115,7 +124,8 @@ def uncompared_cells(nb) -> list[int]:
     """Code cells nbval does not compare (marked by comment or by tag)."""
     tags = {m.lower().replace("_", "-") for m in UNCOMPARED}
     return [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-            and (any(m in c.source for m in UNCOMPARED) or tags & {t.lower() for t in c.metadata.get("tags", [])})]
+            and (any(m in c.source for m in UNCOMPARED)
+                 or tags & {t.lower() for t in c.metadata.get("tags", [])})]
 
 
 def output_text(output) -> str:
@@ -123,11 +133,13 @@ def output_text(output) -> str:
         return output.text
     if output.output_type == "error":
         return f"{output.ename}: {output.evalue}"
-    return "\n".join(v for k, v in output.get("data", {}).items() if k.startswith("text/") and isinstance(v, str))
+    return "\n".join(v for k, v in output.get("data", {}).items() if k.startswith("text/")
+                     and isinstance(v, str))
 
 
 def volatile_outputs(nb) -> list[str]:
-    """Outputs holding a memory address, a local path or a key: different on every machine, or secret."""
+    """Outputs holding a memory address, a local path or a key: different on every machine, or
+    secret."""
     bad = []
     for i, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
@@ -139,7 +151,8 @@ def volatile_outputs(nb) -> list[str]:
 
 
 def shape_problems(nb, stem: str, graded: bool = True) -> list[str]:
-    """A lesson opens with objectives and an estimated time, and ends with key points and (if graded) its exercise."""
+    """A lesson opens with objectives and an estimated time, and ends with key points and (if
+    graded) its exercise."""
     bad = []
     opening = " ".join(c.source for c in nb.cells[:2] if c.cell_type == "markdown").lower()
     for what in ("objectives", "estimated time"):
@@ -157,7 +170,8 @@ def read(path: Path):
     return nbformat.read(path, as_version=4)
 
 
-# --- the course's notebooks ---------------------------------------------------------------------------------
+# --- the course's notebooks
+# ---------------------------------------------------------------------------------
 
 def test_every_notebook_in_notebooks_is_a_lesson_of_the_course():
     assert [p.stem for p in found("notebooks") if p.stem not in STEMS] == []
@@ -187,7 +201,8 @@ def test_imports_resolve(path):
     assert unresolved_imports(read(path)) == []
 
 
-@pytest.mark.parametrize("path", found("notebooks", "solutions"), ids=ids(found("notebooks", "solutions")))
+@pytest.mark.parametrize("path", found("notebooks", "solutions"),
+                         ids=ids(found("notebooks", "solutions")))
 def test_executed_in_order_without_errors(path):
     assert execution_problems(read(path)) == []
 
@@ -207,7 +222,8 @@ def test_lesson_opens_with_objectives_and_ends_with_key_points_and_exercise(path
     assert shape_problems(read(path), path.stem, graded=path.stem in GRADED) == []
 
 
-# --- the checkers can fail ----------------------------------------------------------------------------------
+# --- the checkers can fail
+# ----------------------------------------------------------------------------------
 
 def notebook(*cells):
     return nbformat.v4.new_notebook(cells=list(cells))
@@ -217,32 +233,40 @@ md, py = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
 
 def test_broken_links_are_found_and_external_ones_ignored():
-    nb = notebook(md("[ok](01_messages_and_blocks.ipynb) [gone](99_nothing.ipynb#top) [web](https://x.org) "
-                     "[here](#key-points) ![img](missing.png)"))
+    nb = notebook(md("[ok](01_messages_and_blocks.ipynb) [gone](99_nothing.ipynb#top) "
+                     "[web](https://x.org) [here](#key-points) ![img](missing.png)"))
     assert broken_links(nb, ROOT / "notebooks" / "00_start_here.ipynb") == ["99_nothing.ipynb#top"]
 
 
 def test_unresolved_imports_are_found():
-    nb = notebook(py("%matplotlib inline\nimport json\nfrom course.messages import text, no_such_name\n"
+    nb = notebook(py("%matplotlib inline\nimport json\nfrom course.messages import text, "
+                     "no_such_name\n"
                      "import no_such_module\nfrom course.nowhere import x\nfrom course import viz"))
-    assert unresolved_imports(nb) == ["course.messages.no_such_name", "no_such_module", "course.nowhere"]
+    assert unresolved_imports(nb) == ["course.messages.no_such_name", "no_such_module",
+                                      "course.nowhere"]
 
 
 def test_unexecuted_out_of_order_and_failed_cells_are_found():
     cells = [py("1", execution_count=2), py("2", execution_count=1), py("3"), py(""),
-             py("1/0", execution_count=3, outputs=[nbformat.v4.new_output("error", ename="ZeroDivisionError",
-                                                                       evalue="division by zero", traceback=[])]),
+             py("1/0", execution_count=3,
+                outputs=[nbformat.v4.new_output("error", ename="ZeroDivisionError",
+                                                                       evalue="division by zero",
+                                                traceback=[])]),
              py(f"# {RAISES}\n1/0", execution_count=4,
                 outputs=[nbformat.v4.new_output("error", ename="E", evalue="e", traceback=[])])]
     assert execution_problems(notebook(*cells)) == [
-        "cell 1 ran out of order (execution count 1 after 2)", "cell 2 was not executed", "cell 4 has an error output"]
+        "cell 1 ran out of order (execution count 1 after 2)", "cell 2 was not executed",
+        "cell 4 has an error output"]
 
 
 def test_volatile_outputs_are_found():
-    cells = [py("x", execution_count=1, outputs=[nbformat.v4.new_output("stream", text="<object at 0x7f3a2b1c9d00>")]),
+    cells = [py("x", execution_count=1,
+                outputs=[nbformat.v4.new_output("stream", text="<object at 0x7f3a2b1c9d00>")]),
              py("y", execution_count=2, outputs=[nbformat.v4.new_output(
-                 "execute_result", data={"text/plain": "'/tmp/course-sandbox-abc/a.py'"}, execution_count=2)]),
-             py("z", execution_count=3, outputs=[nbformat.v4.new_output("stream", text="tokens: 0x12")])]
+                 "execute_result", data={"text/plain": "'/tmp/course-sandbox-abc/a.py'"},
+                 execution_count=2)]),
+             py("z", execution_count=3,
+                outputs=[nbformat.v4.new_output("stream", text="tokens: 0x12")])]
     assert volatile_outputs(notebook(*cells)) == ["cell 0: a memory address '0x7f3a2b1c9d00'",
                                                   "cell 1: a local path '/tmp/'"]
 
@@ -250,7 +274,8 @@ def test_volatile_outputs_are_found():
 def test_uncompared_cells_are_found_by_comment_or_tag():
     tagged = py("x")
     tagged.metadata["tags"] = ["nbval-skip"]
-    nb = notebook(py("# NBVAL_IGNORE_OUTPUT\nimport platform"), md("NBVAL_IGNORE_OUTPUT in prose"), tagged, py("1"))
+    nb = notebook(py("# NBVAL_IGNORE_OUTPUT\nimport platform"), md("NBVAL_IGNORE_OUTPUT in prose"),
+                  tagged, py("1"))
     assert uncompared_cells(nb) == [0, 2]
 
 
@@ -260,4 +285,5 @@ def test_lesson_shape_problems_are_found():
     assert shape_problems(nb, "03_the_first_loop") == [
         "the first cells do not state the estimated time",
         "the last cell does not link to ../exercises/03_the_first_loop.ipynb"]
-    assert shape_problems(nb, "03_the_first_loop", graded=False) == ["the first cells do not state the estimated time"]
+    assert shape_problems(nb, "03_the_first_loop", graded=False) == ["the first cells do not state "
+                                                                     "the estimated time"]

@@ -1,5 +1,6 @@
-"""One word, one meaning (docs/GLOSSARY.md): a "round" is one round of the goal loop, a "lap" one session of the
-outer loop, a response that asks for tools a "tool-use turn"; in Japanese ラウンド, 周 and ツール使用ターン."""
+"""One word, one meaning (docs/GLOSSARY.md): a "round" is one round of the goal loop, a "lap" one
+session of the outer loop, a response that asks for tools a "tool-use turn"; in Japanese ラウンド,
+周 and ツール使用ターン."""
 import re
 from pathlib import Path
 
@@ -7,11 +8,14 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+ENGLISH = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
+    (ROOT / "solutions").glob("*.ipynb")
+)
 CATALOGUES = sorted((ROOT / "translations" / "ja").rglob("*.md"))
 ROUND = re.compile(r"\brounds?\b(?! trip)(?!\()", re.I)  # a round trip is no round, round() no word
 LAP = re.compile(r"\blaps?\b", re.I)
-GOAL_AND_OUTER_LOOPS = ("11_workflows_versus_agents", "12_three_loops")  # the evaluator-optimizer is a goal loop
+# the evaluator-optimizer is a goal loop
+GOAL_AND_OUTER_LOOPS = ("11_workflows_versus_agents", "12_three_loops")
 
 
 def words(path: Path, pattern: re.Pattern) -> list[str]:
@@ -30,7 +34,8 @@ def test_round_and_lap_are_the_goal_and_outer_loops_words_only(path):
 
 @pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: f"{p.parent.name}/{p.stem[:2]}")
 def test_the_japanese_edition_keeps_the_three_words_apart(path):
-    text = path.read_text(encoding="utf-8").replace("「1周」", "")  # the Blog's title, quoted in lesson 00
+    # the Blog's title, quoted in lesson 00
+    text = path.read_text(encoding="utf-8").replace("「1周」", "")
     if path.stem not in GOAL_AND_OUTER_LOOPS:
         assert "周" not in text.replace("周り", "") and "ラウンド" not in text
     if path.parent.name == "exercises":  # exercise 12 is the goal loop: no outer-loop laps in it

@@ -1,5 +1,6 @@
-"""pause_turn breaks P1 and nothing else: `violations()` reports exactly that on the continuation request, every other
-request of the run is clean, and lessons 06 and 09 say Prop. 3.4 covers the loop without pause_turn."""
+"""pause_turn breaks P1 and nothing else: `violations()` reports exactly that on the continuation
+request, every other request of the run is clean, and lessons 06 and 09 say Prop. 3.4 covers the
+loop without pause_turn."""
 import re
 from pathlib import Path
 
@@ -18,7 +19,9 @@ def test_the_continuation_request_breaks_p1_only_and_the_other_requests_nothing(
     found = [violations(r.body["messages"]) for r in api.requests]
     first, continuation = found
     assert first == []
-    assert [(v.rule, v.index) for v in continuation] == [("P1", len(api.requests[1].body["messages"]) - 1)]
+    assert [(v.rule, v.index) for v in continuation] == [
+        ("P1", len(api.requests[1].body["messages"]) - 1)
+    ]
     assert api.requests[1].body["messages"][-1]["role"] == "assistant"
 
 
@@ -30,8 +33,10 @@ def prose(stem: str) -> list[str]:
 def test_lessons_06_and_09_say_where_pause_turn_leaves_prop_3_4():
     for stem in ("06", "09"):
         cells = prose(stem)
-        assert any("pause_turn" in c and "Prop. 3.4" in c and re.search(r"\bP1\b", c) and "without" in c
-                   for c in cells), f"lesson {stem}: say that Prop. 3.4 covers the loop without pause_turn"
+        assert any("pause_turn" in c and "Prop. 3.4" in c and re.search(r"\bP1\b", c)
+                   and "without" in c
+                   for c in cells), (f"lesson {stem}: say that Prop. 3.4 covers the loop without "
+                                     "pause_turn")
 
 
 def test_lesson_06_prints_what_violations_says():

@@ -1,5 +1,6 @@
-"""Where a lesson prices, it says Haiku 5.5's prices are third-party quotes; context editing is called a beta; lesson
-03 teaches the four mistakes of exercise 03's colleague without printing that exercise's graded solution."""
+"""Where a lesson prices, it says Haiku 5.5's prices are third-party quotes; context editing is
+called a beta; lesson 03 teaches the four mistakes of exercise 03's colleague without printing that
+exercise's graded solution."""
 import re
 from pathlib import Path
 
@@ -44,9 +45,11 @@ COLLEAGUES_MISTAKES = ["Pitfall: taking every other stop for the answer",
 
 @pytest.mark.parametrize("path", LESSON_03, ids=["en", "ja"])
 def test_lesson_03_never_runs_the_exercise_03_check(path):
-    assert not [c.id for c in cells(path) if c.cell_type == "code" and re.search(r"\bcheck\(", c.source)]
+    assert not [c.id for c in cells(path) if c.cell_type == "code"
+                and re.search(r"\bcheck\(", c.source)]
 
 
 def test_lesson_03_lists_the_four_mistakes_of_the_colleagues_loop():
-    headings = {line.lstrip("# ").strip() for line in prose(LESSON_03[0]).splitlines() if line.startswith("###")}
+    headings = {line.lstrip("# ").strip() for line in prose(LESSON_03[0]).splitlines()
+                if line.startswith("###")}
     assert [m for m in COLLEAGUES_MISTAKES if m not in headings] == []

@@ -1,5 +1,6 @@
-"""Lesson 04 reproduces the Primer's count: its `max_turns=2` loop made 2 calls, ran both searches and returned None
-with every fact gathered, which neither the course's `max_turns=2` (3 calls, 1974) nor `max_calls=2` (1 search) does."""
+"""Lesson 04 reproduces the Primer's count: its `max_turns=2` loop made 2 calls, ran both searches
+and returned None with every fact gathered, which neither the course's `max_turns=2` (3 calls, 1974)
+nor `max_calls=2` (1 search) does."""
 from pathlib import Path
 
 from course.lessons import LOOP_TAG, loop_setup, tagged_source
@@ -15,7 +16,8 @@ def lesson_04(tag: str, name: str):
 
 
 def run(loop, **options):
-    """(answer, model calls, tool results in the history, the history's text) of a loop on Aurora Run."""
+    """(answer, model calls, tool results in the history, the history's text) of a loop on Aurora
+    Run."""
     aurora = get("aurora_run")
     api = aurora.api()
     answer, history = loop(*loop_setup(aurora, api=api), **options)
@@ -32,4 +34,5 @@ def test_the_primers_max_turns_2_makes_2_calls_runs_both_searches_and_returns_no
 def test_the_courses_caps_of_2_count_differently():
     loop = lesson_04(LOOP_TAG, "agent_loop")
     assert run(loop, max_turns=2)[:3] == ("1974", 3, 2)
-    assert run(loop, max_calls=2)[:3] == (None, 2, 1)  # a cap on calls that never runs the last call's tools
+    # a cap on calls that never runs the last call's tools
+    assert run(loop, max_calls=2)[:3] == (None, 2, 1)

@@ -12,8 +12,8 @@ SYLLABUS = ROOT / "docs" / "SYLLABUS.md"
 # Every item of the seeds, by the ids the syllabus uses.
 REQUIRED = [
     # 000: definitions, remarks, results, examples, section 8, code of section 9, exercises
-    "def-2.1", "def-2.2", "def-2.3", "def-2.4", "def-3.1", "def-3.3", "def-5.1", "def-6.1", "def-7.1",
-    "rem-3.2", "rem-4.2",
+    "def-2.1", "def-2.2", "def-2.3", "def-2.4", "def-3.1", "def-3.3", "def-5.1", "def-6.1",
+    "def-7.1", "rem-3.2", "rem-4.2",
     "prop-3.4", "prop-3.5", "thm-4.1", "prop-5.2", "prop-5.4", "prop-6.2", "prop-7.2",
     "ex-4.3", "ex-5.3", "ex-6.3", "patterns-7",
     "sdk-2-tool-categories", "sdk-6-concurrency", "ext-pause-p1",
@@ -21,37 +21,41 @@ REQUIRED = [
     "code-9.1", "code-9.2", "code-9.3",
     "exer-10.1", "exer-10.2", "exer-10.3", "exer-10.4",
     # the seven stop reasons
-    "stop-end_turn", "stop-tool_use", "stop-max_tokens", "stop-stop_sequence", "stop-pause_turn", "stop-refusal",
-    "stop-model_context_window_exceeded",
+    "stop-end_turn", "stop-tool_use", "stop-max_tokens", "stop-stop_sequence", "stop-pause_turn",
+    "stop-refusal", "stop-model_context_window_exceeded",
     # 002: the five termination guards; 003: the three loops
-    "guard-iteration-cap", "guard-wall-clock", "guard-token-budget", "guard-repeated-state", "guard-human-escalation",
-    "loop-inner", "loop-goal", "loop-outer",
+    "guard-iteration-cap", "guard-wall-clock", "guard-token-budget", "guard-repeated-state",
+    "guard-human-escalation", "loop-inner", "loop-goal", "loop-outer",
     # 001: the runs, boundary cases and common mistakes
-    "s001-aurora", "s001-one-shot", "s001-max-turns-2", "s001-n-plus-1", "s001-resend", "s001-no-result",
-    "s001-invalid-tool", "s001-other-stops", "s001-left-out",
-    "pit-001-text-final", "pit-001-task-logic", "pit-001-stateless", "pit-001-order", "pit-001-parallel",
-    "pit-001-no-cap", "s001-cap-counts-calls", "s001-server-side",
+    "s001-aurora", "s001-one-shot", "s001-max-turns-2", "s001-n-plus-1", "s001-resend",
+    "s001-no-result", "s001-invalid-tool", "s001-other-stops", "s001-left-out",
+    "pit-001-text-final", "pit-001-task-logic", "pit-001-stateless", "pit-001-order",
+    "pit-001-parallel", "pit-001-no-cap", "s001-cap-counts-calls", "s001-server-side",
     # 002: the study guide's topics and its five traps
     "s002-switch", "s002-cycle", "s002-single-turn", "s002-tool-result", "s002-structured-errors",
-    "s002-retry-skip-abort", "s002-pressures", "s002-trim", "s002-clear", "s002-compaction", "s002-subagents",
-    "s002-parallel", "s002-entry-points", "s002-observability", "s002-hooks",
-    "trap-002-end-turn", "trap-002-max-tokens", "trap-002-tool-use-id", "trap-002-no-cap", "trap-002-process",
-    "s002-analogies", "s002-exam", "s002-scenarios",
+    "s002-retry-skip-abort", "s002-pressures", "s002-trim", "s002-clear", "s002-compaction",
+    "s002-subagents", "s002-parallel", "s002-entry-points", "s002-observability", "s002-hooks",
+    "trap-002-end-turn", "trap-002-max-tokens", "trap-002-tool-use-id", "trap-002-no-cap",
+    "trap-002-process", "s002-analogies", "s002-exam", "s002-scenarios",
     # 003: measurements and pitfalls
-    "m003-cart-runs", "m003-eisdir", "m003-per-lap", "m003-num-turns", "m003-max-turns-exit", "m003-budget",
-    "m003-12x12", "m003-workflow-cost", "m003-three-loops", "m003-goal-cost", "m003-goal-stall", "m003-wording",
-    "m003-duplicates", "m003-defaults",
-    "pit-003-exit", "pit-003-cap-after-work", "pit-003-budget-after", "pit-003-killed", "pit-003-turns",
-    "pit-003-evaluator", "pit-003-ralph", "pit-003-loop-expiry", "pit-003-idempotency", "pit-003-vercel",
-    "m003-hands-on", "pit-003-goal-no-cap", "m003-own-split",
+    "m003-cart-runs", "m003-eisdir", "m003-per-lap", "m003-num-turns", "m003-max-turns-exit",
+    "m003-budget",
+    "m003-12x12", "m003-workflow-cost", "m003-three-loops", "m003-goal-cost", "m003-goal-stall",
+    "m003-wording", "m003-duplicates", "m003-defaults",
+    "pit-003-exit", "pit-003-cap-after-work", "pit-003-budget-after", "pit-003-killed",
+    "pit-003-turns",
+    "pit-003-evaluator", "pit-003-ralph", "pit-003-loop-expiry", "pit-003-idempotency",
+    "pit-003-vercel", "m003-hands-on", "pit-003-goal-no-cap", "m003-own-split",
     # what the current model generation changes for the loop (FACTS.md)
     "api-thinking", "api-effort",
 ]
-SOURCES = {"Model", "Primer", "Guide", "Blog", "FACTS"}  # the names lesson 00 gives the four texts, and FACTS.md
+# the names lesson 00 gives the four texts, and FACTS.md
+SOURCES = {"Model", "Primer", "Guide", "Blog", "FACTS"}
 NO_EXERCISE = "—"
 
 
-ITEMS = "## Every item of the material"  # the heading of the mapping table; the tables above it explain
+# the heading of the mapping table; the tables above it explain
+ITEMS = "## Every item of the material"
 
 
 def rows(text: str) -> list[dict]:
@@ -62,7 +66,8 @@ def rows(text: str) -> list[dict]:
             continue
         cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
         assert len(cells) == 6, f"a syllabus row needs 6 cells: {line}"
-        out.append(dict(zip(("id", "item", "source", "notebook", "section", "exercise"), cells, strict=True)))
+        out.append(dict(zip(("id", "item", "source", "notebook", "section", "exercise"), cells,
+                            strict=True)))
     return out
 
 
@@ -101,7 +106,8 @@ def test_every_item_of_the_material_is_mapped_once():
 def test_the_section_exists_in_the_lesson(row):
     notebook = ROOT / "notebooks" / f"{row['notebook']}.ipynb"
     assert notebook.exists(), f"{row['id']}: no lesson {notebook.name}"
-    assert row["section"] in headings(notebook), f"{row['id']}: no heading {row['section']!r} in {notebook.name}"
+    assert row["section"] in headings(notebook), (f"{row['id']}: no heading {row['section']!r} in "
+                                                  f"{notebook.name}")
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
@@ -130,4 +136,7 @@ def test_the_parsers_read_what_they_should():
     assert rows("| a \\| b | i | s | n | h | e |")[0]["id"] == "a | b"
     assert rows("| name | file |\n" + ITEMS + "\n| x | i | s | n | h | e |") == [
         {"id": "x", "item": "i", "source": "s", "notebook": "n", "section": "h", "exercise": "e"}]
-    assert rows("| id | item | source | notebook | section | exercise |\n|---|---|---|---|---|---|") == []
+    assert (
+        rows("| id | item | source | notebook | section | exercise |\n|---|---|---|---|---|---|")
+        == []
+    )

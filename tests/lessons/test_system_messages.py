@@ -1,5 +1,6 @@
-"""Lesson 01's system messages: not a turn, placed after the latest user message. P1-P3 pass over them, in
-`violations()` as in the local API, and a break is still reported at its index in the whole list."""
+"""Lesson 01's system messages: not a turn, placed after the latest user message. P1-P3 pass over
+them, in `violations()` as in the local API, and a break is still reported at its index in the whole
+list."""
 import pytest
 
 from course.api import Scripted, Turn
@@ -10,8 +11,8 @@ UPDATE = {"role": "system", "content": "Answer in one word."}
 ASK = assistant(tool_use("toolu_01", "search", {"query": "Aurora Run"}))
 SEARCH = [{"name": "search", "description": "Search.", "input_schema": {"type": "object"}}]
 PLACED = {"after the question": [user("Is the sky blue?"), UPDATE],
-          "after a tool-result message": [user("Who directed it?"), ASK, user(tool_result("toolu_01", "a page")),
-                                          UPDATE]}
+          "after a tool-result message": [user("Who directed it?"), ASK,
+                                          user(tool_result("toolu_01", "a page")), UPDATE]}
 
 
 @pytest.mark.parametrize("name", PLACED)

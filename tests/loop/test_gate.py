@@ -6,7 +6,8 @@ from course.gate import Gate, main_arguments, matches
 
 @pytest.mark.parametrize("path", ["/etc/x", "//etc/x", "/etc/./x", "/tmp/../etc/x", "/etc/a/b"])
 def test_deny_a_pattern_however_the_path_is_spelled(path):
-    ok, reason = Gate(deny=["write_file(/etc/*)"]).permits("write_file", {"path": path, "content": "!"})
+    ok, reason = Gate(deny=["write_file(/etc/*)"]).permits("write_file",
+                                                           {"path": path, "content": "!"})
     assert not ok and "write_file(/etc/*)" in reason
 
 
@@ -31,7 +32,8 @@ def test_deny_beats_ask_beats_allow():
 
 def test_ask_goes_to_the_approver_and_means_deny_without_one():
     asked = []
-    g = Gate(ask=["run_python"], approver=lambda name, input: asked.append(input) or input["path"] == "ok.py")
+    g = Gate(ask=["run_python"], approver=lambda name,
+             input: asked.append(input) or input["path"] == "ok.py")
     assert g.permits("run_python", {"path": "ok.py"}) == (True, "")
     ok, reason = g.permits("run_python", {"path": "rm.py"})
     assert not ok and "refused" in reason and len(asked) == 2
@@ -41,10 +43,13 @@ def test_ask_goes_to_the_approver_and_means_deny_without_one():
 
 def test_default_deny_and_tool_globs():
     g = Gate(allow=["read_*"], default="deny")
-    assert g.permits("read_file", {"path": "a"})[0] and not g.permits("write_file", {"path": "a"})[0]
+    assert (
+        g.permits("read_file", {"path": "a"})[0] and not g.permits("write_file", {"path": "a"})[0]
+    )
 
 
-@pytest.mark.parametrize("bad", [{"deny": ["write_file(/etc/*"]}, {"allow": ["two words"]}, {"default": "maybe"}])
+@pytest.mark.parametrize("bad", [{"deny": ["write_file(/etc/*"]}, {"allow": ["two words"]},
+                                 {"default": "maybe"}])
 def test_malformed_gates_fail_when_built(bad):
     with pytest.raises(ValueError):
         Gate(**bad)

@@ -1,4 +1,5 @@
-"""The reference loop: the material's simulation table (9.1), stop reasons, gate, hooks, limits, concurrency."""
+"""The reference loop: the material's simulation table (9.1), stop reasons, gate, hooks, limits,
+concurrency."""
 import os
 import signal
 import threading
@@ -32,7 +33,8 @@ from course.scenarios import call, get, say
 from course.tools import Tool, Toolbox
 
 NO_LIMITS = Limits(max_turns=None)
-SAFETY = 40  # a turn cap for tests of other limits: a broken limit fails the test instead of hanging it
+# a turn cap for tests of other limits: a broken limit fails the test instead of hanging it
+SAFETY = 40
 
 
 def echo_tools(*names, read_only=True, fn=None):
@@ -51,7 +53,8 @@ def valid(result):
     return violations(result.messages, final_assistant=True) == []
 
 
-# --- Seed 000, 9.1: the simulation table, reproduced on the real loop --------------------------------------
+# --- Seed 000, 9.1: the simulation table, reproduced on the real loop
+# --------------------------------------
 
 def run_9_1(model, max_turns, **options):
     s = get(model)
@@ -76,7 +79,8 @@ def test_the_simulation_table(model, T, subtype, calls, turns, length, a_py):
 def test_the_denied_write_is_an_error_result_and_changes_nothing():
     r, ws = run_9_1("gated_write", None)
     (denied,) = r.messages[6]["content"]
-    assert denied["is_error"] and denied["content"] == "Permission denied by rule deny write_file(/etc/*)"
+    assert denied["is_error"] and denied["content"] == ("Permission denied by rule deny "
+                                                        "write_file(/etc/*)")
     assert sorted(ws.files) == ["a.py", "t.py"] and "refused" in r.text
 
 
@@ -87,11 +91,18 @@ def test_budget_10_at_3_per_call_stops_after_4_calls_having_spent_12():
     assert 10 <= r.cost_usd < 10 + 3 and valid(r)
 
 
-# --- stop reasons ---------------------------------------------------------------------------------------------
+# --- stop reasons
+# ---------------------------------------------------------------------------------------------
 
 def test_end_turn_is_success_with_the_final_message():
     r = agent([say("hello")]).run("hi")
-    assert (r.subtype, r.text, r.calls, r.turns, r.stop_reason) == (SUCCESS, "hello", 1, 0, "end_turn")
+    assert (r.subtype, r.text, r.calls, r.turns, r.stop_reason) == (
+        SUCCESS,
+        "hello",
+        1,
+        0,
+        "end_turn",
+    )
     assert r.messages[-1] == {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}
 
 
@@ -124,7 +135,10 @@ def test_pause_turn_sends_the_message_back_and_counts_as_a_turn():
 
 def test_the_context_window_exceeded_mid_answer():
     r = agent([say("word " * 400)], api_options={"context_window": 300}).run("q")
-    assert (r.subtype, r.stop_reason) == (CONTEXT_WINDOW, "model_context_window_exceeded") and valid(r)
+    assert (r.subtype, r.stop_reason) == (
+        CONTEXT_WINDOW,
+        "model_context_window_exceeded",
+    ) and valid(r)
 
 
 def test_tool_use_without_blocks_is_an_error():
@@ -140,10 +154,15 @@ def test_tool_use_blocks_run_whatever_the_stop_reason_says():
 def test_an_api_failure_after_retries_is_error_during_execution():
     api = LocalAPI(Scripted([say("x")])).inject("server_error")
     r = Agent(make_client(api, max_retries=0), MODEL, echo_tools("look")).run("q")
-    assert (r.subtype, r.calls) == (DURING_EXECUTION, 0) and "InternalServerError" in r.detail and valid(r)
+    assert (
+        (r.subtype, r.calls) == (DURING_EXECUTION, 0)
+        and "InternalServerError" in r.detail
+        and valid(r)
+    )
 
 
-# --- results, gate, hooks ------------------------------------------------------------------------------------
+# --- results, gate, hooks
+# ------------------------------------------------------------------------------------
 
 def results(r):
     return [(b["content"], b.get("is_error", False)) for m in r.messages if m["role"] == "user"
@@ -155,8 +174,12 @@ def test_errors_become_results_the_model_reads():
     tools.add(Tool("boom", "", {"type": "object"}, lambda: 1 / 0))
     r = agent([say(call("nope"), call("look", q=3), call("boom")), say("ok")], tools=tools).run("q")
     (unknown, err1), (invalid, err2), (boom, err3) = results(r)
-    assert err1 and err2 and err3 and "unknown tool" in unknown and "not of type 'string'" in invalid
-    assert boom == "Error: ZeroDivisionError: division by zero" and r.subtype == SUCCESS and valid(r)
+    assert (
+        err1 and err2 and err3 and "unknown tool" in unknown and "not of type 'string'" in invalid
+    )
+    assert (
+        boom == "Error: ZeroDivisionError: division by zero" and r.subtype == SUCCESS and valid(r)
+    )
 
 
 def test_a_refused_call_is_answered_and_not_run():
@@ -164,7 +187,8 @@ def test_a_refused_call_is_answered_and_not_run():
     tools = echo_tools("write", read_only=False, fn=lambda q="": ran.append(q) or "ok")
     r = agent([say(call("write", q="a"), call("write", q="b")), say("done")], tools=tools,
               gate=Gate(deny=["write(b)"])).run("q")
-    assert ran == ["a"] and results(r) == [("ok", False), ("Permission denied by rule deny write(b)", True)]
+    assert ran == ["a"] and results(r) == [("ok", False),
+                                           ("Permission denied by rule deny write(b)", True)]
 
 
 def test_hooks_block_rewrite_and_fail_safely():
@@ -175,7 +199,8 @@ def test_hooks_block_rewrite_and_fail_safely():
             raise RuntimeError("hook bug")
 
     hooks = Hooks(pre_tool=pre, post_tool=lambda name, input, content, err: content.upper())
-    r = agent([say(call("look", q="blocked"), call("look", q="fine"), call("look", q="raise")), say("ok")],
+    r = agent([say(call("look", q="blocked"), call("look", q="fine"), call("look", q="raise")),
+               say("ok")],
               hooks=hooks).run("q")
     assert results(r) == [("Blocked by a hook: not today", True), ("LOOK:FINE", False),
                           ("Error in the harness: RuntimeError: hook bug", True)]
@@ -192,7 +217,8 @@ def test_read_only_calls_run_concurrently_and_results_keep_request_order():
             last_done.set()
         return q
 
-    r = agent([say(*[call("look", q=q) for q in "abc"]), say("ok")], tools=echo_tools("look", fn=read)).run("q")
+    r = agent([say(*[call("look", q=q) for q in "abc"]), say("ok")],
+              tools=echo_tools("look", fn=read)).run("q")
     assert results(r) == [("a", False), ("b", False), ("c", False)]
 
 
@@ -210,12 +236,15 @@ def test_other_calls_run_one_at_a_time_in_request_order():
 
     tools = echo_tools("write", read_only=False, fn=write)
     tools.add(echo_tools("look")["look"])
-    agent([say(call("write", q="1"), call("look", q="r"), call("write", q="2"), call("write", q="3")), say("ok")],
-          tools=tools).run("q")
+    agent(
+        [say(call("write", q="1"), call("look", q="r"), call("write", q="2"), call("write", q="3")),
+         say("ok")],
+        tools=tools).run("q")
     assert seen == [("1", 1), ("2", 1), ("3", 1)]
 
 
-# --- limits and the human -------------------------------------------------------------------------------------
+# --- limits and the human
+# -------------------------------------------------------------------------------------
 
 def always(q="same"):
     return Turn([call("look", q=q)])
@@ -230,7 +259,8 @@ def test_max_total_tokens():
 
 def test_the_wall_clock_is_checked_before_each_call():
     ticks = iter(range(10_000))
-    r = agent([], then=always(), limits=Limits(max_turns=SAFETY, timeout_s=20), clock=lambda: next(ticks)).run("q")
+    r = agent([], then=always(), limits=Limits(max_turns=SAFETY, timeout_s=20),
+              clock=lambda: next(ticks)).run("q")
     assert r.subtype == TIMEOUT and r.calls >= 1 and valid(r)
 
 
@@ -244,14 +274,17 @@ def test_a_repeated_identical_call_stops_the_run():
 
 def test_the_human_can_answer_a_repeat_with_guidance():
     asked = []
-    r = agent([always(), always(), say("changing tack")], limits=Limits(max_turns=None, max_repeats=2),
+    r = agent([always(), always(), say("changing tack")],
+              limits=Limits(max_turns=None, max_repeats=2),
               escalate=lambda reason, h: asked.append(reason) or "Try another query.").run("q")
     assert r.subtype == SUCCESS and "2 times in a row" in asked[0] and valid(r)
     assert r.messages[4]["content"][-1] == {"type": "text", "text": "Try another query."}
 
 
 def test_tool_errors_in_a_row_hand_control_to_a_human():
-    r = agent([], then=Turn([call("nope")]), limits=Limits(max_turns=SAFETY, max_tool_errors=2)).run("q")
+    r = agent(
+        [], then=Turn([call("nope")]), limits=Limits(max_turns=SAFETY, max_tool_errors=2)
+    ).run("q")
     assert (r.subtype, r.turns) == (ESCALATED, 2) and valid(r)
 
 
@@ -268,7 +301,8 @@ def test_an_interrupt_during_a_tool_leaves_a_valid_history():
     assert len(r.messages) == 3 and valid(r)
 
 
-# --- events and the result ------------------------------------------------------------------------------------
+# --- events and the result
+# ------------------------------------------------------------------------------------
 
 def test_events_tell_the_story_in_order():
     events = list(agent([say(call("look", q="a"), call("look", q="b")), say("ok")]).events("q"))
@@ -276,9 +310,12 @@ def test_events_tell_the_story_in_order():
     assert kinds == ["ModelCall", "ModelResponse", "ToolStart", "ToolStart", "ToolEnd", "ToolEnd",
                      "ModelCall", "ModelResponse", "Finished"]
     assert [e.call for e in events if isinstance(e, ModelCall)] == [1, 2]
-    assert events[1].stop_reason == "tool_use" and tool_uses(events[1].message)[0]["input"] == {"q": "a"}
+    assert events[1].stop_reason == "tool_use" and tool_uses(events[1].message)[0]["input"] == {
+        "q": "a"
+    }
     ends = [e for e in events if isinstance(e, ToolEnd)]
-    assert [e.content for e in ends] == ["look:a", "look:b"] and all(e.started <= e.ended for e in ends)
+    assert [e.content for e in ends] == ["look:a", "look:b"] and all(
+        e.started <= e.ended for e in ends)
     assert len(events[6].messages) == 3
 
 
@@ -290,14 +327,18 @@ def test_errors_end_with_a_limit_hit_event():
 
 def test_usage_and_cost_are_summed_over_calls():
     r = get("aurora_run").run()
-    assert r.usage["input_tokens"] == sum(u["input_tokens"] for u in r.usages) and len(r.usages) == r.calls == 3
+    assert (
+        r.usage["input_tokens"] == sum(u["input_tokens"] for u in r.usages)
+        and len(r.usages) == r.calls == 3
+    )
     assert r.cost_usd == pytest.approx(sum(cost_usd(MODEL, u) for u in r.usages)) and r.cost_usd > 0
     assert r.text == "1974" and r.duration_s >= 0 and not r.is_error
 
 
 def test_a_history_can_be_continued():
     first = agent([say("one")]).run("q")
-    more = agent([say("one"), say("two")]).run(first.messages + [{"role": "user", "content": "again"}])
+    more = agent([say("one"), say("two")]).run(
+        first.messages + [{"role": "user", "content": "again"}])
     assert more.text == "two" and len(more.messages) == 4
 
 
@@ -310,10 +351,10 @@ def test_exercise_10_1_T_0_is_a_single_call_without_tools():
 
 @pytest.fixture
 def ctrl_c():
-    """SIGINT as a terminal's Ctrl-C finds it: Python's own handler, not blocked in this thread (the threads the
-    loop starts inherit the mask), whatever an earlier test in this process left; put back after. (nbclient, for
-    one, leaves asyncio's no-op handler behind when a kernel fails to start, and the run then waits for the
-    hanging read, as it once did in CI.)"""
+    """SIGINT as a terminal's Ctrl-C finds it: Python's own handler, not blocked in this thread (the
+    threads the loop starts inherit the mask), whatever an earlier test in this process left; put
+    back after. (nbclient, for one, leaves asyncio's no-op handler behind when a kernel fails to
+    start, and the run then waits for the hanging read, as it once did in CI.)"""
     handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     yield f"SIGINT's handler was {handler!r}, blocked: {signal.SIGINT in blocked}"
@@ -335,7 +376,8 @@ def test_an_interrupt_during_concurrent_reads_does_not_wait_for_a_hanging_one(ct
         return q
 
     try:
-        r = agent([say(call("look", q="hang"), call("look", q="stop"))], tools=echo_tools("look", fn=read)).run("q")
+        r = agent([say(call("look", q="hang"), call("look", q="stop"))],
+                  tools=echo_tools("look", fn=read)).run("q")
     except KeyboardInterrupt:
         pytest.fail("the interrupt escaped the loop without a Result")
     else:

@@ -1,4 +1,5 @@
-"""The material's theorems as properties of the real loop, over arbitrary policies, gates and limits.
+"""The material's theorems as properties of the real loop, over arbitrary policies, gates and
+limits.
 
 Each example scripts a toy model (random turns: texts, 0-3 tool calls, stop reasons), runs the real
 Agent through the genuine SDK on the in-process local API, and checks a proposition of the Model.
@@ -23,7 +24,8 @@ PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCh
 words = st.text(string.ascii_lowercase + " ", min_size=1, max_size=30).filter(lambda s: s.strip())
 inputs = st.one_of(st.fixed_dictionaries({"q": st.text(string.ascii_lowercase, max_size=6)}),
                    st.just({"q": 5}))  # the second fails the schema
-calls = st.lists(st.builds(lambda n, x: call(n, **x), st.sampled_from(["look", "write", "nope"]), inputs), max_size=3)
+calls = st.lists(st.builds(lambda n, x: call(n, **x), st.sampled_from(["look", "write", "nope"]),
+                           inputs), max_size=3)
 STOPS = [None, None, "tool_use", "end_turn", "pause_turn", "refusal"]
 
 
@@ -44,14 +46,16 @@ class World:
     def tools(self):
         schema = {"type": "object", "properties": {"q": {"type": "string"}}}
         return Toolbox([Tool("look", "", schema, lambda q="": f"saw {q}", read_only=True),
-                        Tool("write", "", schema, lambda q="": self.writes.append(q) or f"wrote {q}")])
+                        Tool("write", "", schema,
+                             lambda q="": self.writes.append(q) or f"wrote {q}")])
 
 
 limits = st.builds(Limits, max_turns=st.one_of(st.none(), st.integers(0, 6)),
                    max_budget_usd=st.one_of(st.none(), st.floats(0.0001, 0.01)),
                    max_repeats=st.one_of(st.none(), st.integers(2, 4)),
                    max_tool_errors=st.one_of(st.none(), st.integers(1, 3)))
-gates = st.builds(Gate, deny=st.lists(st.sampled_from(["write(a*)", "look(b*)", "write"]), max_size=2),
+gates = st.builds(Gate,
+                  deny=st.lists(st.sampled_from(["write(a*)", "look(b*)", "write"]), max_size=2),
                   ask=st.lists(st.sampled_from(["write(c*)", "look"]), max_size=1),
                   approver=st.sampled_from([None, lambda n, x: True, lambda n, x: False]))
 runs = st.fixed_dictionaries({
@@ -63,8 +67,10 @@ runs = st.fixed_dictionaries({
 
 def run(case, world):
     api = LocalAPI(Scripted(case["script"], then=say("done")), undeclared_tools=True)
-    agent = Agent(make_client(api, max_retries=0), MODEL, world.tools(), limits=case["limits"], gate=case["gate"],
-                  max_tokens=case["max_tokens"], stop_sequences=case["stop_sequences"], escalate=case["escalate"])
+    agent = Agent(make_client(api, max_retries=0), MODEL, world.tools(), limits=case["limits"],
+                  gate=case["gate"],
+                  max_tokens=case["max_tokens"], stop_sequences=case["stop_sequences"],
+                  escalate=case["escalate"])
     events = list(agent.events("start"))
     return finish(iter(events)), events, api
 
@@ -74,7 +80,8 @@ def run(case, world):
 def test_prop_3_4_the_invariant_holds_at_every_exit(case):
     r, events, api = run(case, World())
     assert violations(r.messages, final_assistant=True) == []
-    assert all(rec.status == 200 for rec in api.requests)  # every request the loop built was accepted
+    # every request the loop built was accepted
+    assert all(rec.status == 200 for rec in api.requests)
     assert r.calls == len(api.requests) == sum(isinstance(e, ModelCall) for e in events)
 
 
@@ -108,8 +115,8 @@ def test_thm_4_1_at_most_T_plus_1_calls(case):
 @PROPS
 @given(st.lists(turns(always_tool=True), min_size=8, max_size=8), st.integers(0, 7))
 def test_thm_4_1_an_always_tool_model_makes_exactly_T_plus_1_calls(script, T):
-    agent = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL, World().tools(),
-                  limits=Limits(max_turns=T))
+    agent = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0),
+                  MODEL, World().tools(), limits=Limits(max_turns=T))
     r = agent.run("start")
     assert (r.subtype, r.calls, r.turns) == (MAX_TURNS, T + 1, T)
 
@@ -120,8 +127,12 @@ def test_prop_5_2_input_tokens_grow_by_exactly_what_was_appended(case):
     r, events, _ = run(case, World())
     sent = [e.messages for e in events if isinstance(e, ModelCall)]
     answered = [e for e in events if isinstance(e, ModelResponse)]
-    n = [e.usage["input_tokens"] + e.usage["cache_creation_input_tokens"] + e.usage["cache_read_input_tokens"]
-         for e in answered]
+    n = [
+        e.usage["input_tokens"]
+        + e.usage["cache_creation_input_tokens"]
+        + e.usage["cache_read_input_tokens"]
+        for e in answered
+    ]
     if not n:
         return
     body = {"messages": sent[0], "tools": World().tools().definitions()}
@@ -132,7 +143,8 @@ def test_prop_5_2_input_tokens_grow_by_exactly_what_was_appended(case):
         a_k = (answered[k - 1].usage["output_tokens"] + tokens.MESSAGE_OVERHEAD
                + tokens.BLOCK_OVERHEAD * len(a["content"]))
         assert a == answered[k - 1].message and a_k == tokens.message_tokens(a)
-        assert n[k] == n[k - 1] + a_k + sum(tokens.message_tokens(m) for m in b)  # n_k = s + sum (a_i + r_i)
+        # n_k = s + sum (a_i + r_i)
+        assert n[k] == n[k - 1] + a_k + sum(tokens.message_tokens(m) for m in b)
 
 
 @PROPS
@@ -145,10 +157,12 @@ def test_prop_5_4_the_budget_overshoots_by_less_than_one_response(case, costs, B
         return spent[-1]
 
     api = LocalAPI(Scripted(case["script"], then=say("done")), undeclared_tools=True)
-    r = Agent(make_client(api, max_retries=0), MODEL, World().tools(), limits=Limits(max_turns=None, max_budget_usd=B),
+    r = Agent(make_client(api, max_retries=0), MODEL, World().tools(),
+              limits=Limits(max_turns=None, max_budget_usd=B),
               gate=case["gate"], cost=cost).run("start")
     total = sum(spent)
-    assert r.cost_usd == total and sum(spent[:-1]) < B  # every call was made with the spend still under B
+    # every call was made with the spend still under B
+    assert r.cost_usd == total and sum(spent[:-1]) < B
     assert total < B + max(costs)  # whatever the exit
     if r.subtype == MAX_BUDGET:
         assert B <= total < B + spent[-1]
@@ -157,7 +171,8 @@ def test_prop_5_4_the_budget_overshoots_by_less_than_one_response(case, costs, B
 files = st.dictionaries(st.sampled_from(["a.txt", "b.txt", "docs/c.md"]), words, min_size=1)
 reads = st.lists(st.one_of(st.builds(lambda p: call("read_file", path=p),
                                      st.sampled_from(["a.txt", "b.txt", "docs/c.md", "../x"])),
-                           st.builds(lambda p: call("list_files", path=p), st.sampled_from([".", "docs"]))),
+                           st.builds(lambda p: call("list_files", path=p),
+                                     st.sampled_from([".", "docs"]))),
                  min_size=1, max_size=5)
 
 
@@ -167,8 +182,8 @@ def test_prop_6_2_read_only_results_do_not_depend_on_the_order(content, uses, rn
     def results(order):
         ws = Workspace(content)
         script = [say(*order), say("done")]
-        r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0), MODEL,
-                  ws.toolbox(run=False)).run("read")
+        r = Agent(make_client(LocalAPI(Scripted(script), undeclared_tools=True), max_retries=0),
+                  MODEL, ws.toolbox(run=False)).run("read")
         got = {}
         for u, res in zip(tool_uses(r.messages[1]), r.messages[2]["content"], strict=True):
             got.setdefault(json.dumps([u["name"], u["input"]], sort_keys=True), set()).add(

@@ -10,9 +10,11 @@ from course.tools.errors import CATEGORIES, ToolError, action, parse
 
 
 def test_the_content_carries_category_and_retry_hint():
-    content, is_error = order_lookup([ToolError("business", "no such order")]).run("lookup", {"query": "42"})
+    content, is_error = order_lookup([ToolError("business", "no such order")]).run(
+        "lookup", {"query": "42"})
     assert is_error
-    assert parse(content) == {"errorCategory": "business", "isRetryable": False, "message": "no such order"}
+    assert parse(content) == {"errorCategory": "business", "isRetryable": False,
+                              "message": "no such order"}
 
 
 @pytest.mark.parametrize("category", list(CATEGORIES))
@@ -40,10 +42,13 @@ def tool_names(result):
 
 @pytest.mark.parametrize("failure, names, answer", [
     (ToolError("transient", "timeout"), ["lookup", "lookup"], "From lookup: order 42: shipped"),
-    (ToolError("business", "not live"), ["lookup", "archive"], "From archive: order 42: archived, delivered"),
+    (ToolError("business", "not live"), ["lookup", "archive"],
+     "From archive: order 42: archived, delivered"),
 ])
 def test_the_routing_model_retries_or_skips(failure, names, answer):
-    result = Agent(make_client(routing_policy("lookup", "archive")), MODEL, order_lookup([failure])).run("order 42")
+    result = Agent(
+        make_client(routing_policy("lookup", "archive")), MODEL, order_lookup([failure])
+    ).run("order 42")
     assert (result.subtype, tool_names(result), result.text) == ("success", names, answer)
 
 

@@ -1,5 +1,6 @@
-"""The scenarios a real harness runs with its own tools, with the course's loop: the course's tools, Claude Code's
-tool names (as the toy model chooses them), and a client that declares only `bash`, as mini-swe-agent does."""
+"""The scenarios a real harness runs with its own tools, with the course's loop: the course's tools,
+Claude Code's tool names (as the toy model chooses them), and a client that declares only `bash`, as
+mini-swe-agent does."""
 from __future__ import annotations
 
 import subprocess
@@ -18,9 +19,11 @@ def calls_per_turn(result):
 
 
 def bash_tool(folder) -> Toolbox:
-    """mini-swe-agent's one tool: a command run by bash in the task's folder, its output and exit code back."""
+    """mini-swe-agent's one tool: a command run by bash in the task's folder, its output and exit
+    code back."""
     def bash(command: str) -> str:
-        done = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["bash", "-c", command], cwd=folder, capture_output=True, text=True,
+                              timeout=30)
         return f"returncode {done.returncode}\n{done.stdout}{done.stderr}"
 
     return Toolbox([Tool("bash", "Run a bash command.", {"type": "object", "properties": {
@@ -28,15 +31,22 @@ def bash_tool(folder) -> Toolbox:
 
 
 def test_the_harness_scenarios_are_found_by_name_and_keep_the_invariant():
-    assert sorted(HARNESS) == ["count_python_files", "fix_cart_in_three_turns"] and not set(HARNESS) & set(SCENARIOS)
+    assert sorted(HARNESS) == ["count_python_files", "fix_cart_in_three_turns"] and not set(
+        HARNESS
+    ) & set(SCENARIOS)
     for name in HARNESS:
         r = get(name).run()
-        assert violations(r.messages, final_assistant=True) == [] and get(name).notes and get(name).title
+        assert (
+            violations(r.messages, final_assistant=True) == []
+            and get(name).notes
+            and get(name).title
+        )
 
 
 def test_the_models_9_3_prompt_counts_the_python_files():
     r = get("count_python_files").run()
-    assert (r.subtype, r.calls, r.text) == (SUCCESS, 2, "There are 3 Python files: app.py, test_app.py, util.py.")
+    assert (r.subtype, r.calls, r.text) == (SUCCESS, 2, "There are 3 Python files: app.py, "
+                                                        "test_app.py, util.py.")
 
 
 def test_example_4_3_fixes_cart_py_in_three_tool_turns_and_four_calls():
@@ -52,7 +62,8 @@ def test_example_4_3_at_max_turns_2_stops_before_the_edit():
     s = get("fix_cart_in_three_turns")
     ws = s.workspace()
     r = s.agent(workspace=ws, limits=Limits(max_turns=2)).run(s.prompt)
-    assert (r.subtype, r.calls) == ("error_max_turns", 3) and ws.files == s.workspace().files  # 3 = T + 1 calls
+    # 3 = T + 1 calls
+    assert (r.subtype, r.calls) == ("error_max_turns", 3) and ws.files == s.workspace().files
 
 
 def test_a_client_declaring_only_bash_finishes_the_task_and_submits(tmp_path):
@@ -61,14 +72,17 @@ def test_a_client_declaring_only_bash_finishes_the_task_and_submits(tmp_path):
         (tmp_path / name).write_text(content)
     r = s.agent(tools=bash_tool(tmp_path)).run(s.prompt)
     commands = calls_per_turn(r)
-    assert [len(turn) for turn in commands] == [1, 2, 2, 1, 0] and commands[3] == [("bash", f"echo {SUBMIT}")]
+    assert [len(turn) for turn in commands] == [1, 2, 2, 1, 0] and commands[3] == [
+        ("bash", f"echo {SUBMIT}")
+    ]
     assert commands[1] == [("bash", "cat cart.py"), ("bash", "cat test_cart.py")]
     assert r.subtype == SUCCESS and "subtotal += price * qty" in (tmp_path / "cart.py").read_text()
     assert subprocess.run(["python3", "test_cart.py"], cwd=tmp_path).returncode == 0
 
 
 def test_a_client_that_cannot_edit_hears_so_and_is_sent_no_empty_call():
-    """Found by mypy: with read_file and run_python but no edit tool, the fix turn held None as a block."""
+    """Found by mypy: with read_file and run_python but no edit tool, the fix turn held None as a
+    block."""
     s = get("fix_cart_in_three_turns")
     ws = s.workspace()
     tools = Toolbox([t for name, t in s.tools(ws).tools.items() if name != "edit_file"])

@@ -11,9 +11,10 @@ from course.scenarios import HARNESS, SCENARIOS, get
 from course.scenarios.outbox import RECIPIENTS, crash_and_resume
 from course.scenarios.reads import PROMPT_TOO_LONG, WINDOW_FILLS_UP
 
-NAMES = ["aurora_run", "one_shot", "always_tool", "fix_failing_test", "broken_functions", "parallel_reads",
-         "conflicting_edits", "outbox", "large_result", "truncated", "refusal", "pause_turn", "unknown_tool",
-         "gated_write", "thinking_run"]
+NAMES = ["aurora_run", "one_shot", "always_tool", "fix_failing_test", "broken_functions",
+         "parallel_reads",
+         "conflicting_edits", "outbox", "large_result", "truncated", "refusal", "pause_turn",
+         "unknown_tool", "gated_write", "thinking_run"]
 
 
 def calls_per_turn(result):
@@ -33,33 +34,41 @@ def test_every_scenario_keeps_the_invariant(name):
     assert violations(r.messages, final_assistant=True) == [] and r.calls >= 1
 
 
-# a run that ends with the model's answer; broken_functions takes a later request as feedback (its goal loop)
+# a run that ends with the model's answer; broken_functions takes a later request as feedback (its
+# goal loop)
 ANSWERED = sorted({*NAMES, *HARNESS} - {"always_tool", "truncated", "refusal", "broken_functions"})
 
 
 @pytest.mark.parametrize("name", ANSWERED)
 def test_a_follow_up_in_the_same_conversation_is_not_given_the_first_answer_again(name):
-    # what a ClaudeSDKClient or a resumed session sends: the whole conversation, then the next question
+    # what a ClaudeSDKClient or a resumed session sends: the whole conversation, then the next
+    # question
     s = get(name)
     ws = s.workspace()
     first = s.agent(workspace=ws).run(s.prompt)
-    other = s.agent(workspace=ws).run(first.messages + [user(text("What is the capital of Japan?"))])
+    other = s.agent(workspace=ws).run(
+        first.messages + [user(text("What is the capital of Japan?"))]
+    )
     again = s.agent(workspace=ws).run(first.messages + [user(text(s.prompt))])
-    assert other.calls == 1 and other.text.startswith("This toy model knows only the first request") and \
-        other.text.endswith(s.prompt)
+    assert (
+        other.calls == 1
+        and other.text.startswith("This toy model knows only the first request")
+        and other.text.endswith(s.prompt)
+    )
     assert (first.subtype, again.subtype, again.text) == (SUCCESS, SUCCESS, first.text)
 
 
 def test_a_follow_up_asking_for_the_answer_in_a_schemas_shape_gets_the_first_answer():
-    # langchain's with_structured_output after an agent's run: the conversation, "Give the year as a Year.", the
-    # Year tool forced; or output_config.format
+    # langchain's with_structured_output after an agent's run: the conversation, "Give the year as a
+    # Year.", the Year tool forced; or output_config.format
     s = get("aurora_run")
     first = s.run()
     messages = first.messages + [user(text("Give the year as a Year."))]
     year = {"type": "object", "properties": {"year": {"type": "integer"}}, "required": ["year"]}
     client = local_client(s.api())
     forced = client.messages.create(model=MODEL, max_tokens=256, messages=messages, tool_choice={
-        "type": "tool", "name": "Year"}, tools=[{"name": "Year", "description": "A year.", "input_schema": year}])
+        "type": "tool", "name": "Year"}, tools=[{"name": "Year", "description": "A year.",
+                                                 "input_schema": year}])
     shaped = client.messages.create(model=MODEL, max_tokens=256, messages=messages, output_config={
         "format": {"type": "json_schema", "schema": year}})
     assert forced.content[0].input == {"year": 1974} and shaped.content[0].text == '{"year": 1974}'
@@ -69,17 +78,20 @@ def test_broken_functions_takes_a_later_request_as_feedback_on_its_task():
     s = get("broken_functions")
     ws = s.workspace()
     first = s.agent(workspace=ws).run(s.prompt)
-    feedback = s.agent(workspace=ws).run(first.messages + [user(text("Not yet: f2, f3, f4 still need fixing."))])
+    feedback = s.agent(workspace=ws).run(first.messages + [user(text("Not yet: f2, f3, f4 still "
+                                                                     "need fixing."))])
     assert feedback.text.endswith("NG: f3,f4. Stopping here.")
 
 
 def test_fix_failing_test_follows_the_blog():
     s = get("fix_failing_test")
     ws = s.workspace()
-    assert ws.run_python("test_cart.py") == (1, "FAIL test_quantity\nFAIL test_coupon\nPASS test_empty")
+    assert ws.run_python("test_cart.py") == (1, "FAIL test_quantity\nFAIL test_coupon\nPASS "
+                                                "test_empty")
     r = s.agent(workspace=ws).run(s.prompt)
     assert (r.subtype, r.calls) == (SUCCESS, 5)
-    assert calls_per_turn(r) == [["run_python"], ["read_file", "read_file"], ["edit_file"], ["run_python"], []]
+    assert calls_per_turn(r) == [["run_python"], ["read_file", "read_file"], ["edit_file"],
+                                 ["run_python"], []]
     assert "price * qty" in ws.read("cart.py") and ws.run_python("test_cart.py")[0] == 0
     assert r.messages[2]["content"][0]["is_error"]  # the first test run fails, as in the log
 
@@ -94,7 +106,8 @@ def test_fix_failing_test_reads_again_when_an_edit_fails():
 
     r = s.agent(workspace=ws, hooks=Hooks(pre_tool=someone_else_edits)).run(s.prompt)
     assert calls_per_turn(r)[2:6] == [["edit_file"], ["read_file"], ["edit_file"], ["run_python"]]
-    assert r.messages[6]["content"][0]["is_error"] and r.subtype == SUCCESS and ws.run_python("test_cart.py")[0] == 0
+    assert r.messages[6]["content"][0]["is_error"] and r.subtype == SUCCESS and ws.run_python(
+        "test_cart.py")[0] == 0
 
 
 def test_fix_failing_test_reports_a_refused_test_run():
@@ -111,7 +124,8 @@ def test_broken_functions_plain_run_fixes_one_function():
     assert ws.run_python("check.py") == (1, "NG: f2,f3,f4")
 
 
-# the Blog's request (§04), worded so the model may stop early: 「1ターンに」, where 「1回に」 once fixed everything
+# the Blog's request (§04), worded so the model may stop early: 「1ターンに」, where 「1回に」 once
+# fixed everything
 BLOG_REQUEST = ("./check.sh が ALL OK を出すようにしたい。直すのは funcs.py の関数で、"
                 "1ターンに直すのは1関数だけにして、直したら報告して手を止めてよい。")
 
@@ -121,7 +135,8 @@ def test_in_japanese_broken_functions_sends_the_blog_s_own_request_and_still_sto
         s = get("broken_functions")
         ws, api = s.workspace(), s.api()
         r = s.agent(workspace=ws, api=api).run(s.prompt)
-    assert text_of(api.requests[0].body["messages"][0]) == BLOG_REQUEST.replace("./check.sh", "check.py")
+    assert text_of(api.requests[0].body["messages"][0]) == BLOG_REQUEST.replace(
+        "./check.sh", "check.py")
     assert r.subtype == SUCCESS and "NG: f2,f3,f4" in r.text and "手を止めます" in r.text
     assert ws.run_python("check.py") == (1, "NG: f2,f3,f4")
 

@@ -5,22 +5,26 @@ from pathlib import Path
 
 COURSE = Path(__file__).resolve().parents[2] / "course"
 
-# what each part may import from the rest of `course`; the local API sits at the bottom, on the messages' blocks
-# (a string content is one text block in one place). The messages may import course.i18n alone (their violations
-# speak the course's language): a leaf that imports nothing else from the course.
-# The contract (one call of a student's function: Call, its Outcome, the student's side) lies below both the views
-# and grading, which share it: the views never import grading. Grading's rooms import down only: the marks, then the
-# judging of an exercise (the oracle, check() in a notebook), then the classroom (the batch, its sandbox, its outputs).
-LOWER = {"api", "messages", "i18n", "client", "tools", "scenarios", "agent_sdk", "pricing", "events", "gate", "loop"}
+# what each part may import from the rest of `course`; the local API sits at the bottom, on the
+# messages' blocks (a string content is one text block in one place). The messages may import
+# course.i18n alone (their violations speak the course's language): a leaf that imports nothing else
+# from the course. The contract (one call of a student's function: Call, its Outcome, the student's
+# side) lies below both the views and grading, which share it: the views never import grading.
+# Grading's rooms import down only: the marks, then the judging of an exercise (the oracle, check()
+# in a notebook), then the classroom (the batch, its sandbox, its outputs).
+LOWER = {"api", "messages", "i18n", "client", "tools", "scenarios", "agent_sdk", "pricing",
+         "events", "gate", "loop"}
 MAY_IMPORT = {
-    "api": {"messages", "i18n"},  # i18n is below both: the replay names where a run left its recording
+    # i18n is below both: the replay names where a run left its recording
+    "api": {"messages", "i18n"},
     "messages": {"i18n"},
     "i18n": set(),
     "contract": LOWER,
     "viz": LOWER | {"contract", "context"},
     "grading/marks": LOWER | {"contract", "viz"},
     "grading/judging": LOWER | {"contract", "grading/marks"},
-    "grading/classroom": LOWER | {"contract", "grading/marks", "grading/judging", "lessons", "editions"},
+    "grading/classroom": LOWER | {"contract", "grading/marks", "grading/judging", "lessons",
+                                  "editions"},
     "grading": {"grading/judging"},  # the package itself: check(), imported on first use
 }
 ROOMS = ("marks", "judging", "classroom")  # grading's rooms, each a part of its own
@@ -40,8 +44,8 @@ def classes_by_name(trees: dict[Path, ast.Module]) -> dict[str, list[str]]:
 
 
 def part(path: Path) -> str:
-    """The first component under course/: `api` for course/api/handler.py, `loop` for course/loop.py; in grading, the
-    room: `grading/judging` for course/grading/judging/oracle.py."""
+    """The first component under course/: `api` for course/api/handler.py, `loop` for
+    course/loop.py; in grading, the room: `grading/judging` for course/grading/judging/oracle.py."""
     return named(["course", *path.relative_to(COURSE).with_suffix("").parts])
 
 
@@ -63,7 +67,11 @@ def course_imports(path: Path, tree: ast.Module) -> set[str]:
                 target = [*base, *(node.module.split(".") if node.module else [])]
             else:
                 target = (node.module or "").split(".")
-            names = [target] if node.module or not node.level else [[*target, a.name] for a in node.names]
+            names = (
+                [target]
+                if node.module or not node.level
+                else [[*target, a.name] for a in node.names]
+            )
         elif isinstance(node, ast.Import):
             names = [a.name.split(".") for a in node.names]
         else:
@@ -91,19 +99,30 @@ def test_no_part_imports_a_part_above_it():
 def test_an_upward_import_is_seen_in_the_views_and_between_grading_rooms():
     tree = ast.parse("from ..grading.judging.oracle import Case\nfrom ..contract.call import Call")
     assert upward({COURSE / "viz" / "x.py": tree}) == {"viz/x.py": ["grading/judging"]}
-    tree = ast.parse("from ..classroom import budget\nfrom ...contract import exercise\nfrom . import cases")
-    assert upward({COURSE / "grading" / "judging" / "x.py": tree}) == {"grading/judging/x.py": ["grading/classroom"]}
-    assert upward({COURSE / "contract" / "x.py": ast.parse("import course.grading")}) == {"contract/x.py": ["grading"]}
+    tree = ast.parse("from ..classroom import budget\nfrom ...contract import exercise\nfrom . "
+                     "import cases")
+    assert upward({COURSE / "grading" / "judging" / "x.py": tree}) == {
+        "grading/judging/x.py": ["grading/classroom"]
+    }
+    assert upward({COURSE / "contract" / "x.py": ast.parse("import course.grading")}) == {
+        "contract/x.py": ["grading"]
+    }
 
 
 def test_the_import_reader_sees_relative_and_absolute_imports(tmp_path):
-    tree = ast.parse("from ..scenarios import get\nfrom . import tokens\nimport course.loop\nfrom course.api import x")
+    tree = ast.parse("from ..scenarios import get\nfrom . import tokens\nimport course.loop\nfrom "
+                     "course.api import x")
     assert course_imports(COURSE / "api" / "record.py", tree) == {"scenarios", "loop"}
-    tree = ast.parse("from .. import marks\nfrom ..judging import oracle\nfrom course.grading import check")
-    assert course_imports(COURSE / "grading" / "classroom" / "x.py", tree) == {"grading/marks", "grading/judging",
-                                                                                "grading"}
+    tree = ast.parse("from .. import marks\nfrom ..judging import oracle\nfrom course.grading "
+                     "import check")
+    assert course_imports(COURSE / "grading" / "classroom" / "x.py", tree) == {
+        "grading/marks",
+        "grading/judging",
+        "grading",
+    }
 
 
 def test_the_class_finder_sees_nested_classes():
     tree = ast.parse("class A:\n    class B: pass\ndef f():\n    class A: pass")
-    assert classes_by_name({COURSE / "x.py": tree}) == {"A": ["course/x.py", "course/x.py"], "B": ["course/x.py"]}
+    assert classes_by_name({COURSE / "x.py": tree}) == {"A": ["course/x.py", "course/x.py"],
+                                                        "B": ["course/x.py"]}

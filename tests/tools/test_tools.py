@@ -20,11 +20,13 @@ def add(a: int, b: int | None = 0, tags: list[str] = None) -> int:
 
 def test_the_decorator_builds_the_schema_from_hints_and_docstring():
     assert add.definition() == {"name": "add", "description": "Add two numbers.", "input_schema": {
-        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "tags": {"type": "array"}},
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"},
+                                         "tags": {"type": "array"}},
         "required": ["a"]}}
     assert tool(name="plus", read_only=True)(lambda a: a).name == "plus"
     assert json_type(float | None) == "number" and json_type(dict[str, int]) == "object"
-    assert json_type(typing.Optional[float]) == "number"  # noqa: UP045 - the older spelling, which hints still use
+    # the older spelling, which hints still use
+    assert json_type(typing.Optional[float]) == "number"  # noqa: UP045
 
 
 def test_from_dict_keeps_the_definition():
@@ -52,7 +54,8 @@ def test_non_string_results_are_json():
     assert box.run("j", {}) == ('{"ok": "é"}', False)
 
 
-@pytest.mark.parametrize("path", ["../x", "a/../../x", "/etc/passwd", "~/x", "..", "a\\..\\..\\x", "a\x00b",
+@pytest.mark.parametrize("path",
+                         ["../x", "a/../../x", "/etc/passwd", "~/x", "..", "a\\..\\..\\x", "a\x00b",
                                   "./../x", "docs/../../x"])
 def test_paths_outside_the_workspace_are_refused(path):
     ws = Workspace({"a.txt": "A"})
@@ -108,7 +111,8 @@ def test_checkpoint_and_rewind_restore_the_files_but_not_the_outbox():
 
 
 def test_run_python_runs_a_copy_of_the_files():
-    ws = Workspace({"lib/m.py": "X = 41\n", "main.py": "import sys; sys.path.insert(0, 'lib')\nimport m\n"
+    ws = Workspace({"lib/m.py": "X = 41\n",
+                    "main.py": "import sys; sys.path.insert(0, 'lib')\nimport m\n"
                     "open('out.txt', 'w').write('side')\nprint(m.X + 1)\n"})
     assert ws.run_python("main.py") == (0, "42")
     assert "out.txt" not in ws.files  # what the program writes stays in the scratch copy
@@ -117,7 +121,10 @@ def test_run_python_runs_a_copy_of_the_files():
 
 
 def test_run_python_kills_programs_that_never_end():
-    assert Workspace({"loop.py": "while True: pass"}).run_python("loop.py", timeout=1) == (-1, "timed out after 1 s")
+    assert Workspace({"loop.py": "while True: pass"}).run_python("loop.py", timeout=1) == (
+        -1,
+        "timed out after 1 s",
+    )
 
 
 def dead(pid: int) -> bool:
@@ -135,7 +142,10 @@ def test_run_python_kills_the_children_of_a_timed_out_program(tmp_path):
                "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
                f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
                "while True: pass\n")
-    assert Workspace({"spawn.py": program}).run_python("spawn.py", timeout=2) == (-1, "timed out after 2 s")
+    assert Workspace({"spawn.py": program}).run_python("spawn.py", timeout=2) == (
+        -1,
+        "timed out after 2 s",
+    )
     pid = int(pidfile.read_text())
     for _ in range(100):  # the kill is immediate; this only waits for the kernel to report it
         if dead(pid):
@@ -161,4 +171,5 @@ def test_the_workspace_toolbox():
     box = Workspace({"a.txt": "A"}).toolbox(run=False)
     assert list(box.tools) == ["read_file", "list_files", "write_file", "edit_file"]
     assert [n for n in box.tools if box.is_read_only(n)] == ["read_file", "list_files"]
-    assert box.run("read_file", {"path": "missing"}) == ("Error: FileNotFoundError: no such file: missing", True)
+    assert box.run("read_file", {"path": "missing"}) == ("Error: FileNotFoundError: no such file: "
+                                                         "missing", True)

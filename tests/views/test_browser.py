@@ -1,14 +1,16 @@
 """The views as a student sees them: JupyterLab in headless Debian Chromium, driven by Playwright.
 
-One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) and one Chromium serve the
-module. The JupyterLab serves copies of notebooks/04_termination.ipynb (lesson 07, for its plots; the Japanese
-lesson 04): the tests run the lesson, use the explorer's controls, measure the layout at 1024 px with the file
-browser open, and reopen a saved lesson after its kernel is gone. It also serves small notebooks of explorers and
-lesson 03 as committed, for what needs no executed lesson: the step slider after max_turns changes, the save and
-run shortcuts, names and Tab stops, the badges' and texts' contrast in the light and dark themes, and code lines
-wrapped at 1024 px. A notebook is opened (and run) once, by the first test that needs it, and kept open for the
-others (`pages`). Nothing waits a fixed time: a test waits for what it needs to see, and `settled` for the kernel
-to have answered every message in flight. Screenshots of each view, at 1024 px and 1400 px, go to build/browser/.
+One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) and one Chromium
+serve the module. The JupyterLab serves copies of notebooks/04_termination.ipynb (lesson 07, for its
+plots; the Japanese lesson 04): the tests run the lesson, use the explorer's controls, measure the
+layout at 1024 px with the file browser open, and reopen a saved lesson after its kernel is gone. It
+also serves small notebooks of explorers and lesson 03 as committed, for what needs no executed
+lesson: the step slider after max_turns changes, the save and run shortcuts, names and Tab stops,
+the badges' and texts' contrast in the light and dark themes, and code lines wrapped at 1024 px. A
+notebook is opened (and run) once, by the first test that needs it, and kept open for the others
+(`pages`). Nothing waits a fixed time: a test waits for what it needs to see, and `settled` for the
+kernel to have answered every message in flight. Screenshots of each view, at 1024 px and 1400 px,
+go to build/browser/.
 """
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ pytestmark = pytest.mark.browser  # skipped without Debian's chromium (tests/sys
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "04_termination.ipynb"
-PLOTS = ROOT / "notebooks" / "07_context_growth_and_budgets.ipynb"  # the lesson with the plots (committed outputs)
+# the lesson with the plots (committed outputs)
+PLOTS = ROOT / "notebooks" / "07_context_growth_and_budgets.ipynb"
 JAPANESE = ROOT / "notebooks" / "ja" / "04_termination.ipynb"
 SHOTS = ROOT / "build" / "browser"
 RUN_S, CHANGE_S = 180, 60  # generous: the machine may be busy
@@ -48,8 +51,9 @@ CONTRAST_JS = """(spans) => {
         return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
     return spans.map(s => { const st = getComputedStyle(s), a = lum(st.color), b = lum(st.backgroundColor);
         return [s.textContent, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; });
-}"""
-# Controls whose text does not fit: the element's content is wider than its box, or it sticks out of the explorer.
+}"""  # noqa: E501
+# Controls whose text does not fit: the element's content is wider than its box, or it sticks out of
+# the explorer.
 CLIPPED_JS = """(explorer) => {
     const box = explorer.getBoundingClientRect();
     const controls = explorer.querySelectorAll('button, label, .widget-label, .widget-readout, select, .widget-html');
@@ -67,37 +71,42 @@ CLIPPED_JS = """(explorer) => {
     for (const o of select.options)
         if (ctx.measureText(o.text).width + 28 > select.clientWidth) out.push(`scenario title cut: ${o.text}`);
     return out;
-}"""
+}"""  # noqa: E501
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """JupyterLab serving lesson 04 executed by this code (04_<test>.ipynb, 04_ja.ipynb), lesson 07, and the small
-    notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test; keys.ipynb: one_shot, then a plain
-    cell; names.ipynb: aurora_run, then a lesson-03 loop's, which takes no budget; contrast.ipynb: always_tool, ten
-    tool_use ids; busy.ipynb: always_tool at max_turns 3, named `explorer`; 03_wrap.ipynb: lesson 03, as
-    committed)."""
+    """JupyterLab serving lesson 04 executed by this code (04_<test>.ipynb, 04_ja.ipynb), lesson 07,
+    and the small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test;
+    keys.ipynb: one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which
+    takes no budget; contrast.ipynb: always_tool, ten tool_use ids; busy.ipynb: always_tool at
+    max_turns 3, named `explorer`; 03_wrap.ipynb: lesson 03, as committed)."""
     scratch = tmp_path_factory.mktemp("lab")
     root = scratch / "root"
     root.mkdir()
     executed = root / NOTEBOOK.name
     shutil.copy(NOTEBOOK, executed)
     shutil.copy(JAPANESE, root / "04_ja.ipynb")
-    # the outputs of this code, not of the commit (the lead re-executes every notebook after merging), made while
-    # JupyterLab starts
-    execute = subprocess.Popen([sys.executable, "-m", "course", "execute", str(executed), str(root / "04_ja.ipynb")],
+    # the outputs of this code, not of the commit (the lead re-executes every notebook after
+    # merging), made while JupyterLab starts
+    execute = subprocess.Popen([sys.executable, "-m", "course", "execute", str(executed),
+                                str(root / "04_ja.ipynb")],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         shutil.copy(PLOTS, root / "07_plots.ipynb")
-        explorer_notebook(root / "steps.ipynb", 'Explorer("always_tool")', 'Explorer("fix_failing_test")')
-        explorer_notebook(root / "keys.ipynb", 'Explorer("one_shot")', '"the cell after the explorer"')
+        explorer_notebook(root / "steps.ipynb", 'Explorer("always_tool")',
+                          'Explorer("fix_failing_test")')
+        explorer_notebook(root / "keys.ipynb", 'Explorer("one_shot")',
+                          '"the cell after the explorer"')
         explorer_notebook(root / "names.ipynb", 'Explorer("aurora_run")', STUDENT_LOOP,
                           'Explorer("aurora_run", loop=agent_loop)')
         explorer_notebook(root / "contrast.ipynb", 'Explorer("always_tool")')
-        explorer_notebook(root / "busy.ipynb", 'explorer = Explorer("always_tool", max_turns=3)\nexplorer')
+        explorer_notebook(root / "busy.ipynb",
+                          'explorer = Explorer("always_tool", max_turns=3)\nexplorer')
         shutil.copy(ROOT / "notebooks" / "03_the_first_loop.ipynb", root / "03_wrap.ipynb")
         settings = scratch / "settings" / "@jupyterlab"
-        # every cell rendered, in view or not, so that elements can be found, measured and scrolled to
+        # every cell rendered, in view or not, so that elements can be found, measured and scrolled
+        # to
         tracker = settings / "notebook-extension" / "tracker.jupyterlab-settings"
         tracker.parent.mkdir(parents=True)
         tracker.write_text(json.dumps({"windowingMode": "none"}))
@@ -133,7 +142,8 @@ def open_notebook(browser, lab, name: str, width: int = 1400):
     """A page showing notebook `name` with its kernel ready."""
     page = browser.new_page(viewport={"width": width, "height": 1000})
     page.set_default_timeout(RUN_S * 1000)
-    workspace = f"{Path(name).stem}-{width}-{secrets.token_hex(4)}"  # this notebook alone, not the last page's tabs
+    # this notebook alone, not the last page's tabs
+    workspace = f"{Path(name).stem}-{width}-{secrets.token_hex(4)}"
     page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell")
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
@@ -144,26 +154,28 @@ def open_notebook(browser, lab, name: str, width: int = 1400):
 
 
 def beside_the_file_browser(browser, lab, name: str):
-    """Notebook `name` at 1024 px with the file browser open, as a student on a laptop sees it (laid out beside
-    it: the notebook starts where the file browser ends)."""
+    """Notebook `name` at 1024 px with the file browser open, as a student on a laptop sees it (laid
+    out beside it: the notebook starts where the file browser ends)."""
     page = open_notebook(browser, lab, name, width=1024)
     page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
     page.locator(".jp-FileBrowser").wait_for()
     page.wait_for_function("""() => {
         const files = document.querySelector('.jp-FileBrowser').getBoundingClientRect();
         const notebook = window.jupyterapp.shell.currentWidget.node.getBoundingClientRect();
-        return files.width > 0 && notebook.left >= files.right && notebook.right <= window.innerWidth; }""")
+        return files.width > 0 && notebook.left >= files.right && notebook.right <= window.innerWidth; }""")  # noqa: E501
     next_frames(page)
     return page
 
 
 def next_frames(page) -> None:
     """Until the page has drawn two more frames: what a key or a layout changed is on screen."""
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => "
+                  "requestAnimationFrame(done)))")
 
 
-# A kernel round trip: an empty silent execution, done once its reply and its idle status have come back, so every
-# message the kernel sent before answering it has reached the page (the kernel answers the page's messages in order).
+# A kernel round trip: an empty silent execution, done once its reply and its idle status have come
+# back, so every message the kernel sent before answering it has reached the page (the kernel
+# answers the page's messages in order).
 ROUND_TRIP_JS = """async () => {
     const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
     await kernel.requestExecute({code: '', silent: true, store_history: false}).done;
@@ -171,21 +183,23 @@ ROUND_TRIP_JS = """async () => {
 
 
 def settled(page) -> None:
-    """Every message in flight answered: a round trip for what the kernel sent, another for anything the page sent
-    back on receiving it (a slider echoing a value), then the frames that show it."""
+    """Every message in flight answered: a round trip for what the kernel sent, another for anything
+    the page sent back on receiving it (a slider echoing a value), then the frames that show it."""
     for _ in range(2):
         page.evaluate(ROUND_TRIP_JS)
         next_frames(page)
 
 
 class Pages:
-    """The module's pages, each notebook opened (and run) once at a width: tests that only look share a page."""
+    """The module's pages, each notebook opened (and run) once at a width: tests that only look
+    share a page."""
 
     def __init__(self, browser, lab):
         self.browser, self.lab, self.open, self.ran = browser, lab, {}, {}
 
     def page(self, name: str, width: int = 1024, *, files: bool = False):
-        """Notebook `name` at `width` px (beside the file browser with `files`), opened on first use."""
+        """Notebook `name` at `width` px (beside the file browser with `files`), opened on first
+        use."""
         key = (name, width, files)
         if key not in self.open:
             opened = beside_the_file_browser if files else partial(open_notebook, width=width)
@@ -212,7 +226,8 @@ def pages(browser, lab):
 
 def run_all(page):
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    explorer = page.locator(".course-explorer").first  # lesson 04 has two: the reference loop, then yours
+    # lesson 04 has two: the reference loop, then yours
+    explorer = page.locator(".course-explorer").first
     explorer.locator(".course-frame").wait_for(state="attached")
     explorer.scroll_into_view_if_needed()
     return explorer
@@ -237,13 +252,15 @@ SCROLL_TO_OUTPUT_JS = """async (needle) => {
 def shoot_output(page, needle: str, selector: str, name: str, width: int) -> None:
     """The first output holding `needle`, scrolled to and photographed."""
     assert page.evaluate(SCROLL_TO_OUTPUT_JS, needle) >= 0, f"the notebook has no {name} output"
-    shoot(page, page.locator(".jp-OutputArea-output").filter(has=page.locator(selector)).first, name, width)
+    shoot(page, page.locator(".jp-OutputArea-output").filter(has=page.locator(selector)).first,
+          name, width)
 
 
 def shoot_lesson_views(pages, page, width: int, *, files: bool = False) -> None:
     """Lesson 04's message-list view, and a plot of lesson 07 (04 has none)."""
     shoot_output(page, "course-messages", ".course-messages", "message-list", width)
-    shoot_output(pages.page("07_plots.ipynb", width, files=files), "image/png", "img", "plot", width)
+    shoot_output(pages.page("07_plots.ipynb", width, files=files), "image/png", "img", "plot",
+                 width)
 
 
 def slider(explorer, page, label: str):
@@ -265,7 +282,8 @@ def test_the_explorer_follows_its_controls_and_labels_them(pages):
     explorer = run_all(page)
     outcome = explorer.locator(".course-outcome").first
     expect(outcome).to_have_text("success")
-    buttons = {b.inner_text().strip(): b.get_attribute("title") for b in explorer.locator("button").all()
+    buttons = {b.inner_text().strip(): b.get_attribute("title")
+               for b in explorer.locator("button").all()
                if b.is_visible()}
     for label in ("first", "back", "play / pause", "next", "last", "search"):
         assert buttons.get(label), f"no labelled button {label!r} with a tooltip among {buttons}"
@@ -287,8 +305,10 @@ def test_the_explorer_follows_its_controls_and_labels_them(pages):
     expect(step).to_have_text("1")
     explorer.locator("button", has_text="play / pause").click()  # plays on from step 1 ...
     expect(step).not_to_have_text("1", timeout=CHANGE_S * 1000)
-    explorer.locator("button", has_text="play / pause").click()  # ... and pauses where it is, not at step 0
-    # the timer is the play widget's, in the page: stopped once it shows its play icon again (no step comes after)
+    # ... and pauses where it is, not at step 0
+    explorer.locator("button", has_text="play / pause").click()
+    # the timer is the play widget's, in the page: stopped once it shows its play icon again (no
+    # step comes after)
     expect(explorer.locator(".widget-play i.fa-play")).to_have_count(1)
     settled(page)  # and no step already on its way
     paused = step.inner_text()
@@ -307,12 +327,15 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(pages):
     assert page.locator(".jp-FileBrowser").is_visible()
     shoot_lesson_views(pages, page, 1024, files=True)
     assert page.evaluate(SCROLL_TO_OUTPUT_JS, "Loop explorer") >= 0
-    shoot(page, page.locator(".jp-OutputArea-output", has_text="Loop explorer · scenario aurora_run"),
+    shoot(page,
+          page.locator(".jp-OutputArea-output", has_text="Loop explorer · scenario aurora_run"),
           "explorer-snapshot", 1024)
     explorer = run_all(page)
-    explorer.locator("button", has_text="search").click()  # deny search: the toggle shows its on state
+    # deny search: the toggle shows its on state
+    explorer.locator("button", has_text="search").click()
     denied = explorer.locator("button.course-deny", has_text="search")
-    expect(denied.locator("i.fa-ban")).to_have_count(1, timeout=CHANGE_S * 1000)  # not by colour alone
+    # not by colour alone
+    expect(denied.locator("i.fa-ban")).to_have_count(1, timeout=CHANGE_S * 1000)
     expect(explorer.locator(".course-frame")).to_contain_text(str(DENIED), timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer", 1024)
     page.screenshot(path=str(SHOTS / "lab-1024.png"))
@@ -338,7 +361,8 @@ def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(pages):
     assert turns != "tool-use turns" and denied != DENIED
     expect(explorer.get_by_role("slider", name=step)).to_have_count(1)  # named in Japanese too
     expect(explorer.locator(".course-frame")).to_contain_text(f"{turns}：", timeout=CHANGE_S * 1000)
-    explorer.locator("button", has_text="search").click()  # the gate's refusal, as the Japanese frame says it
+    # the gate's refusal, as the Japanese frame says it
+    explorer.locator("button", has_text="search").click()
     expect(explorer.locator(".course-frame")).to_contain_text(denied, timeout=CHANGE_S * 1000)
     shoot(page, explorer, "explorer-ja", 1024)
     clipped = explorer.evaluate(CLIPPED_JS)
@@ -347,9 +371,9 @@ def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(pages):
 
 CELLS_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;
     return {count: nb.widgets.length, types: nb.widgets.map(c => c.model.type).join(' '), active: nb.activeCellIndex,
-            focused: document.activeElement.tagName, cell: document.activeElement.classList.contains('jp-Cell')}; }"""
-# The focused element's outline: its width, and its contrast with what lies behind it (the first opaque
-# background), with the luminance of CONTRAST_JS.
+            focused: document.activeElement.tagName, cell: document.activeElement.classList.contains('jp-Cell')}; }"""  # noqa: E501
+# The focused element's outline: its width, and its contrast with what lies behind it (the first
+# opaque background), with the luminance of CONTRAST_JS.
 FOCUS_RING_JS = CONTRAST_JS.replace("(spans) => {", "(e) => {").split("return spans")[0] + r"""
     const st = getComputedStyle(e);
     let behind = e.parentElement, bg = 'rgb(255, 255, 255)';
@@ -359,25 +383,29 @@ FOCUS_RING_JS = CONTRAST_JS.replace("(spans) => {", "(e) => {").split("return sp
     }
     const a = lum(st.outlineColor), b = lum(bg);
     return [st.outlineStyle, parseFloat(st.outlineWidth), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
-}"""
+}"""  # noqa: E501
 
 
 def test_keys_pressed_in_the_explorer_stay_in_the_explorer(pages):
-    """JupyterLab runs a command-mode shortcut for a key pressed on a button or a select unless told not to."""
+    """JupyterLab runs a command-mode shortcut for a key pressed on a button or a select unless told
+    not to."""
     from playwright.sync_api import expect
 
     page = pages.page("04_keys.ipynb")
     explorer = run_all(page)
-    expect(explorer.locator(".course-outcome").first).to_have_text("success", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-outcome").first).to_have_text(
+        "success", timeout=CHANGE_S * 1000)
     choice = explorer.get_by_role("combobox", name="scenario")
     choice.focus()
     before = page.evaluate(CELLS_JS)
     page.keyboard.press("ArrowDown")  # the next scenario, not the next cell
     expect(choice).to_have_value(re.compile("^one_shot:"), timeout=CHANGE_S * 1000)
-    expect(explorer.locator(".course-frame")).to_contain_text("answer: Paris", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text(
+        "answer: Paris", timeout=CHANGE_S * 1000)
     after = page.evaluate(CELLS_JS)
     assert (after["active"], after["focused"]) == (before["active"], "SELECT"), (before, after)
-    explorer.get_by_role("slider", name="max_turns").press("ArrowUp")  # a slider's arrow keys stay in it too
+    # a slider's arrow keys stay in it too
+    explorer.get_by_role("slider", name="max_turns").press("ArrowUp")
     assert page.evaluate(CELLS_JS)["active"] == before["active"]
     explorer.get_by_role("button", name="next").focus()
     for key in ("a", "b", "d", "d", "x", "m"):  # insert above, below, delete, cut, to Markdown
@@ -396,25 +424,33 @@ def test_a_screen_reader_hears_names_states_and_each_step(pages):
 
     page = pages.page("04_names.ipynb")
     explorer = run_all(page)
-    expect(explorer.locator(".course-outcome").first).to_have_text("success", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-outcome").first).to_have_text(
+        "success", timeout=CHANGE_S * 1000)
     for name, readout in (("max_turns", "10"), ("budget", "$0.000000"), ("step", "6")):
-        expect(explorer.get_by_role("slider", name=name)).to_have_attribute("aria-valuetext", readout)
+        expect(explorer.get_by_role("slider", name=name)).to_have_attribute(
+            "aria-valuetext", readout)
     search = explorer.get_by_role("button", name="search", pressed=False)
     play = explorer.get_by_role("button", name="play / pause", pressed=False)
     expect(search).to_have_count(1)
     expect(play).to_have_count(1)
     search.click()
-    expect(explorer.get_by_role("button", name="search", pressed=True)).to_have_count(1, timeout=CHANGE_S * 1000)
+    expect(explorer.get_by_role("button", name="search", pressed=True)).to_have_count(
+        1, timeout=CHANGE_S * 1000)
     status = explorer.get_by_role("status")
-    expect(status).to_have_text(re.compile(r"^outcome of the run: \w+ after"), timeout=CHANGE_S * 1000)  # once
+    # once
+    expect(status).to_have_text(re.compile(r"^outcome of the run: \w+ after"),
+                                timeout=CHANGE_S * 1000)
     messages = explorer.locator(".course-messages").inner_text()
-    assert "#1 tool_use search" in messages and "text In which year" in messages  # words, not "#1tool_usesearch"
+    # words, not "#1tool_usesearch"
+    assert "#1 tool_use search" in messages and "text In which year" in messages
     explorer.get_by_role("slider", name="step").press("Home")
-    expect(status).to_have_text(re.compile(r"^step 0 / \d+: the prompt is sent$"), timeout=CHANGE_S * 1000)
+    expect(status).to_have_text(re.compile(r"^step 0 / \d+: the prompt is sent$"),
+                                timeout=CHANGE_S * 1000)
     explorer.get_by_role("button", name="back").focus()
     page.keyboard.press("Tab")  # to play / pause, by keyboard: the focus ring shows
     expect(explorer.get_by_role("button", name="play / pause")).to_be_focused()
-    style, width, contrast = page.evaluate(FOCUS_RING_JS, page.evaluate_handle("() => document.activeElement"))
+    style, width, contrast = page.evaluate(FOCUS_RING_JS,
+                                           page.evaluate_handle("() => document.activeElement"))
     assert style == "solid" and width >= 2 and contrast >= 3, (style, width, contrast)
     page.keyboard.press("Enter")
     expect(explorer.get_by_role("button", name="play / pause", pressed=True)).to_have_count(1)
@@ -426,27 +462,31 @@ def test_plots_are_drawn_at_full_size_at_1024_px(pages):
     images = page.locator(".jp-OutputArea-output img")
     images.first.wait_for()
     sizes = images.evaluate_all("imgs => imgs.map(i => [i.naturalWidth, i.clientWidth])")
-    assert sizes and all(shown == natural for natural, shown in sizes), f"scaled down (natural, shown): {sizes}"
+    assert sizes and all(shown == natural for natural, shown in sizes), ("scaled down (natural, "
+                                                                         f"shown): {sizes}")
 
 
 def test_every_badge_reaches_wcag_aa_contrast(pages):
-    """always_tool's ten tool_use ids, each badge against its own background (the theme the page has)."""
+    """always_tool's ten tool_use ids, each badge against its own background (the theme the page
+    has)."""
     from playwright.sync_api import expect
 
     page = pages.page("contrast.ipynb")
     (explorer,) = pages.explorers("contrast.ipynb", 1)
-    expect(explorer.locator(".course-frame")).to_contain_text("tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text(
+        "tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
     badges = explorer.locator(".course-messages span").filter(has_text="#").element_handles()
     ratios = page.evaluate(CONTRAST_JS, badges)
     numbers = {text for text, _ in ratios}
-    assert {f"#{n}" for n in range(1, 11)} <= numbers, numbers  # every colour of the palette is on screen
+    # every colour of the palette is on screen
+    assert {f"#{n}" for n in range(1, 11)} <= numbers, numbers
     low = [(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5]
     assert not low, f"badges under 4.5:1: {low}"
     shoot(page, explorer, "explorer-badges", 1024)
 
 
-# The notebook's widget outputs, and those the widget manager has not drawn yet: empty until it has restored its
-# models (or found them gone).
+# The notebook's widget outputs, and those the widget manager has not drawn yet: empty until it has
+# restored its models (or found them gone).
 UNDRAWN_WIDGETS_JS = """() => { let all = 0, undrawn = 0;
     for (const cell of window.jupyterapp.shell.currentWidget.content.widgets) {
         if (cell.model.type !== 'code') continue;
@@ -471,32 +511,38 @@ def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
     expect(page.locator(".jp-mod-dirty")).to_have_count(0, timeout=CHANGE_S * 1000)
     outputs = [o for c in json.loads(saved.read_text())["cells"] for o in c.get("outputs", [])]
     view = "application/vnd.jupyter.widget-view+json"
-    assert any(view in o.get("data", {}) for o in outputs)  # the live widget's output, as autosave writes it
+    # the live widget's output, as autosave writes it
+    assert any(view in o.get("data", {}) for o in outputs)
     for session in json.loads(lab.api("/api/sessions")):
-        if session["path"].endswith("04_reopen.ipynb"):  # its kernel is gone, as after a restart of the machine
+        # its kernel is gone, as after a restart of the machine
+        if session["path"].endswith("04_reopen.ipynb"):
             lab.api(f"/api/sessions/{session['id']}", "DELETE")
     page.close()
     for width in WIDTHS:
         page = open_notebook(browser, lab, "04_reopen.ipynb", width=width)
         assert page.evaluate(SCROLL_TO_OUTPUT_JS, "application/vnd.jupyter.widget-view+json") >= 0
-        output = page.locator(".jp-OutputArea-output", has_text="Loop explorer").or_(page.locator(".course-explorer"))
+        output = page.locator(".jp-OutputArea-output", has_text="Loop explorer").or_(
+            page.locator(".course-explorer"))
         expect(output.first).to_be_visible()
         # every widget drawn, or an error in its place (lesson 04 has two explorers)
         page.wait_for_function(f"() => {{ const [all, undrawn] = ({UNDRAWN_WIDGETS_JS})();"
                                " return all >= 2 && !undrawn; }")
-        assert page.get_by_text(WIDGET_ERROR).count() == 0, f"{WIDGET_ERROR} after reopening a saved lesson"
+        assert page.get_by_text(WIDGET_ERROR).count() == 0, (f"{WIDGET_ERROR} after reopening a "
+                                                             "saved lesson")
         shoot(page, output.first, "explorer-reopened", width)
         page.close()
 
 
-# --- explorers in a notebook of their own: no lesson to execute first ---------------------------------------------
+# --- explorers in a notebook of their own: no lesson to execute first
+# ---------------------------------------------
 def explorer_notebook(path: Path, *cells: str) -> None:
     """A notebook that imports the explorer and runs `cells`, one explorer each."""
     sources = ["from course.viz.explorer import Explorer", *cells]
     nb = {"nbformat": 4, "nbformat_minor": 5,
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
-                     "source": source} for i, source in enumerate(sources)]}
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                      "language": "python"}},
+          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None,
+                     "outputs": [], "source": source} for i, source in enumerate(sources)]}
     path.write_text(json.dumps(nb))
 
 
@@ -508,7 +554,8 @@ def run_explorers(page, count: int):
     return [explorers.nth(i) for i in range(count)]
 
 
-# What says which step is shown: the frame's first line, the step slider's handle and readout, the status region.
+# What says which step is shown: the frame's first line, the step slider's handle and readout, the
+# status region.
 SHOWN_STEP_JS = """(explorer) => {
     const at = (text) => { const m = /step (\\d+) \\/ (\\d+)/.exec(text || '');
                            return m ? `${m[1]} / ${m[2]}` : text; };
@@ -519,12 +566,13 @@ SHOWN_STEP_JS = """(explorer) => {
             handle: `${number('aria-valuenow')} / ${number('aria-valuemax')}`,
             readout: `${step.querySelector('.widget-readout').textContent.trim()} / ${number('aria-valuemax')}`,
             status: at(explorer.querySelector('[role=status]').textContent)};
-}"""
+}"""  # noqa: E501
 
 
 def shows_last_step(page, explorer, last: int) -> None:
-    """The run's last step is shown, and the frame, the step slider, its readout and the status region agree,
-    also once every message in flight is answered (a slider echoing an old value would move the view back)."""
+    """The run's last step is shown, and the frame, the step slider, its readout and the status
+    region agree, also once every message in flight is answered (a slider echoing an old value would
+    move the view back)."""
     from playwright.sync_api import expect
 
     expect(explorer.locator(".course-frame > div").first).to_contain_text(f"step {last} / {last}:",
@@ -536,7 +584,8 @@ def shows_last_step(page, explorer, last: int) -> None:
 
 
 def test_after_max_turns_rises_the_step_slider_shows_the_last_step(pages):
-    """Issue 30 item 1: always_tool by arrow keys, fix_failing_test by typing in the readout, then by dragging."""
+    """Issue 30 item 1: always_tool by arrow keys, fix_failing_test by typing in the readout, then
+    by dragging."""
     from playwright.sync_api import expect
 
     page = pages.page("steps.ipynb")
@@ -559,13 +608,15 @@ def test_after_max_turns_rises_the_step_slider_shows_the_last_step(pages):
     handle = max_turns.locator(".noUi-handle").bounding_box()
     page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
     page.mouse.down()  # dragged from 3 to 10: fix_failing_test then ends within its cap
-    page.mouse.move(track["x"] + track["width"] * 10 / 15, track["y"] + track["height"] / 2, steps=8)
+    page.mouse.move(track["x"] + track["width"] * 10 / 15, track["y"] + track["height"] / 2,
+                    steps=8)
     page.mouse.up()
     expect(max_turns.locator(".widget-readout")).to_have_text("10", timeout=CHANGE_S * 1000)
     shows_last_step(page, fix, 10)
 
 
-# Keep the kernel busy for `seconds` (outside any cell, as a long cell would): window.kernelBusy until it is done.
+# Keep the kernel busy for `seconds` (outside any cell, as a long cell would): window.kernelBusy
+# until it is done.
 BUSY_JS = """async (seconds) => {
     const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
     window.kernelBusy = true;
@@ -576,23 +627,25 @@ BUSY_JS = """async (seconds) => {
 
 
 def shows(page, explorer, step: int, last: int) -> None:
-    """Step `step` of a run of `last` steps is shown at once, and the frame, the step slider, its readout and the
-    status region say so (without asking the kernel)."""
+    """Step `step` of a run of `last` steps is shown at once, and the frame, the step slider, its
+    readout and the status region say so (without asking the kernel)."""
     from playwright.sync_api import expect
 
-    expect(explorer.locator(".course-frame > div").first).to_contain_text(f"step {step} / {last}:", timeout=AT_ONCE_MS)
+    expect(explorer.locator(".course-frame > div").first).to_contain_text(
+        f"step {step} / {last}:", timeout=AT_ONCE_MS)
     shown = explorer.evaluate(SHOWN_STEP_JS)
     assert shown == dict.fromkeys(shown, f"{step} / {last}"), shown
 
 
-AT_ONCE_MS = 3000  # a change made in the page, on a loaded machine; the kernel stays busy for much longer
+# a change made in the page, on a loaded machine; the kernel stays busy for much longer
+AT_ONCE_MS = 3000
 BUSY_S = 20
 
 
 def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_being_made(pages):
-    """Issue 30 item 8: with the kernel busy, the step and max_turns sliders show the frames of the runs the page has
-    at once; a max_turns not run yet, or another scenario, shows "running" (never another run's frame) until the
-    kernel sends its run."""
+    """Issue 30 item 8: with the kernel busy, the step and max_turns sliders show the frames of the
+    runs the page has at once; a max_turns not run yet, or another scenario, shows "running" (never
+    another run's frame) until the kernel sends its run."""
     from playwright.sync_api import expect
 
     page = pages.page("busy.ipynb")
@@ -600,7 +653,8 @@ def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_bein
     shows(page, explorer, 8, 8)  # T = 3: four calls, nine frames
     settled(page)  # the page has asked for the runs, and has T = 3's
     page.evaluate(BUSY_JS, BUSY_S)
-    step, max_turns = (slider(explorer, page, name).locator(".noUi-handle") for name in ("step", "max_turns"))
+    step, max_turns = (slider(explorer, page, name).locator(".noUi-handle")
+                       for name in ("step", "max_turns"))
     step.press("Home")
     shows(page, explorer, 0, 8)
     step.press("ArrowRight")
@@ -613,7 +667,8 @@ def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_bein
     expect(explorer.locator(".course-outcome")).to_have_count(0)  # no outcome of another run
     max_turns.press("ArrowLeft")  # T = 3 again: its run is in the page, shown from its last step
     shows(page, explorer, 8, 8)
-    expect(explorer.get_by_role("status")).to_have_text(re.compile(r"^outcome of the run: error_max_turns after 4"))
+    expect(explorer.get_by_role("status")).to_have_text(re.compile(r"^outcome of the run: "
+                                                                   r"error_max_turns after 4"))
     max_turns.press("ArrowRight")
     expect(pending).to_have_count(1, timeout=AT_ONCE_MS)
     assert page.evaluate("() => window.kernelBusy"), "the kernel was free: the test proves nothing"
@@ -633,11 +688,12 @@ def test_the_page_switches_frames_without_the_kernel_and_says_when_a_run_is_bein
 
 
 ACTIVE_CELL_JS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;
-    return {count: nb.widgets.length, active: nb.activeCellIndex, runs: nb.widgets[1].model.executionCount}; }"""
+    return {count: nb.widgets.length, active: nb.activeCellIndex, runs: nb.widgets[1].model.executionCount}; }"""  # noqa: E501
 
 
 def test_save_and_run_reach_the_notebook_from_the_explorer_and_it_says_so(pages):
-    """Issue 30 item 3: letters stay in the explorer; Ctrl+S saves, Ctrl+Enter and Shift+Enter run its cell."""
+    """Issue 30 item 3: letters stay in the explorer; Ctrl+S saves, Ctrl+Enter and Shift+Enter run
+    its cell."""
     from playwright.sync_api import expect
 
     page = pages.page("keys.ipynb")
@@ -653,7 +709,8 @@ def test_save_and_run_reach_the_notebook_from_the_explorer_and_it_says_so(pages)
     expect(dirty).to_have_count(0, timeout=CHANGE_S * 1000)
     assert page.evaluate(ACTIVE_CELL_JS) == before == {**before, "count": 3, "active": 1}
     page.keyboard.press("Control+Enter")  # runs the explorer's cell, which stays the active one
-    page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {before['runs']}", timeout=CHANGE_S * 1000)
+    page.wait_for_function(f"() => ({ACTIVE_CELL_JS})().runs > {before['runs']}",
+                           timeout=CHANGE_S * 1000)
     assert page.evaluate(ACTIVE_CELL_JS)["active"] == 1
     again = page.evaluate(ACTIVE_CELL_JS)["runs"]
     explorer.locator(".course-frame").wait_for(state="attached")
@@ -663,13 +720,14 @@ def test_save_and_run_reach_the_notebook_from_the_explorer_and_it_says_so(pages)
     assert page.evaluate(ACTIVE_CELL_JS)["active"] == 2
 
 
-# Every Tab stop from the explorer's first control until the focus leaves it: what it is, its role and name.
+# Every Tab stop from the explorer's first control until the focus leaves it: what it is, its role
+# and name.
 TAB_STOPS_JS = """(explorer) => {
     const e = document.activeElement;
     if (!explorer.contains(e)) return null;
     return {what: `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`, role: e.getAttribute('role'),
             name: e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30)};
-}"""
+}"""  # noqa: E501
 
 
 def tab_stops(page, explorer) -> list[dict]:
@@ -682,20 +740,24 @@ def tab_stops(page, explorer) -> list[dict]:
 
 
 def test_names_carry_no_icon_glyph_and_every_tab_stop_is_a_named_control(pages):
-    """Issue 30 item 4: buttons named by their words alone, readouts no Tab stops, the budget slider of a loop
-    that takes no budget disabled and out of the Tab order, and the budget's range as set."""
+    """Issue 30 item 4: buttons named by their words alone, readouts no Tab stops, the budget slider
+    of a loop that takes no budget disabled and out of the Tab order, and the budget's range as
+    set."""
     from playwright.sync_api import expect
 
     page = pages.page("names.ipynb")
     reference, yours = pages.explorers("names.ipynb", 2)
     for name in ("first", "back", "play / pause", "next", "last", "search"):
         expect(reference.get_by_role("button", name=name, exact=True)).to_have_count(1)
-    reference.get_by_role("button", name="search", exact=True).click()  # denied: it shows a sign, named as before
+    # denied: it shows a sign, named as before
+    reference.get_by_role("button", name="search", exact=True).click()
     denied = reference.get_by_role("button", name="search", exact=True, pressed=True)
     expect(denied).to_have_count(1, timeout=CHANGE_S * 1000)
     top = Explorer("aurora_run").budget.max
-    expect(reference.get_by_role("slider", name="budget")).to_have_attribute("aria-valuemax", str(top))
-    expect(reference.get_by_role("slider", name="max_turns")).to_have_attribute("aria-valuenow", "10")
+    expect(reference.get_by_role("slider", name="budget")).to_have_attribute(
+        "aria-valuemax", str(top))
+    expect(reference.get_by_role("slider", name="max_turns")).to_have_attribute(
+        "aria-valuenow", "10")
     budget = yours.get_by_role("slider", name="budget")
     expect(budget).to_have_attribute("aria-disabled", "true")
     for explorer in (reference, yours):
@@ -706,9 +768,9 @@ def test_names_carry_no_icon_glyph_and_every_tab_stop_is_a_named_control(pages):
     assert "budget" not in [s["name"] for s in tab_stops(page, yours)]
 
 
-# Every text the explorer's own HTML shows, with its contrast ratio (WCAG 2.x) against what is behind it: colours
-# as computed (rgb() or color(srgb ...), with alpha and the ancestors' opacity), over the backgrounds down to the
-# first opaque one.
+# Every text the explorer's own HTML shows, with its contrast ratio (WCAG 2.x) against what is
+# behind it: colours as computed (rgb() or color(srgb ...), with alpha and the ancestors' opacity),
+# over the backgrounds down to the first opaque one.
 TEXT_CONTRAST_JS = """(explorer) => {
     const parse = (c) => { const n = (c.match(/[\\d.]+/g) || []).map(Number), k = c.startsWith('color(') ? 255 : 1;
         return [n[0] * k, n[1] * k, n[2] * k, n.length > 3 ? n[3] : 1]; };
@@ -730,7 +792,7 @@ TEXT_CONTRAST_JS = """(explorer) => {
         out.push([e.textContent.trim().slice(0, 40), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
     }
     return out;
-}"""
+}"""  # noqa: E501
 THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
 
 
@@ -747,25 +809,29 @@ THEME_APPLIED_JS = """(light) => {
 
 
 def set_theme(page, theme: str) -> None:
-    page.evaluate(f"() => window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{THEMES[theme]}'}})")
+    page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: "
+                  f"'{THEMES[theme]}'}})")
     page.wait_for_function(THEME_APPLIED_JS, arg=theme == "light")
     next_frames(page)
 
 
 def test_every_text_of_the_explorer_reaches_wcag_aa_in_light_and_dark_themes(pages):
-    """Issue 30 item 5: the frame's greys, the tool_use and tool_result badges, every coloured text: 4.5:1."""
+    """Issue 30 item 5: the frame's greys, the tool_use and tool_result badges, every coloured text:
+    4.5:1."""
     from playwright.sync_api import expect
 
     page = pages.page("contrast.ipynb")
     (explorer,) = pages.explorers("contrast.ipynb", 1)
-    expect(explorer.locator(".course-frame")).to_contain_text("tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
+    expect(explorer.locator(".course-frame")).to_contain_text(
+        "tool-use turns: 10 / 10", timeout=CHANGE_S * 1000)
     low = {}
     try:
         for theme in THEMES:
             set_theme(page, theme)
             ratios = explorer.evaluate(TEXT_CONTRAST_JS)
             texts = {text for text, _ in ratios}
-            assert {"tool_use", "tool_result", "#10", "(no limit)"} <= texts, texts  # badges and greys measured
+            # badges and greys measured
+            assert {"tool_use", "tool_result", "#10", "(no limit)"} <= texts, texts
             low[theme] = sorted({(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5})
             shoot(page, explorer, f"explorer-{theme}", 1024)
     finally:
@@ -779,7 +845,8 @@ CUT_CELLS_JS = """() => [...document.querySelectorAll('.jp-CodeCell .cm-scroller
 
 
 def test_code_lines_wrap_at_1024_px_with_the_file_browser_open(pages):
-    """Issue 30 item 2: the course's JupyterLab settings wrap code lines (lesson 03's run to 120 columns)."""
+    """Issue 30 item 2: the course's JupyterLab settings wrap code lines (lesson 03's run to 120
+    columns)."""
     page = pages.page("03_wrap.ipynb", files=True)  # laid out beside the file browser
     cells = page.locator(".jp-CodeCell .cm-scroller")
     cells.first.wait_for()

@@ -18,7 +18,8 @@ from course.viz.style import PALETTE
 
 GOOD = [
     user("What is 2+2? Use the tool."),
-    assistant("Adding.", tool_use("tu_a", "add", {"x": 2, "y": 2}), tool_use("tu_b", "log", {"msg": "2+2"})),
+    assistant("Adding.", tool_use("tu_a", "add", {"x": 2, "y": 2}),
+              tool_use("tu_b", "log", {"msg": "2+2"})),
     user(tool_result("tu_a", "4"), tool_result("tu_b", "disk full", is_error=True)),
     assistant("4"),
 ]
@@ -28,7 +29,8 @@ BAD = {
     "P1": [assistant("hello"), user("hi")],
     "P2": [user("q"), assistant(tool_use("tu_a", "add", {}), tool_use("tu_b", "add", {})),
            user(tool_result("tu_b", "5"), tool_result("tu_a", "4"))],  # answered in the wrong order
-    "P3": [user("q"), assistant(tool_use("tu_a", "add", {})), user(tool_result("tu_a", "4"), tool_result("tu_z", "?"))],
+    "P3": [user("q"), assistant(tool_use("tu_a", "add", {})),
+           user(tool_result("tu_a", "4"), tool_result("tu_z", "?"))],
 }
 
 
@@ -73,11 +75,13 @@ def test_is_error_is_marked_only_on_error_results():
 
 
 def test_labels_read_as_separate_words():
-    """As a screen reader reads the view: a line per block, the inline markup removed (not "#1tool_useadd")."""
+    """As a screen reader reads the view: a line per block, the inline markup removed (not
+    "#1tool_useadd")."""
     pending = assistant(tool_use("tu_c", "add", {"x": 1}))
     html = MessageList(GOOD, final_assistant=True, pending=pending)._repr_html_()
     lines = re.sub(r"<[^>]+>", "", re.sub(r"</?div[^>]*>", "\n", html)).split("\n")
-    for words in ("text Adding.", "#1 tool_use add id=tu_a", "#2 tool_result answers log is_error id=tu_b",
+    for words in ("text Adding.", "#1 tool_use add id=tu_a",
+                  "#2 tool_result answers log is_error id=tu_b",
                   "assistant response received; its tools have not run"):
         assert words in lines, words
 
@@ -85,11 +89,13 @@ def test_labels_read_as_separate_words():
 def test_tool_input_keeps_its_whitespace_and_results_start_on_their_own_line():
     old = "        return total\n"
     result = "def f():\n    return 1\n"
-    history = [user("fix it"), assistant(tool_use("tu_a", "edit_file", {"path": "cart.py", "old": old, "new": "x"})),
+    history = [user("fix it"), assistant(tool_use("tu_a", "edit_file",
+                                                  {"path": "cart.py", "old": old, "new": "x"})),
                user(tool_result("tu_a", result))]
     html = MessageList(history)._repr_html_()
     assert re.search(r'<div style="white-space:pre-wrap[^"]*">' + re.escape(old) + "</div>", html)
-    assert re.search(r'id=tu_a</span></div><div style="white-space:pre-wrap[^"]*">def f\(\):\n    return 1', html)
+    assert re.search(r'id=tu_a</span></div><div style="white-space:pre-wrap[^"]*">def f\(\):\n    '
+                     r'return 1', html)
 
 
 def test_a_long_result_shows_its_start_and_opens_to_the_rest():
@@ -160,26 +166,32 @@ def test_token_growth_draws_the_materials_numbers():
     assert "n_10 = 23,000, total = 140,000" in note and "K ≤ 98" in note
     legend = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
     assert legend == ["n_k: input of call k (left axis)", "total so far (right axis)"]
-    assert fig.axes[0].get_ylim()[0] == 0 and fig.axes[0].yaxis.get_major_formatter()(140000, 0) == "140,000"
+    assert (
+        fig.axes[0].get_ylim()[0] == 0
+        and fig.axes[0].yaxis.get_major_formatter()(140000, 0) == "140,000"
+    )
 
 
 def test_measured_laps_start_the_axis_near_the_data_so_growth_shows():
     laps = [21_235, 22_307, 22_949, 23_812, 24_006]
     ax = token_growth(laps).axes[0]
     assert 0 < ax.get_ylim()[0] <= 21_235 and "axis from" in ax.get_ylabel()
-    growth = [t.get_text().split("\n")[1:] for t in ax.get_xticklabels()]  # under each call's number
+    # under each call's number
+    growth = [t.get_text().split("\n")[1:] for t in ax.get_xticklabels()]
     assert growth == [[], ["+1,072"], ["+642"], ["+863"], ["+194"]]
 
 
 def marker_points(fig) -> list:
     """Where every marker of every plotted line is drawn, in pixels."""
-    return [tuple(xy) for ax in fig.axes for line in ax.get_lines() if line.get_marker() not in (None, "", "None")
+    return [tuple(xy) for ax in fig.axes for line in ax.get_lines()
+            if line.get_marker() not in (None, "", "None")
             for xy in line.get_transform().transform(line.get_xydata())]
 
 
 @pytest.mark.parametrize("plot", ["laps", "example_5_3", "budget"])
 def test_no_text_covers_a_marker(plot):
-    """As lesson 07 draws them: no note, annotation, legend or tick label lies over a marker of a line."""
+    """As lesson 07 draws them: no note, annotation, legend or tick label lies over a marker of a
+    line."""
     fig = {"laps": lambda: token_growth([21_235, 22_307, 22_949, 23_812, 24_006]),
            "example_5_3": lambda: token_growth(inputs_per_call(5_000, [2_000] * 9), window=200_000),
            "budget": lambda: budget_spend([3, 3, 3, 3], 10)}[plot]()
@@ -190,16 +202,20 @@ def test_no_text_covers_a_marker(plot):
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     boxes = [(t.get_text(), t.get_window_extent().expanded(1, 1).padded(radius)) for t in texts]
     boxes += [("legend", ax.get_legend().get_window_extent()) for ax in fig.axes if ax.get_legend()]
-    covered = [(text, (round(x), round(y))) for text, box in boxes for x, y in points if box.contains(x, y)]
+    covered = [(text, (round(x), round(y))) for text, box in boxes for x,
+               y in points if box.contains(x, y)]
     assert not covered, covered
 
 
 @pytest.mark.parametrize("plot", ["growth", "budget", "timeline"])
 def test_plots_fit_the_output_area_at_1024_px(plot):
-    """The PNG a notebook shows (bbox tight, 100 dpi) is no wider than JupyterLab's output area at 1024 px with
-    the file browser open, 592 px (tests/views/test_browser.py measures it): drawn at full size, not scaled down."""
-    ends = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
-    fig = {"growth": lambda: token_growth([21_235, 22_307, 22_949, 23_812, 24_006], title="Claude Code fixing "
+    """The PNG a notebook shows (bbox tight, 100 dpi) is no wider than JupyterLab's output area at
+    1024 px with the file browser open, 592 px (tests/views/test_browser.py measures it): drawn at
+    full size, not scaled down."""
+    ends = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6),
+            ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
+    fig = {"growth": lambda: token_growth([21_235, 22_307, 22_949, 23_812, 24_006],
+                                          title="Claude Code fixing "
                                           "cart.py (the Blog measured, Haiku 4.5, one run)"),
            "budget": lambda: budget_spend([3, 3, 3, 3], 10, title="B = 10, every response costs 3"),
            "timeline": lambda: tool_timeline({"parallel": ends, "sequential": ends})}[plot]()
@@ -219,19 +235,24 @@ def test_budget_spend_marks_the_overshoot_of_prop_5_4():
     assert r"B = \$10.00" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert any(isinstance(c, PolyCollection) for c in ax.collections)  # the shaded overshoot
     under = budget_spend([3, 3], 10).axes[0]
-    assert list(under.texts) == [] and not any(isinstance(c, PolyCollection) for c in under.collections)
+    assert list(under.texts) == [] and not any(isinstance(c, PolyCollection)
+                                               for c in under.collections)
 
 
 def test_tool_timeline_places_each_call_at_its_times():
-    parallel = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
-    sequential = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", True, 0.6, 1.0)]
+    parallel = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6),
+                ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
+    sequential = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6),
+                  ToolEnd("tu_b", "read", "y", True, 0.6, 1.0)]
     fig = tool_timeline({"parallel": parallel, "sequential": sequential})
-    spans = [[(round(p.get_x(), 3), round(p.get_x() + p.get_width(), 3)) for p in ax.patches] for ax in fig.axes]
+    spans = [[(round(p.get_x(), 3), round(p.get_x() + p.get_width(), 3)) for p in ax.patches]
+             for ax in fig.axes]
     assert spans == [[(0.1, 0.6), (0.1, 0.5)], [(0.1, 0.6), (0.6, 1.0)]]
     assert fig.axes[0].get_title(loc="left") == "parallel: 2 calls over 0.50 s"
     assert fig.axes[-1].get_xlim()[1] <= 1.0 * 1.05  # the axis ends with the data
     labels = fig.axes[0].get_yticklabels()
-    assert [t.get_text() for t in labels] == ["#1 read", "#2 read"] and min(t.get_fontsize() for t in labels) >= 10
+    assert [t.get_text() for t in labels] == ["#1 read", "#2 read"] and min(
+        t.get_fontsize() for t in labels) >= 10
 
 
 def test_figures_are_released_by_pyplot():
@@ -240,14 +261,16 @@ def test_figures_are_released_by_pyplot():
     before = plt.get_fignums()
     fig = token_growth([1, 2, 3])
     assert plt.get_fignums() == before  # a notebook shows it once, as the cell's value
-    assert repr(fig) == "<DescribedFigure size 560x360 with 2 Axes>"  # what nbval compares, with its description
+    # what nbval compares, with its description
+    assert repr(fig) == "<DescribedFigure size 560x360 with 2 Axes>"
 
 
 @pytest.mark.parametrize("plot", [lambda: token_growth([21_235, 22_307, 24_006], window=200_000),
-                                  lambda: budget_spend([3, 3, 3, 3], 10)], ids=["token_growth", "budget_spend"])
+                                  lambda: budget_spend([3, 3, 3, 3], 10)],
+                         ids=["token_growth", "budget_spend"])
 def test_a_plot_is_shown_with_a_text_description_after_its_image(plot):
-    """JupyterLab gives an image output no alt text: the description is an output of its own, read by a screen
-    reader, and it says the numbers the figure draws."""
+    """JupyterLab gives an image output no alt text: the description is an output of its own, read
+    by a screen reader, and it says the numbers the figure draws."""
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.display import display
     from IPython.utils.capture import capture_output
@@ -257,23 +280,30 @@ def test_a_plot_is_shown_with_a_text_description_after_its_image(plot):
         fig = plot()
         with capture_output() as shown:
             display(fig)
-    finally:  # no shell left behind: the process's later tests (check()'s report) are not in a notebook
+    finally:
+        # no shell left behind: the process's later tests (check()'s report) are not in a notebook
         InteractiveShell.clear_instance()
-    assert [sorted(o.data) for o in shown.outputs] == [["image/png", "text/plain"], ["text/markdown", "text/plain"]]
+    assert [sorted(o.data) for o in shown.outputs] == [["image/png", "text/plain"],
+                                                       ["text/markdown", "text/plain"]]
     described = shown.outputs[1].data["text/plain"]
     assert described.startswith("Figure: ") and described == fig.description
-    assert ("24,006" in described and "67,548" in described) or ("$12.00" in described and "$10.00" in described)
-    assert r"\$" in shown.outputs[1].data["text/markdown"] or "$" not in described  # no math mode in Markdown
+    assert ("24,006" in described and "67,548" in described) or (
+        "$12.00" in described and "$10.00" in described
+    )
+    # no math mode in Markdown
+    assert r"\$" in shown.outputs[1].data["text/markdown"] or "$" not in described
 
 
 def test_the_tool_timeline_is_described_in_words_without_the_wall_clock():
-    """Lesson 08's timeline has a description too: each run's calls and whether they overlapped, not its seconds
-    (a real clock's: nbval compares the text, so it must not change from run to run)."""
-    parallel = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
-    sequential = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6), ToolEnd("tu_b", "edit", "y", True, 0.6, 1.0)]
+    """Lesson 08's timeline has a description too: each run's calls and whether they overlapped, not
+    its seconds (a real clock's: nbval compares the text, so it must not change from run to run)."""
+    parallel = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6),
+                ToolEnd("tu_b", "read", "y", False, 0.1, 0.5)]
+    sequential = [ToolEnd("tu_a", "read", "x", False, 0.1, 0.6),
+                  ToolEnd("tu_b", "edit", "y", True, 0.6, 1.0)]
     mixed = parallel + [ToolEnd("tu_c", "edit", "z", False, 0.6, 0.7)]
-    fig = tool_timeline({"parallel": parallel, "sequential": sequential, "mixed": mixed, "one": parallel[:1],
-                         "none": []})
+    fig = tool_timeline({"parallel": parallel, "sequential": sequential, "mixed": mixed,
+                         "one": parallel[:1], "none": []})
     assert isinstance(fig, DescribedFigure)  # shown with its description after the image
     assert fig.description == (
         "Figure: one row of bars per run, each tool call a bar from its start to its end. "

@@ -34,7 +34,8 @@ def test_max_turns_changes_the_outcome_on_aurora_run():
     e.max_turns.value = 1
     assert e.outcome == "error_max_turns" and e.frames[-1].answer is None
     assert ">error_max_turns</span>" in e.outcome_label.value
-    assert ">error_max_turns</span></span> answer: None" in e.view.value  # the view jumped to the last frame
+    # the view jumped to the last frame
+    assert ">error_max_turns</span></span> answer: None" in e.view.value
 
 
 def test_calls_are_t_plus_one_for_the_always_tool_model():
@@ -58,7 +59,8 @@ def test_a_budget_stops_the_run_after_the_response_that_crosses_it():
     e = Explorer("always_tool", max_turns=10, max_budget_usd=0.0003)
     last = e.frames[-1]
     assert last.outcome == "error_max_budget_usd"
-    assert 0.0003 <= last.spent < 0.0003 + (last.spent - e.frames[-3].spent)  # overshoot < one response (Prop. 5.4)
+    # overshoot < one response (Prop. 5.4)
+    assert 0.0003 <= last.spent < 0.0003 + (last.spent - e.frames[-3].spent)
     assert e.set(max_budget_usd=None).setting.max_budget_usd is None
 
 
@@ -89,13 +91,16 @@ def test_stepping_redraws_without_running_again(runs):
 def test_static_output_without_a_front_end():
     e = Explorer("aurora_run", max_turns=1)
     bundle = e._repr_mimebundle_()
-    assert bundle["text/plain"] == ("Explorer(scenario='aurora_run', max_turns=1, max_budget_usd=None, deny=[]): "
-                                    "error_max_turns after 2 calls, 1 turn; step 4/4")
-    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live widget, where a front end is
+    assert bundle["text/plain"] == ("Explorer(scenario='aurora_run', max_turns=1, "
+                                    "max_budget_usd=None, deny=[]): error_max_turns after 2 calls, "
+                                    "1 turn; step 4/4")
+    # the live widget, where a front end is
+    assert "application/vnd.jupyter.widget-view+json" in bundle
     html = bundle["text/html"]
     assert "scenario aurora_run · max_turns 1" in html and ">error_max_turns</span>" in html
     again = Explorer("aurora_run", max_turns=1)._repr_mimebundle_()
-    assert (again["text/plain"], again["text/html"]) == (bundle["text/plain"], html)  # no ids, no addresses
+    # no ids, no addresses
+    assert (again["text/plain"], again["text/html"]) == (bundle["text/plain"], html)
     assert not re.search(r"0x[0-9a-f]{6,}|model_id|[0-9a-f]{32}", html + bundle["text/plain"])
 
 
@@ -106,7 +111,8 @@ def test_a_scenarios_own_gate_rule_starts_on_and_can_be_turned_off():
     assert refused == ["Permission denied by rule deny write_file(/etc/*)"]
     e.set(deny=[])
     refused = [b["content"] for m in e.frames[-1].messages for b in blocks(m) if b.get("is_error")]
-    assert len(refused) == 1 and "deny" not in refused[0]  # now the workspace itself refuses the path
+    # now the workspace itself refuses the path
+    assert len(refused) == 1 and "deny" not in refused[0]
 
 
 def test_the_budget_slider_fits_the_scenario():
@@ -123,7 +129,8 @@ def test_the_budget_slider_fits_the_scenario():
 def test_every_scenario_steps_through_valid_histories(name):
     e = Explorer(name, max_turns=1)
     for frame in e.frames:
-        assert MessageList(frame.messages, final_assistant=True).holds, frame.step  # (a paused turn goes back as is)
+        # (a paused turn goes back as is)
+        assert MessageList(frame.messages, final_assistant=True).holds, frame.step
     assert e.frames[-1].outcome is not None and e.frames[-1].calls <= 2  # T+1
     e.set(step=1)
     assert "step 1 / " in e.view.value and e.step.value == 1
@@ -133,9 +140,11 @@ def test_the_benchmark_measures_re_runs_and_steps(runs):
     from bench.explorer import bench_scenario
 
     figures = bench_scenario("one_shot", repeats=1)
-    assert set(figures) == {"rerun_median_ms", "rerun_max_ms", "revisit_median_ms", "step_median_ms", "step_max_ms"}
+    assert set(figures) == {"rerun_median_ms", "rerun_max_ms", "revisit_median_ms",
+                            "step_median_ms", "step_max_ms"}
     assert all(v > 0 for v in figures.values())
-    assert len(runs) == 1 + 2 * 4 + 3  # the first run, every setting of both repetitions, 3 kept for revisits
+    # the first run, every setting of both repetitions, 3 kept for revisits
+    assert len(runs) == 1 + 2 * 4 + 3
 
 
 def test_counts_are_grammatical_and_dollars_read_as_dollars():
@@ -143,17 +152,33 @@ def test_counts_are_grammatical_and_dollars_read_as_dollars():
 
     e = Explorer("one_shot")
     assert "after 1 call, 0 turns" in e.outcome_label.value and "after 1 call, 0 turns" in repr(e)
-    assert [dollars(x) for x in (0, 1e-05, 7.9e-05, 0.0003, 1.5)] == ["$0", "$0.00001", "$0.000079", "$0.0003", "$1.50"]
+    assert [dollars(x) for x in (0, 1e-05, 7.9e-05, 0.0003, 1.5)] == [
+        "$0",
+        "$0.00001",
+        "$0.000079",
+        "$0.0003",
+        "$1.50",
+    ]
     assert tokens(140000) == "140,000"
     e.set(max_budget_usd=0.0003)
-    assert "budget: $0.0000" in e.view.value and "/ $0.0003" in e.view.value and "e-0" not in e.view.value
+    assert (
+        "budget: $0.0000" in e.view.value
+        and "/ $0.0003" in e.view.value
+        and "e-0" not in e.view.value
+    )
 
 
 def test_the_header_and_the_frame_name_the_same_run_while_stepping():
     e = Explorer("aurora_run")
     e.set(step=2)
-    assert "outcome of the run: " in e.outcome_label.value and ">success</span>" in e.outcome_label.value
-    assert "outcome at this step: " in e.view.value and ">running</span> after 1 call so far" in e.view.value
+    assert (
+        "outcome of the run: " in e.outcome_label.value
+        and ">success</span>" in e.outcome_label.value
+    )
+    assert (
+        "outcome at this step: " in e.view.value
+        and ">running</span> after 1 call so far" in e.view.value
+    )
 
 
 def test_playback_buttons_move_the_step_and_stop_at_the_ends():
@@ -202,10 +227,12 @@ def test_a_run_ahead_waits_while_the_controls_move():
     moved = time.monotonic()
     while time.monotonic() - moved < 3 * QUIET_S:  # a learner pressing keys
         runs.moving()
-        last_move = time.monotonic()  # the quiet time counts from the last key, not from the end of this loop
+        # the quiet time counts from the last key, not from the end of this loop
+        last_move = time.monotonic()
         time.sleep(QUIET_S / 10)
     assert made == []  # nothing made while the controls moved
-    assert runs.frames("b") == ["b"]  # asked for before its run ahead began: run now, in the foreground
+    # asked for before its run ahead began: run now, in the foreground
+    assert runs.frames("b") == ["b"]
     runs.join()
     assert [(s, how) for s, how, _ in made] == [("b", "now"), ("a", "ahead")]
     assert made[1][2] >= last_move + QUIET_S * 0.9  # ahead only once the controls were still
@@ -232,15 +259,17 @@ def test_the_foreground_waits_for_a_run_ahead_under_way_without_its_pauses():
 def test_a_screen_reader_hears_the_new_outcome_once_then_each_step():
     e = Explorer("aurora_run")
     e.max_turns.value = 1  # as the slider does
-    assert e.access.announce == ("outcome of the run: error_max_turns after 2 calls, 1 turn. step 4 / 4: "
-                                 "error_max_turns: after turn 1 the model still asks for tools; max_turns=1")
+    assert e.access.announce == ("outcome of the run: error_max_turns after 2 calls, 1 turn. step "
+                                 "4 / 4: error_max_turns: after turn 1 the model still asks for "
+                                 "tools; max_turns=1")
     e.step.value = 0
     assert e.access.announce == "step 0 / 4: the prompt is sent"
     e.runs.join()
 
 
 def test_the_step_slider_gets_its_new_range_before_its_new_value(monkeypatch):
-    """A front-end slider given a value past its old range clamps it and sends that back (issue 30 item 1)."""
+    """A front-end slider given a value past its old range clamps it and sends that back (issue 30
+    item 1)."""
     e = Explorer("always_tool", max_turns=1)
     sent = []
     monkeypatch.setattr(e.step, "_send", lambda msg, buffers=None: sent.append(set(msg["state"])))
@@ -249,17 +278,20 @@ def test_the_step_slider_gets_its_new_range_before_its_new_value(monkeypatch):
 
 
 def test_an_amount_keeps_two_significant_digits_and_one_message_is_singular():
-    """Issue 30 item 6: always_tool at T = 3 spent $0.0001044, shown as "$0.0001" (one digit); "(1 messages)"."""
+    """Issue 30 item 6: always_tool at T = 3 spent $0.0001044, shown as "$0.0001" (one digit); "(1
+    messages)"."""
     from course.viz.style import dollars
 
     assert [dollars(x) for x in (0.0001044, 0.0005, 0.00010)] == ["$0.00010", "$0.0005", "$0.0001"]
     assert "budget: $0.00010 " in Explorer("always_tool", max_turns=3).view.value
     one = MessageList([{"role": "user", "content": "hi"}])
-    assert "holds (1 message)" in one._repr_html_() and repr(one).startswith("MessageList: 1 message, ")
+    assert "holds (1 message)" in one._repr_html_() and repr(one).startswith(
+        "MessageList: 1 message, ")
 
 
 def test_a_frame_is_sent_with_classes_and_its_stylesheet_once(monkeypatch):
-    """Issue 30 item 8: no inline style in the live frame (it tripled its size); every class it uses is in the sheet."""
+    """Issue 30 item 8: no inline style in the live frame (it tripled its size); every class it uses
+    is in the sheet."""
     from course.viz.run import frame_html
     from course.viz.style import stylesheet
 
@@ -273,7 +305,8 @@ def test_a_frame_is_sent_with_classes_and_its_stylesheet_once(monkeypatch):
     monkeypatch.setattr(widgets.Access, "send_state", lambda self, key=None: sent.append(key))
     for step in range(e.step.max, -1, -1):
         e.go(step)
-    assert "styles" in sent  # the frames before the last have styles of their own (a meter's share, "running")
+    # the frames before the last have styles of their own (a meter's share, "running")
+    assert "styles" in sent
     sent.clear()
     e.go(2)
     e.go(1)
@@ -281,14 +314,17 @@ def test_a_frame_is_sent_with_classes_and_its_stylesheet_once(monkeypatch):
 
 
 def test_a_step_key_sends_the_frame_and_its_announcement_only(monkeypatch):
-    """Issue 30 item 8: one message for the view, one for the screen reader; the play timer hears of it on play."""
+    """Issue 30 item 8: one message for the view, one for the screen reader; the play timer hears of
+    it on play."""
     import ipywidgets
 
     e = Explorer("always_tool")
     e.go(3)  # its styles are sent
     e.go(e.step.max)
     sent = []
-    record = lambda self, key=None: sent.append((type(self).__name__, key if isinstance(key, str) else {*key}))  # noqa: E731
+    record = lambda self, key=None: sent.append(  # noqa: E731
+        (type(self).__name__, key if isinstance(key, str) else {*key})
+    )
     monkeypatch.setattr(ipywidgets.Widget, "send_state", record)
     e.go(3)
     assert sent == [("IntSlider", "value"), ("HTML", "value"), ("Access", "announce")], sent
@@ -309,7 +345,8 @@ def on_a_page(e: Explorer) -> list[dict]:
 
 
 def test_a_page_gets_every_run_once_with_the_message_lists_they_share():
-    """Issue 30 item 8: the page switches frames itself; each run reaches it once, each message list once."""
+    """Issue 30 item 8: the page switches frames itself; each run reaches it once, each message list
+    once."""
     from course.viz.run import frame_html
     from course.viz.style import classed
 
@@ -319,7 +356,9 @@ def test_a_page_gets_every_run_once_with_the_message_lists_they_share():
     e.max_turns.value = 4  # as the slider does: this run, then the others ahead, each as it is made
     e.runs.join()
     runs = {m["run"]: m for m in sent}
-    assert len(sent) == len(runs) == 16 and set(runs) == {replace(e.setting, max_turns=t).key for t in range(16)}
+    assert len(sent) == len(runs) == 16 and set(runs) == {
+        replace(e.setting, max_turns=t).key for t in range(16)
+    }
     lists = {}
     for m in sent:
         assert not set(m["pieces"]) & set(lists)  # a list is sent once
@@ -329,15 +368,18 @@ def test_a_page_gets_every_run_once_with_the_message_lists_they_share():
     run = e.runs.kept[replace(e.setting, max_turns=2)]
     page = runs[replace(e.setting, max_turns=2).key]
     for step, (head, rest) in enumerate(page["frames"]):  # the page draws what the kernel would
-        assert head + lists[rest] == classed(frame_html(run[step], Limits(max_turns=2), step, len(run)), {})
+        assert head + lists[rest] == classed(frame_html(run[step], Limits(max_turns=2), step,
+                                                        len(run)), {})
     assert page["said"][0] == "step 0 / 6: the prompt is sent"
-    assert page["first"].startswith("outcome of the run: error_max_turns after 3 calls, 2 turns. step 6 / 6: ")
+    assert page["first"].startswith("outcome of the run: error_max_turns after 3 calls, 2 turns. "
+                                    "step 6 / 6: ")
     assert "error_max_turns" in page["outcome"] and "style=" not in page["outcome"]
 
 
 def test_with_a_page_a_step_or_a_run_it_has_asks_nothing_more_of_the_kernel(monkeypatch):
-    """Issue 30 item 8: the page shows steps and runs it has; the kernel sends only a run it lacks (and the styles
-    of its frames), and draws nothing: no frame, outcome, announcement or step slider of its own."""
+    """Issue 30 item 8: the page shows steps and runs it has; the kernel sends only a run it lacks
+    (and the styles of its frames), and draws nothing: no frame, outcome, announcement or step
+    slider of its own."""
     import ipywidgets
 
     e = Explorer("always_tool", max_turns=3)
@@ -350,7 +392,8 @@ def test_with_a_page_a_step_or_a_run_it_has_asks_nothing_more_of_the_kernel(monk
     e.max_turns.set_state({"value": 5})  # a run the page lacks
     assert [m["run"] for m in sent[1:]] == [e.setting.key]
     assert set(states) <= {("Access", "styles")}, states
-    assert e.step.value == 2 and e.step.max == 8  # the page moves the step slider to the new run's last step
+    # the page moves the step slider to the new run's last step
+    assert e.step.value == 2 and e.step.max == 8
     e.runs.join()
     states.clear()
     sent.clear()
@@ -367,12 +410,13 @@ def test_runs_ahead_speak_the_learners_language():
         e.runs.join()
         prompt = tr("the prompt is sent")
     assert prompt != "the prompt is sent"
-    assert e.runs.kept[replace(e.setting, max_turns=9)][0].step == prompt  # made on the run-ahead thread
+    # made on the run-ahead thread
+    assert e.runs.kept[replace(e.setting, max_turns=9)][0].step == prompt
 
 
 def test_the_page_hears_the_setting_after_its_runs_and_when_a_control_moved_to_no_effect():
-    """A page says "running" once the scenario, the budget or a deny rule moves, until the kernel names the setting:
-    named after the runs of the new setting, and also when nothing changed."""
+    """A page says "running" once the scenario, the budget or a deny rule moves, until the kernel
+    names the setting: named after the runs of the new setting, and also when nothing changed."""
     e = Explorer("always_tool", max_turns=3)
     sent: list[dict] = []
     e.access.send = lambda content, buffers=None: sent.append(content)
@@ -380,7 +424,11 @@ def test_the_page_hears_the_setting_after_its_runs_and_when_a_control_moved_to_n
     sent.clear()
     e.scenario.value = "one_shot"
     assert [m.get("run", m.get("base")) for m in sent] == [e.setting.key, e.setting.base]
-    assert e.access.base == e.setting.base and e.access.settings == [e.scenario, e.budget, *e.rules.children]
+    assert e.access.base == e.setting.base and e.access.settings == [
+        e.scenario,
+        e.budget,
+        *e.rules.children,
+    ]
     sent.clear()
     e.set(max_budget_usd=None)  # no change: the page is told all the same
     assert sent == [{"base": e.setting.base}]

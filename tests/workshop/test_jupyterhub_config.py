@@ -1,5 +1,6 @@
-"""workshop/jupyterhub_config.py: loaded as JupyterHub loads it, its hook run on a student's spawn, and a real hub
-serving one student (`make test` installs JupyterHub into build/workshop/, as `python -m bench workshop` does)."""
+"""workshop/jupyterhub_config.py: loaded as JupyterHub loads it, its hook run on a student's spawn,
+and a real hub serving one student (`make test` installs JupyterHub into build/workshop/, as `python
+-m bench workshop` does)."""
 from __future__ import annotations
 
 import asyncio
@@ -36,17 +37,22 @@ def spawner(name: str, home: Path):
     return SimpleNamespace(home_dir=str(home), user=SimpleNamespace(name=name), environment={})
 
 
-def test_the_config_runs_every_student_from_the_hub_environment_and_opens_lesson_00(monkeypatch, tmp_path):
+def test_the_config_runs_every_student_from_the_hub_environment_and_opens_lesson_00(
+    monkeypatch, tmp_path):
     c = load(monkeypatch, tmp_path)
     assert c.Spawner.cmd == [str(Path(sys.executable).parent / "jupyterhub-singleuser")]
     assert (ROOT / c.Spawner.default_url.removeprefix("/lab/tree/")).is_file()
-    assert c.JupyterHub.authenticator_class == "shared-password" and c.Authenticator.allow_all is True
+    assert (
+        c.JupyterHub.authenticator_class == "shared-password" and c.Authenticator.allow_all is True
+    )
     assert c.SharedPasswordAuthenticator.user_password == "room-password"
-    assert c.SimpleLocalProcessSpawner.home_dir_template == str(tmp_path / "state" / "homes" / "{username}")
+    assert c.SimpleLocalProcessSpawner.home_dir_template == str(
+        tmp_path / "state" / "homes" / "{username}")
     assert c.JupyterHub.bind_url == "http://127.0.0.1:8000"
 
 
-def test_a_japanese_room_opens_the_japanese_lesson_00_and_its_library_speaks_japanese(monkeypatch, tmp_path):
+def test_a_japanese_room_opens_the_japanese_lesson_00_and_its_library_speaks_japanese(
+    monkeypatch, tmp_path):
     english = load(monkeypatch, tmp_path)
     assert "environment" not in english.Spawner
     c = load(monkeypatch, tmp_path, WORKSHOP_LANG="ja")
@@ -55,7 +61,8 @@ def test_a_japanese_room_opens_the_japanese_lesson_00_and_its_library_speaks_jap
     assert c.Spawner.environment == {"COURSE_LANG": "ja"}
 
 
-def test_a_japanese_room_shows_jupyterlab_in_japanese_and_keeps_a_language_the_student_picks(monkeypatch, tmp_path):
+def test_a_japanese_room_shows_jupyterlab_in_japanese_and_keeps_a_language_the_student_picks(
+    monkeypatch, tmp_path):
     english, japanese = tmp_path / "en", tmp_path / "ja"
     load(monkeypatch, tmp_path).Spawner.pre_spawn_hook(spawner("ada", english))
     c = load(monkeypatch, tmp_path, WORKSHOP_LANG="ja")
@@ -67,7 +74,8 @@ def test_a_japanese_room_shows_jupyterlab_in_japanese_and_keeps_a_language_the_s
     assert lab_locale(japanese) == "en"
 
 
-def test_first_login_copies_the_course_into_the_home_and_never_over_a_student_s_files(monkeypatch, tmp_path):
+def test_first_login_copies_the_course_into_the_home_and_never_over_a_student_s_files(
+    monkeypatch, tmp_path):
     c = load(monkeypatch, tmp_path)
     home = tmp_path / "home"
     s = spawner("ada", home)
@@ -80,19 +88,22 @@ def test_first_login_copies_the_course_into_the_home_and_never_over_a_student_s_
     assert s.environment == {}  # no relay: the local API
 
 
-def test_with_a_relay_only_roster_students_log_in_and_each_server_gets_its_own_token(monkeypatch, tmp_path):
+def test_with_a_relay_only_roster_students_log_in_and_each_server_gets_its_own_token(
+    monkeypatch, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student,token\nada,tok-ada\nbob,tok-bob\n")
-    c = load(monkeypatch, tmp_path, WORKSHOP_ROSTER=str(roster), WORKSHOP_RELAY_URL="http://10.0.0.5:8765")
+    c = load(monkeypatch, tmp_path, WORKSHOP_ROSTER=str(roster),
+             WORKSHOP_RELAY_URL="http://10.0.0.5:8765")
     assert c.Authenticator.allowed_users == {"ada", "bob"} and "allow_all" not in c.Authenticator
     s = spawner("bob", tmp_path / "bob")
     c.Spawner.pre_spawn_hook(s)
-    assert s.environment == {"ANTHROPIC_BASE_URL": "http://10.0.0.5:8765", "ANTHROPIC_API_KEY": "tok-bob",
-                             "COURSE_LIVE": "1"}
+    assert s.environment == {"ANTHROPIC_BASE_URL": "http://10.0.0.5:8765",
+                             "ANTHROPIC_API_KEY": "tok-bob", "COURSE_LIVE": "1"}
 
 
 @pytest.mark.slow
-def test_a_real_hub_logs_a_student_in_copies_the_course_and_runs_cells_with_the_relay_settings(tmp_path):
+def test_a_real_hub_logs_a_student_in_copies_the_course_and_runs_cells_with_the_relay_settings(
+    tmp_path):
     assert (bench.VENV / ".installed").exists() and bench.PROXY.exists(), \
         "JupyterHub and its proxy are missing from build/workshop/: `make test` installs them"
     roster = tmp_path / "roster.csv"
@@ -101,7 +112,8 @@ def test_a_real_hub_logs_a_student_in_copies_the_course_and_runs_cells_with_the_
              "print(sorted(os.listdir('.'))[:1], os.path.basename(os.getcwd()))"]
     state = tmp_path / "state"
     state.mkdir()
-    hub = bench.Hub(state, {"WORKSHOP_ROSTER": str(roster), "WORKSHOP_RELAY_URL": "http://127.0.0.1:9"})
+    hub = bench.Hub(state,
+                    {"WORKSHOP_ROSTER": str(roster), "WORKSHOP_RELAY_URL": "http://127.0.0.1:9"})
     try:
         hub.wait()
         result = asyncio.run(bench.student(hub, "ada", cells))
@@ -111,5 +123,7 @@ def test_a_real_hub_logs_a_student_in_copies_the_course_and_runs_cells_with_the_
     assert result["errors"] == []
     assert result["printed"] == "http://127.0.0.1:9 tok-ada\n['00_start_here.ipynb'] notebooks\n"
     assert isinstance(refused, RuntimeError) and "login failed" in str(refused)
-    assert json.loads((state / "homes" / "ada" / "notebooks" / "00_start_here.ipynb").read_text())["cells"]
+    assert json.loads((state / "homes" / "ada" / "notebooks" / "00_start_here.ipynb").read_text())[
+        "cells"
+    ]
     assert hub.processes() == [hub.process.pid]  # nothing left running

@@ -1,4 +1,5 @@
-"""The key relay, through the genuine SDK as the student's client, with the course's local API as the upstream."""
+"""The key relay, through the genuine SDK as the student's client, with the course's local API as
+the upstream."""
 from __future__ import annotations
 
 import csv
@@ -59,7 +60,8 @@ def room(upstream, tmp_path):
         log: list[str] = []
         extra = {"clock": clock} if clock else {}
         ledger = Ledger(ROSTER, budget_usd, per_minute, tmp_path / "usage.csv", **extra)
-        relay = Relay(ledger, KEY, upstream_url or upstream.base_url, timeout=timeout, log=log.append).start()
+        relay = Relay(ledger, KEY, upstream_url or upstream.base_url, timeout=timeout,
+                      log=log.append).start()
         started.append(relay)
         return relay, log
 
@@ -73,8 +75,8 @@ def student(relay, token="tok-ada-1111", **options) -> anthropic.Anthropic:
 
 
 def ask(client, text="hello", **options):
-    return client.messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": text}],
-                                  **options)
+    return client.messages.create(model=MODEL, max_tokens=64,
+                                  messages=[{"role": "user", "content": text}], **options)
 
 
 def usage_rows(relay) -> dict[str, dict]:
@@ -89,28 +91,39 @@ def test_a_student_request_is_forwarded_and_its_usage_priced_into_the_csv(room, 
     sent = upstream.api.requests[-1].response["usage"]
     row = usage_rows(relay)["ada"]
     assert int(row["requests"]) == 1 and int(row["errors"]) == 0 and int(row["refused"]) == 0
-    assert int(row["input_tokens"]) == sent["input_tokens"] > 0 and int(row["output_tokens"]) == sent["output_tokens"]
-    assert float(row["usd"]) == pytest.approx(cost_usd(MODEL, sent), abs=1e-6) and float(row["usd"]) > 0
+    assert (
+        int(row["input_tokens"]) == sent["input_tokens"] > 0
+        and int(row["output_tokens"]) == sent["output_tokens"]
+    )
+    assert (
+        float(row["usd"]) == pytest.approx(cost_usd(MODEL, sent), abs=1e-6)
+        and float(row["usd"]) > 0
+    )
     assert usage_rows(relay)["bob"]["requests"] == "0"
 
 
 def test_a_streamed_answer_passes_through_and_is_metered_from_its_events(room, upstream):
     relay, _ = room()
-    with student(relay).messages.stream(model=MODEL, max_tokens=64,
-                                        messages=[{"role": "user", "content": "stream me"}]) as stream:
+    with student(relay).messages.stream(
+        model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "stream me"}]
+    ) as stream:
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
     assert text == "You said: stream me"
     sent = upstream.api.requests[-1].response["usage"]
     assert final.usage.output_tokens == sent["output_tokens"]
     row = usage_rows(relay)["ada"]
-    assert (int(row["input_tokens"]), int(row["output_tokens"])) == (sent["input_tokens"], sent["output_tokens"])
+    assert (int(row["input_tokens"]), int(row["output_tokens"])) == (
+        sent["input_tokens"],
+        sent["output_tokens"],
+    )
     assert float(row["usd"]) == pytest.approx(cost_usd(MODEL, sent), abs=1e-6)
 
 
 def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, tmp_path):
-    """The upstream sends message_start and waits until the student has it, then the rest, and waits again before it
-    ends the stream: a relay that buffers deadlocks, and one that charges only at the end is behind the student."""
+    """The upstream sends message_start and waits until the student has it, then the rest, and waits
+    again before it ends the stream: a relay that buffers deadlocks, and one that charges only at
+    the end is behind the student."""
     seen, done = threading.Event(), threading.Event()
     api = LocalAPI(Rules([], otherwise=echo))
 
@@ -119,7 +132,9 @@ def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, 
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers["content-length"]))
-            events = b"".join(api.handle("POST", "/v1/messages", dict(self.headers), body).body).split(b"\n\n")
+            events = b"".join(
+                api.handle("POST", "/v1/messages", dict(self.headers), body).body
+            ).split(b"\n\n")
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")
@@ -141,7 +156,8 @@ def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, 
             events = iter(stream)
             assert next(events).type == "message_start" and not seen.is_set()
             seen.set()
-            assert any(e.type == "message_stop" for e in events)  # stops reading there: the stream is still open
+            # stops reading there: the stream is still open
+            assert any(e.type == "message_stop" for e in events)
             charged = usage_rows(relay)["ada"]
             done.set()
             assert stream.get_final_message().content[0].text == "You said: hi"
@@ -150,7 +166,8 @@ def test_a_stream_reaches_the_student_while_the_upstream_is_still_sending(room, 
         done.set()
         slow.shutdown()
         slow.server_close()
-    assert int(charged["output_tokens"]) > 1  # message_delta's count, not message_start's, and before the end
+    # message_delta's count, not message_start's, and before the end
+    assert int(charged["output_tokens"]) > 1
 
 
 def test_an_unknown_token_gets_401_and_nothing_is_forwarded(room, upstream):
@@ -165,8 +182,9 @@ def test_the_upstream_gets_the_instructor_key_and_never_a_student_token(room, up
     relay, _ = room()
     ask(student(relay, "tok-ada-1111"))
     ask(anthropic.Anthropic(api_key="tok-bob-2222", base_url=relay.base_url))
-    with student(relay, "tok-bob-2222").messages.stream(model=MODEL, max_tokens=8,
-                                                        messages=[{"role": "user", "content": "x"}]) as s:
+    with student(relay, "tok-bob-2222").messages.stream(
+        model=MODEL, max_tokens=8, messages=[{"role": "user", "content": "x"}]
+    ) as s:
         s.get_final_message()
     assert len(upstream.headers) == 3
     for headers in upstream.headers:
@@ -179,12 +197,18 @@ def test_the_instructor_key_appears_in_no_response_log_or_file(room, upstream, t
     client = student(relay, max_retries=0)
     http = httpx2.Client(base_url=relay.base_url)
     upstream.api.inject("server_error")
-    replies = [http.post("/v1/messages", headers={"x-api-key": "tok-ada-1111"}, json={"model": MODEL}),  # 500
+    # 500
+    replies = [http.post("/v1/messages", headers={"x-api-key": "tok-ada-1111"},
+                         json={"model": MODEL}),
                http.post("/v1/messages", headers={"x-api-key": "wrong"}, content=b"{}"),
-               http.post("/v1/messages", headers={"x-api-key": "tok-bob-2222"}, content=b"not json"),
                http.post("/v1/messages", headers={"x-api-key": "tok-bob-2222"},
-                         json={"model": MODEL, "max_tokens": 8, "messages": [{"role": "user", "content": "a"}]}),
-               http.post("/v1/messages", headers={"x-api-key": "tok-bob-2222"}, json={"model": MODEL})]  # over budget
+                         content=b"not json"),
+               http.post("/v1/messages", headers={"x-api-key": "tok-bob-2222"},
+                         json={"model": MODEL, "max_tokens": 8,
+                               "messages": [{"role": "user", "content": "a"}]}),
+               # over budget
+               http.post("/v1/messages", headers={"x-api-key": "tok-bob-2222"},
+                         json={"model": MODEL})]
     assert [r.status_code for r in replies] == [500, 401, 400, 200, 402]
     ask(client)
     with pytest.raises(anthropic.APIStatusError):
@@ -210,7 +234,8 @@ def test_a_spent_budget_gets_an_error_that_says_so_and_nothing_is_forwarded(room
     assert (row["requests"], row["refused"]) == ("1", "1")
 
 
-def test_a_student_over_the_rate_limit_gets_429_with_retry_after_and_nothing_is_forwarded(room, upstream):
+def test_a_student_over_the_rate_limit_gets_429_with_retry_after_and_nothing_is_forwarded(
+    room, upstream):
     now = [1000.0]
     relay, _ = room(per_minute=2, clock=lambda: now[0])
     client = student(relay, max_retries=0)
@@ -223,19 +248,26 @@ def test_a_student_over_the_rate_limit_gets_429_with_retry_after_and_nothing_is_
     ask(student(relay, "tok-bob-2222", max_retries=0))  # the limit is per student
     now[0] += 61
     ask(client)
-    assert usage_rows(relay)["ada"]["requests"] == "3" and usage_rows(relay)["ada"]["refused"] == "1"
+    assert (
+        usage_rows(relay)["ada"]["requests"] == "3" and usage_rows(relay)["ada"]["refused"] == "1"
+    )
 
 
 @pytest.mark.parametrize("body, wording", [
     (b"{not json", "not valid JSON"),
     (b"[1, 2]", "JSON object"),
     (json.dumps({"max_tokens": 8, "messages": []}).encode(), "model: Field required"),
-    (json.dumps({"model": "claude-unpriced-9", "max_tokens": 8, "messages": []}).encode(), "no price"),
-    (json.dumps({"model": MODEL, "max_tokens": 8, "messages": [], "stream": "yes"}).encode(), "stream"),
+    (json.dumps({"model": "claude-unpriced-9", "max_tokens": 8, "messages": []}).encode(),
+     "no price"),
+    (json.dumps({"model": MODEL, "max_tokens": 8, "messages": [], "stream": "yes"}).encode(),
+     "stream"),
 ])
-def test_a_malformed_request_gets_a_clear_400_and_nothing_is_forwarded(room, upstream, body, wording):
+def test_a_malformed_request_gets_a_clear_400_and_nothing_is_forwarded(
+    room, upstream, body, wording
+):
     relay, _ = room()
-    reply = httpx2.post(f"{relay.base_url}/v1/messages", headers={"x-api-key": "tok-ada-1111"}, content=body)
+    reply = httpx2.post(f"{relay.base_url}/v1/messages", headers={"x-api-key": "tok-ada-1111"},
+                        content=body)
     assert reply.status_code == 400 and reply.json()["error"]["type"] == "invalid_request_error"
     assert wording in reply.json()["error"]["message"]
     assert upstream.api.requests == [] and usage_rows(relay)["ada"]["refused"] == "1"
@@ -245,14 +277,16 @@ def test_only_the_messages_endpoints_are_forwarded(room, upstream):
     relay, _ = room()
     reply = httpx2.get(f"{relay.base_url}/v1/models", headers={"x-api-key": "tok-ada-1111"})
     assert reply.status_code == 404 and reply.json()["error"]["type"] == "not_found_error"
-    assert student(relay).messages.count_tokens(model=MODEL, messages=[{"role": "user", "content": "hi"}])
+    assert student(relay).messages.count_tokens(model=MODEL,
+                                                messages=[{"role": "user", "content": "hi"}])
     assert [r.path for r in upstream.api.requests] == ["/v1/messages/count_tokens"]
 
 
 @pytest.mark.parametrize("fault, error", [("rate_limit", anthropic.RateLimitError),
                                           ("overloaded", anthropic.OverloadedError),
                                           ("server_error", anthropic.InternalServerError)])
-def test_upstream_errors_reach_the_student_in_the_api_shape_with_retry_headers(room, upstream, fault, error):
+def test_upstream_errors_reach_the_student_in_the_api_shape_with_retry_headers(
+    room, upstream, fault, error):
     relay, _ = room()
     upstream.api.inject(fault, retry_after=0.2)
     with pytest.raises(error) as e:
@@ -290,7 +324,9 @@ def test_an_unreachable_upstream_is_a_502_in_the_api_shape(room):
 
 def test_an_upstream_that_refuses_the_instructor_key_is_not_blamed_on_the_student(room, upstream):
     relay, _ = room()
-    upstream.api.handle = lambda *a: LocalAPI.handle(upstream.api, "POST", "/v1/messages", {}, b"{}")  # no key: 401
+    # no key: 401
+    upstream.api.handle = lambda *a: LocalAPI.handle(upstream.api, "POST", "/v1/messages", {},
+                                                     b"{}")
     with pytest.raises(anthropic.InternalServerError) as e:
         ask(student(relay, max_retries=2))
     assert "instructor" in e.value.message and len(upstream.headers) == 1  # x-should-retry: false
@@ -347,8 +383,10 @@ def test_make_client_live_honours_anthropic_base_url(room, upstream, monkeypatch
     assert usage_rows(relay)["bob"]["requests"] == "1"
 
 
-@pytest.mark.parametrize("text, wording", [("name,key\na,b\n", "header"), ("student,token\na,\n", "line 2"),
-                                           ("student,token\na,t1\nb,t1\n", "also"), ("student,token\n", "no students"),
+@pytest.mark.parametrize("text, wording",
+                         [("name,key\na,b\n", "header"), ("student,token\na,\n", "line 2"),
+                                           ("student,token\na,t1\nb,t1\n", "also"),
+                          ("student,token\n", "no students"),
                                            ("student,token\na,t1\na,t2\n", "twice")])
 def test_a_bad_roster_is_refused_with_the_line_at_fault(tmp_path, text, wording):
     path = tmp_path / "roster.csv"
@@ -361,9 +399,10 @@ def test_the_command_prints_its_url_and_relays(upstream, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student,token\nada,tok-ada-1111\n")
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "course", "relay", "--upstream", upstream.base_url, "--roster", str(roster),
-               "--budget-usd", "0.5", "--port", "0"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "course", "relay", "--upstream", upstream.base_url, "--roster",
+               str(roster), "--budget-usd", "0.5", "--port", "0"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
     try:
         url = process.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:")
@@ -380,6 +419,7 @@ def test_the_command_refuses_to_start_without_the_instructor_key(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student,token\nada,tok\n")
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
-    done = subprocess.run([sys.executable, "-m", "course", "relay", "--roster", str(roster), "--budget-usd", "1"],
+    done = subprocess.run([sys.executable, "-m", "course", "relay", "--roster", str(roster),
+                           "--budget-usd", "1"],
                           env=env, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and "ANTHROPIC_API_KEY" in done.stderr

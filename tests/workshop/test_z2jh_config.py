@@ -1,5 +1,6 @@
-"""workshop/z2jh/: the zero-to-jupyterhub values, merged over the chart's defaults as Helm merges them and validated
-against the chart's own schema (both copied from the chart), and the hub's spawn hook run on a student's spawn."""
+"""workshop/z2jh/: the zero-to-jupyterhub values, merged over the chart's defaults as Helm merges
+them and validated against the chart's own schema (both copied from the chart), and the hub's spawn
+hook run on a student's spawn."""
 from __future__ import annotations
 
 import copy
@@ -29,7 +30,8 @@ def read(name: str) -> dict:
 
 
 def coalesced(defaults: dict, values: dict) -> dict:
-    """Helm's merge of a values file over the chart's: maps merge key by key, anything else replaces, null deletes."""
+    """Helm's merge of a values file over the chart's: maps merge key by key, anything else
+    replaces, null deletes."""
     out = copy.deepcopy(defaults)
     for key, value in values.items():
         if value is None:
@@ -42,14 +44,17 @@ def coalesced(defaults: dict, values: dict) -> dict:
 
 
 def deployed(config: dict) -> dict:
-    """What Helm validates: the defaults, config.yaml, then the deploy command's --set-file (docs/WORKSHOP.md)."""
-    set_file = {"hub": {"extraFiles": {"course_spawn": {"stringData": HOOK.read_text(encoding="utf-8")}}}}
+    """What Helm validates: the defaults, config.yaml, then the deploy command's --set-file
+    (docs/WORKSHOP.md)."""
+    set_file = {
+        "hub": {"extraFiles": {"course_spawn": {"stringData": HOOK.read_text(encoding="utf-8")}}}}
     return coalesced(coalesced(read("values.yaml"), config), set_file)
 
 
 def errors(values: dict) -> list[str]:
     validator = jsonschema.Draft7Validator(read("values.schema.yaml"))
-    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(values)]
+    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in validator.iter_errors(values)]
 
 
 def test_the_config_is_valid_for_the_chart():
@@ -60,7 +65,8 @@ def test_the_chart_schema_refuses_a_misspelt_key_or_a_forgotten_set_file():
     config = read("config.yaml")
     config["singleuser"]["memory"]["guarantees"] = config["singleuser"]["memory"].pop("guarantee")
     assert any("'guarantees' was unexpected" in e for e in errors(deployed(config)))
-    forgot = coalesced(read("values.yaml"), read("config.yaml"))  # deployed without the hook's --set-file
+    # deployed without the hook's --set-file
+    forgot = coalesced(read("values.yaml"), read("config.yaml"))
     assert any(e.startswith("hub.extraFiles.course_spawn") for e in errors(forgot))
 
 
@@ -72,24 +78,29 @@ def test_students_get_the_binder_image_s_lessons_in_their_language():
     assert copied == ["notebooks", "exercises"] and all((ROOT / d).is_dir() for d in copied)
     assert [p["slug"] for p in single["profileList"]] == ["en", "ja"]
     culling = single["extraFiles"]["kernel_culling"]["data"]["MappingKernelManager"]
-    assert set(culling) <= set(MappingKernelManager.class_trait_names()), culling  # real jupyter_server settings
+    # real jupyter_server settings
+    assert set(culling) <= set(MappingKernelManager.class_trait_names()), culling
 
 
 @pytest.mark.parametrize("language, locale", [("en", "default"), ("ja", "ja_JP")])
-def test_the_japanese_profile_shows_jupyterlab_in_japanese_and_keeps_a_language_the_student_picks(tmp_path, language,
-                                                                                               locale):
-    """The first start's command, run by sh in a home, with the checkout where the image has the course."""
+def test_the_japanese_profile_shows_jupyterlab_in_japanese_and_keeps_a_language_the_student_picks(
+    tmp_path, language, locale
+):
+    """The first start's command, run by sh in a home, with the checkout where the image has the
+    course."""
     command = read("config.yaml")["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"]
     script = command[-1].replace("/srv/course", str(ROOT))
     home = tmp_path / "home"
     home.mkdir()
     def start():
         subprocess.run([*command[:-1], script], env={"HOME": str(home), "COURSE_LANG": language,
-                                                     "PATH": os.environ["PATH"]}, check=True, timeout=60)
+                                                     "PATH": os.environ["PATH"]}, check=True,
+                       timeout=60)
     start()
     assert lab_locale(home) == locale and (home / "notebooks").is_dir()
     if language == "ja":
-        next(home.rglob("plugin.jupyterlab-settings")).write_text('{"locale": "en"}')  # picked in the menu
+        # picked in the menu
+        next(home.rglob("plugin.jupyterlab-settings")).write_text('{"locale": "en"}')
         start()  # the next start
         assert lab_locale(home) == "en"
 
@@ -115,13 +126,16 @@ def load_hook(monkeypatch, tmp_path, roster: str | None):
 
 
 def spawned(c, name: str, profile: str | None) -> SimpleNamespace:
-    spawner = SimpleNamespace(user=SimpleNamespace(name=name), user_options={"profile": profile} if profile else {},
-                              environment={"KEPT": "1"}, default_url="/lab/tree/notebooks/00_start_here.ipynb")
+    spawner = SimpleNamespace(user=SimpleNamespace(name=name),
+                              user_options={"profile": profile} if profile else {},
+                              environment={"KEPT": "1"},
+                              default_url="/lab/tree/notebooks/00_start_here.ipynb")
     c.KubeSpawner.pre_spawn_hook(spawner)
     return spawner
 
 
-def test_the_japanese_profile_opens_the_japanese_lesson_00_and_the_library_speaks_japanese(monkeypatch, tmp_path):
+def test_the_japanese_profile_opens_the_japanese_lesson_00_and_the_library_speaks_japanese(
+    monkeypatch, tmp_path):
     c = load_hook(monkeypatch, tmp_path, roster=None)
     assert c.Authenticator.allow_all is True and "allowed_users" not in c.Authenticator
     english, japanese = spawned(c, "ada", None), spawned(c, "ada", "ja")
@@ -132,26 +146,34 @@ def test_the_japanese_profile_opens_the_japanese_lesson_00_and_the_library_speak
 
 
 @pytest.mark.parametrize("name", ["ada", "eve"])
-def test_a_roster_student_gets_the_relay_and_their_token_and_only_the_roster_logs_in(monkeypatch, tmp_path, name):
+def test_a_roster_student_gets_the_relay_and_their_token_and_only_the_roster_logs_in(
+    monkeypatch, tmp_path, name):
     c = load_hook(monkeypatch, tmp_path, roster="\ufeffstudent,token\nada, tok-ada\n")
     assert c.Authenticator.allow_all is False and c.Authenticator.allowed_users == {"ada"}
     environment = spawned(c, name, "en").environment
-    relay = {"ANTHROPIC_BASE_URL": "http://course-relay:8765", "ANTHROPIC_API_KEY": "tok-ada", "COURSE_LIVE": "1"}
+    relay = {"ANTHROPIC_BASE_URL": "http://course-relay:8765", "ANTHROPIC_API_KEY": "tok-ada",
+             "COURSE_LIVE": "1"}
     assert environment == {"KEPT": "1", "COURSE_LANG": "en", **(relay if name == "ada" else {})}
 
 
 def test_the_deploy_commands_in_the_guide_match_the_config():
-    guide = (ROOT / "docs" / "WORKSHOP.md").read_text().split("## Past one machine")[1].split("\n## ")[0]
+    guide = (ROOT / "docs" / "WORKSHOP.md").read_text().split("## Past one machine")[1].split(
+        "\n## ")[0]
     values = deployed(read("config.yaml"))
     single = values["singleuser"]
     image = re.search(r"--image-name (\S+)", guide).group(1)
-    assert image == f"{single['image']['name']}:{single['image']['tag']}" and f"docker push {image}" in guide
-    assert int(re.search(r"--user-id (\d+)", guide).group(1)) == single["uid"]  # the chart runs servers as this uid
+    assert (
+        image == f"{single['image']['name']}:{single['image']['tag']}"
+        and f"docker push {image}" in guide
+    )
+    # the chart runs servers as this uid
+    assert int(re.search(r"--user-id (\d+)", guide).group(1)) == single["uid"]
     repo = re.search(r"--target-repo-dir (\S+)", guide).group(1)
     assert f'"{repo}/$d"' in single["lifecycleHooks"]["postStart"]["exec"]["command"][-1]
     hook = re.search(r"--set-file hub\.extraFiles\.(\w+)\.stringData=(\S+)", guide)
     assert hook.group(1) in values["hub"]["extraFiles"] and (ROOT / hook.group(2)) == HOOK
     secret = re.search(r"create secret generic (\S+) --from-file=(\S+)", guide)
-    volume = next(v for v in values["hub"]["extraVolumes"] if v["secret"]["secretName"] == secret.group(1))
+    volume = next(v for v in values["hub"]["extraVolumes"]
+                  if v["secret"]["secretName"] == secret.group(1))
     mount = next(m for m in values["hub"]["extraVolumeMounts"] if m["name"] == volume["name"])
     assert values["hub"]["extraEnv"]["COURSE_ROSTER"] == f"{mount['mountPath']}/{secret.group(2)}"

@@ -16,8 +16,10 @@ import nbformat
 from ..judging.registry import shipped
 from .submission import nbgrader
 
-SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S)
-HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN TESTS[^\n]*(\n|$)",
+SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)",
+                      re.M | re.S)
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[^\n]*\n.*?^[ \t]*### END HIDDEN "
+                          r"TESTS[^\n]*(\n|$)",
                           re.M | re.S)
 RAISES = "raises-exception"  # the nbclient/nbval tag for a cell expected to raise
 WIDTH = 74  # the columns a code cell shows at 1024 px with JupyterLab's file browser open
@@ -29,22 +31,24 @@ def quoted(text: str) -> str:
 
 
 def stub(source: str, grade_id: str, task: str, code: bool) -> str:
-    """The cell with each solution block replaced by a stub naming its task (its message split after the
-    exercise's name when one line would be wider than WIDTH)."""
+    """The cell with each solution block replaced by a stub naming its task (its message split after
+    the exercise's name when one line would be wider than WIDTH)."""
     def replace(m: re.Match) -> str:
         indent = m.group(1)
         if not code:
             return f"{indent}YOUR ANSWER HERE{m.group(2)}"
         raising = f"{indent}raise NotImplementedError({quoted(f'Exercise {grade_id}: {task}')})"
         if len(raising) > WIDTH:
-            raising = (f"{indent}raise NotImplementedError(\n{indent}    {quoted(f'Exercise {grade_id}: ')}\n"
+            raising = (f"{indent}raise NotImplementedError(\n{indent}    "
+                       f"{quoted(f'Exercise {grade_id}: ')}\n"
                        f"{indent}    {quoted(task)})")
         return f"{indent}# YOUR CODE HERE\n{raising}{m.group(2)}"
 
     return SOLUTION.sub(replace, source)
 
 
-def exercise_notebook(nb: nbformat.NotebookNode, assignment: str, titles: dict[str, str]) -> nbformat.NotebookNode:
+def exercise_notebook(nb: nbformat.NotebookNode, assignment: str,
+                      titles: dict[str, str]) -> nbformat.NotebookNode:
     """The student's notebook made from a solution notebook (a new object; `nb` is unchanged)."""
     nb = copy.deepcopy(nb)
     nb.metadata["course"] = {"assignment": assignment}
@@ -53,18 +57,21 @@ def exercise_notebook(nb: nbformat.NotebookNode, assignment: str, titles: dict[s
         meta = nbgrader(cell)
         if meta.get("solution"):
             gid = str(meta.get("grade_id", ""))
-            cell.source = stub(cell.source, gid, titles.get(gid, "write this part"), cell.cell_type == "code")
+            cell.source = stub(cell.source, gid, titles.get(gid, "write this part"),
+                               cell.cell_type == "code")
             top_level = re.search(r"^raise NotImplementedError", cell.source, re.M)
             tags = cell.metadata.setdefault("tags", [])
             if top_level and RAISES not in tags:
-                tags.append(RAISES)  # a stub at the top level raises when run: expected in an exercise
+                # a stub at the top level raises when run: expected in an exercise
+                tags.append(RAISES)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return nb
 
 
 def set_points(nb: nbformat.NotebookNode, points: dict[str, float]) -> bool:
-    """Give each check cell its exercise's points (Exercise.points, the one place they live); True if any changed."""
+    """Give each check cell its exercise's points (Exercise.points, the one place they live); True
+    if any changed."""
     changed = False
     for cell in nb.cells:
         meta = nbgrader(cell)
@@ -75,8 +82,8 @@ def set_points(nb: nbformat.NotebookNode, points: dict[str, float]) -> bool:
 
 
 def generate(solutions: Path, exercises: Path) -> list[Path]:
-    """Write exercises/<name>.ipynb for every solutions/*.ipynb, each check cell's points its exercise's;
-    the paths written."""
+    """Write exercises/<name>.ipynb for every solutions/*.ipynb, each check cell's points its
+    exercise's; the paths written."""
     known = shipped().exercises
     titles = {gid: e.title for gid, e in known.items()}
     points = {gid: e.points for gid, e in known.items()}
@@ -108,7 +115,8 @@ def assign(solutions: Path, exercises: Path, *, execute: bool = True) -> list[tu
     from ...editions.notebook import execute as run
 
     points = {gid: e.points for gid, e in shipped().exercises.items()}
-    for path in sorted(solutions.glob("*.ipynb")):  # the solutions' check cells too: nbgrader reads them
+    # the solutions' check cells too: nbgrader reads them
+    for path in sorted(solutions.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         if set_points(nb, points):
             nbformat.write(nb, path)

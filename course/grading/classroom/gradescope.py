@@ -2,9 +2,10 @@
 
 The zip holds the course's source (installed by setup.sh into /autograder/venv), run_autograder
 (which grades /autograder/submission/*.ipynb into /autograder/results/results.json) and, with
-`--tests DIR`, the instructor's hidden checks, readable by root only: on Gradescope the grader runs as
-root and student code under bubblewrap or as a uid of its own (see docs/GRADING.md). AUTOGRADER_ROOT and
-AUTOGRADER_PYTHON override /autograder and its venv's python, so the bundle can be tried anywhere.
+`--tests DIR`, the instructor's hidden checks, readable by root only: on Gradescope the grader runs
+as root and student code under bubblewrap or as a uid of its own (see docs/GRADING.md).
+AUTOGRADER_ROOT and AUTOGRADER_PYTHON override /autograder and its venv's python, so the bundle can
+be tried anywhere.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ $PY -m venv /autograder/venv
 # hidden checks and the reference solutions (the oracle): root only (student code runs as a uid of its own)
 if [ -d /autograder/source/hidden ]; then chmod -R go-rwx /autograder/source/hidden; fi
 chmod -R go-rwx /autograder/source/solutions
-"""
+"""  # noqa: E501
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission: grade its notebooks into results/results.json.
@@ -45,7 +46,7 @@ export COURSE_SOLUTIONS="$ROOT/source/solutions"  # the reference solutions the 
 # folder), and --results counts one notebook per assignment
 "$PYTHON" -m course grade "$ROOT/submission" "${TESTS[@]}" --out "$ROOT/results/graded" \\
     --results "$ROOT/results/results.json"
-"""
+"""  # noqa: E501
 
 SOURCE_FILES = ("pyproject.toml", "README.md")  # besides the course/ package
 
@@ -61,7 +62,8 @@ def build(out: Path, tests_dir: Path | None = None) -> Path:
     package = Path(course.__file__).resolve().parent
     project = package.parent
     if not (project / "pyproject.toml").is_file():
-        raise FileNotFoundError(f"{project} has no pyproject.toml: build the bundle from the course's source tree")
+        raise FileNotFoundError(f"{project} has no pyproject.toml: build the bundle from the "
+                                "course's source tree")
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         _add(zf, "setup.sh", SETUP, 0o755)

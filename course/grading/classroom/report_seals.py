@@ -1,12 +1,14 @@
-"""The seals: which reports in an output folder the grader itself wrote, for which submission, from what.
+"""The seals: which reports in an output folder the grader itself wrote, for which submission, from
+what.
 
 A resumed batch keeps a report only when DIR/.seals.json holds its signature: an HMAC, with a
-key only the grader's user can read (~/.cache/course/grader.key, hidden from confined workers), over the
-notebook's bytes, the report's, and a digest of everything else the report was made from (made_from: the
-grader's code and shipped checks, the hidden checks of --tests, the reference solutions, the limits). A report a
-student rewrote, one written for an older notebook, or one made with other checks, another reference or other
-limits fails the check and is graded again. After a batch whose workers could read the key (isolation "none")
-the key is replaced, so nothing that batch wrote is trusted later.
+key only the grader's user can read (~/.cache/course/grader.key, hidden from confined workers), over
+the notebook's bytes, the report's, and a digest of everything else the report was made from
+(made_from: the grader's code and shipped checks, the hidden checks of --tests, the reference
+solutions, the limits). A report a student rewrote, one written for an older notebook, or one made
+with other checks, another reference or other limits fails the check and is graded again. After a
+batch whose workers could read the key (isolation "none") the key is replaced, so nothing that batch
+wrote is trusted later.
 """
 from __future__ import annotations
 
@@ -44,13 +46,17 @@ def key(fresh: bool = False) -> bytes:
     return path.read_bytes()
 
 
-def made_from(tests_dir: str | Path | None, registry: Registry | None, budget: Budget, mode: str) -> str:
-    """A digest of all a report is made from but its notebook: the course package (the grader, its shipped checks,
-    the API and scenarios its calls meet), the hidden checks in `tests_dir`, the reference solutions, a registry
-    given from Python (its exercises and checks by name and points), the limits and the isolation mode."""
-    digest = hashlib.sha256(f"{budget!r}\n{mode}\n{fingerprint()}\n".encode())  # package, solutions, engines
+def made_from(tests_dir: str | Path | None, registry: Registry | None, budget: Budget,
+              mode: str) -> str:
+    """A digest of all a report is made from but its notebook: the course package (the grader, its
+    shipped checks, the API and scenarios its calls meet), the hidden checks in `tests_dir`, the
+    reference solutions, a registry given from Python (its exercises and checks by name and points),
+    the limits and the isolation mode."""
+    # package, solutions, engines
+    digest = hashlib.sha256(f"{budget!r}\n{mode}\n{fingerprint()}\n".encode())
     if registry is not None:
-        digest.update(repr([(e.grade_id, e.function, e.notebook, [(c.name, c.points, c.hidden) for c in e.checks])
+        digest.update(repr([(e.grade_id, e.function, e.notebook,
+                             [(c.name, c.points, c.hidden) for c in e.checks])
                             for e in registry.exercises.values()]).encode())
     for path in sorted(Path(tests_dir).glob("*.py")) if tests_dir else []:
         digest.update(f"{path.name}\n{path.stat().st_size}\n".encode() + path.read_bytes())
@@ -71,15 +77,22 @@ class ReportSeals:
 
     def signature(self, name: str, notebook: Submission, report: bytes) -> str:
         digest = notebook.digest + hashlib.sha256(report).hexdigest() + self.basis
-        return hmac.new(self.key, name_bytes(name) + f"\n{digest}".encode(), hashlib.sha256).hexdigest()
+        return hmac.new(
+            self.key, name_bytes(name) + f"\n{digest}".encode(), hashlib.sha256
+        ).hexdigest()
 
     def trusted(self, name: str, notebook: Submission, report: Path) -> dict | None:
-        """The report at `report` if the grader wrote it for this notebook as it was read; else None."""
+        """The report at `report` if the grader wrote it for this notebook as it was read; else
+        None."""
         try:
             signature = self.signature(name, notebook, report.read_bytes())
         except OSError:
             return None
-        return read_valid(report) if hmac.compare_digest(self.entries.get(name, ""), signature) else None
+        return (
+            read_valid(report)
+            if hmac.compare_digest(self.entries.get(name, ""), signature)
+            else None
+        )
 
     def record(self, name: str, notebook: Submission, report: Path) -> None:
         try:

@@ -1,7 +1,9 @@
-"""The isolated context: a Context that calls the student's function in a worker process of the batch's sandbox.
+"""The isolated context: a Context that calls the student's function in a worker process of the
+batch's sandbox.
 
-The worker runs the notebook's cells, then answers each call; the API it talks to and the tools it runs are
-the grader's (the wire), so what a check reads was recorded by the grader, never claimed by the worker.
+The worker runs the notebook's cells, then answers each call; the API it talks to and the tools it
+runs are the grader's (the wire), so what a check reads was recorded by the grader, never claimed by
+the worker.
 """
 from __future__ import annotations
 
@@ -22,13 +24,16 @@ if TYPE_CHECKING:
     from .sandbox.wire import Wire
 
 GRACE = 2.0  # seconds past its limit a cell may take to stop before the grader kills the worker
-RETRIES = 3  # fresh workers an exercise gets after cells that killed or hung one (each such cell is then skipped)
+# fresh workers an exercise gets after cells that killed or hung one (each such cell is then
+# skipped)
+RETRIES = 3
 MAX_WHY = 300  # characters of a worker's reason for a cell it cut short
 
 
 def cuts(claimed, cells: int) -> list[tuple[int, str]]:
-    """The cells a worker says it cut short, as (cell, why): each a cell of the notebook, once, its why capped (the
-    worker is the student's process: what it claims is shown with every check, so it is bounded)."""
+    """The cells a worker says it cut short, as (cell, why): each a cell of the notebook, once, its
+    why capped (the worker is the student's process: what it claims is shown with every check, so it
+    is bounded)."""
     found: dict[int, str] = {}
     for c in claimed if isinstance(claimed, list) else []:
         cell = c.get("cell") if isinstance(c, dict) else None
@@ -38,10 +43,13 @@ def cuts(claimed, cells: int) -> list[tuple[int, str]]:
 
 
 def position(claimed) -> tuple[int, int, int]:
-    """Where a worker says its cells are (cell, statement, line): three integers, or the worker is not trusted."""
-    if not (isinstance(claimed, list) and len(claimed) == 3 and all(type(n) is int for n in claimed)):
-        raise Gone(tr("the process sent something that is not a result (did the code write to the grader's "
-                      "channel?)"))
+    """Where a worker says its cells are (cell, statement, line): three integers, or the worker is
+    not trusted."""
+    if not (
+        isinstance(claimed, list) and len(claimed) == 3 and all(type(n) is int for n in claimed)
+    ):
+        raise Gone(tr("the process sent something that is not a result (did the code write to the "
+                      "grader's channel?)"))
     return claimed[0], claimed[1], claimed[2]
 
 
@@ -54,60 +62,73 @@ def checked(result: dict) -> dict:
 
 
 class WorkerContext:
-    """A Context running the student's function in a worker process, talking to the grader's wire."""
+    """A Context running the student's function in a worker process, talking to the grader's
+    wire."""
 
-    def __init__(self, server: ForkServer, wire: Wire, budget: Budget, registry: Registry, cells: list[str] | None,
-                 problem: str, function: str):
+    def __init__(self, server: ForkServer, wire: Wire, budget: Budget, registry: Registry,
+                 cells: list[str] | None, problem: str, function: str):
         self.server, self.wire, self.budget, self.registry = server, wire, budget, registry
         self.cells, self.problem, self.function = cells, problem, function
         self.deadline = time.monotonic() + budget.exercise
         self.worker: Worker | None = None
-        self.runner = Runner(server)  # where run_python runs for this exercise (its calls and its checks)
+        # where run_python runs for this exercise (its calls and its checks)
+        self.runner = Runner(server)
         self.skips: dict[int, tuple[int, str]] = {}  # cell -> (the statement it stops before, why)
-        self.notes: list[str] = []  # the cells skipped, and why: shown with every check of the exercise
-        self.remarks: set[str] = set()  # what the checks could not grade, and why (the reference failed): shown too
+        # the cells skipped, and why: shown with every check of the exercise
+        self.notes: list[str] = []
+        # what the checks could not grade, and why (the reference failed): shown too
+        self.remarks: set[str] = set()
 
     def _ready(self):
-        """The worker with the notebook's cells run, started on first use and after a call killed it;
-        a cell that ended or hung a worker is skipped from where it was in the next one, up to RETRIES times."""
+        """The worker with the notebook's cells run, started on first use and after a call killed
+        it; a cell that ended or hung a worker is skipped from where it was in the next one, up to
+        RETRIES times."""
         while not (self.problem or self.worker):
             self._start()
         return self.worker
 
     def _start(self) -> None:
-        """One worker running the cells: self.worker when it defines the function, else a new skip or self.problem."""
+        """One worker running the cells: self.worker when it defines the function, else a new skip
+        or self.problem."""
         budget = self.budget
         worker = self.server.spawn()
-        message: dict | None = {**self.server.setup(worker), "socket": str(self.wire.path), "cells": self.cells,
+        message: dict | None = {**self.server.setup(worker), "socket": str(self.wire.path),
+                                "cells": self.cells,
                    "function": self.function, "cell": budget.cell, "lang": language(),
                    "stops": [[cell, stop] for cell, (stop, _) in self.skips.items()]}
         at, until = None, self.deadline
         try:
             while "at" in (answer := worker.request(message, max(until - time.monotonic(), 0.01))):
                 where = position(answer["at"])
-                if at is None or where[0] != at[0]:  # a new cell: its own time limit, capped by the budget
+                # a new cell: its own time limit, capped by the budget
+                if at is None or where[0] != at[0]:
                     until = min(time.monotonic() + budget.cell + GRACE, self.deadline)
                 at, message = where, None
         except Gone as e:
             worker.kill()
             if time.monotonic() >= self.deadline:
-                self.problem = tr("the exercise's time budget ({seconds:g} s) ran out running the notebook's "
-                                  "cells").format(seconds=budget.exercise)
+                self.problem = tr("the exercise's time budget ({seconds:g} s) ran out running the "
+                                  "notebook's cells").format(seconds=budget.exercise)
             elif at is None:
                 self.problem = tr("running the notebook's cells: {error}").format(error=e)
             else:
-                why = (tr("ran past {seconds:g} s at line {line} and ignored the interruption") if e.timed_out
-                       else tr("ended the process at line {line} (os._exit()? a crash? the memory limit?)")).format(
+                why = (tr("ran past {seconds:g} s at line {line} and ignored the interruption")
+                       if e.timed_out
+                       else tr("ended the process at line {line} (os._exit()? a crash? the memory "
+                               "limit?)")).format(
                     seconds=budget.cell, line=at[2])
                 if len(self.skips) < RETRIES:
-                    self.skips[at[0]] = (at[1], tr("{why}, so it was skipped from there").format(why=why))
+                    self.skips[at[0]] = (at[1],
+                                         tr("{why}, so it was skipped from there").format(why=why))
                 else:
-                    self.problem = tr("cell {cell} {why}, after {retries} cells were skipped for the same: given up"
+                    self.problem = tr("cell {cell} {why}, after {retries} cells were skipped for "
+                                      "the same: given up"
                                       ).format(cell=at[0], why=why, retries=RETRIES)
             return
         cut = cuts(answer.get("cut"), len(self.cells or []))
         cut += [(c, why) for c, (_, why) in self.skips.items()]
-        self.notes = [tr("cell {cell} {why}").format(cell=cell, why=why) for cell, why in sorted(cut)]
+        self.notes = [tr("cell {cell} {why}").format(cell=cell, why=why) for cell,
+                      why in sorted(cut)]
         if not answer.get("ready"):
             worker.kill()
             errors = answer["errors"] if isinstance(answer.get("errors"), list) else []
@@ -116,7 +137,8 @@ class WorkerContext:
                 self.problem = tr("the notebook does not define {function}() ({error})").format(
                     function=self.function, error=errors[0])
             else:
-                self.problem = tr("the notebook does not define {function}()").format(function=self.function)
+                self.problem = tr("the notebook does not define {function}()").format(
+                    function=self.function)
             return
         self.worker = worker
 
@@ -134,18 +156,22 @@ class WorkerContext:
         started = time.monotonic()
         left = self.deadline - started
         try:
-            result = checked(worker.request({"args": call.args, "kwargs": call.kwargs, "timeout": budget.call,
-                                             "base_url": base_url if call.api else None, "tool_path": tool_path},
+            result = checked(worker.request({"args": call.args, "kwargs": call.kwargs,
+                                             "timeout": budget.call,
+                                             "base_url": base_url if call.api else None,
+                                             "tool_path": tool_path},
                                             min(budget.call, max(left, 0.1))))
         except Gone as e:
             self.worker = None
             if not e.timed_out:
                 error = str(e)
             elif left < budget.call:
-                error = tr("the exercise's time budget ({seconds:g} s) ran out during the call").format(
-                    seconds=budget.exercise)
+                error = tr(
+                    "the exercise's time budget ({seconds:g} s) ran out during the call"
+                ).format(seconds=budget.exercise)
             else:
-                error = tr("timed out after {seconds:g} s (an endless loop? no turn cap? waiting for input?)").format(
+                error = tr("timed out after {seconds:g} s (an endless loop? no turn cap? waiting "
+                           "for input?)").format(
                     seconds=budget.call)
             result = {"error": error, "timed_out": e.timed_out}
         finally:

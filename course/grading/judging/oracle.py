@@ -1,18 +1,20 @@
-"""The reference is the oracle: a rule an exercise states is a Check that calls the student's function and the
-shipped reference solution (solutions/) on the same generated cases, smallest first, and compares what the
-exercise's text makes part of the answer.
+"""The reference is the oracle: a rule an exercise states is a Check that calls the student's
+function and the shipped reference solution (solutions/) on the same generated cases, smallest
+first, and compares what the exercise's text makes part of the answer.
 
-- A `Case` is the arguments of one call, and for functions that call the model, the toy model (a scenario)
-  the API answers with. Cases come from generators, in a fixed order: the same submission gets the same grade
-  and the same feedback every time, on any machine.
-- A `Rule`'s `aspects` say what is compared: whether it raised, every request sent in order, the tools run,
-  the return value, what was printed, the arguments after the call (so an input changed in place shows).
-- Where the text allows more than one reading, `readings` gives the other answers it accepts; where many
-  answers are right (a list with a property), `holds` states the property instead of an equality.
-- The feedback is the first case on which the two differ and the first place where they differ. A hint names a
-  known mistake (course/grading/judging/mistakes) only when it is proven: on every case of the exercise where either the
-  student's function or the mistake differs from the reference, the two do the same, and no mistake with another
-  hint does; otherwise no cause is named.
+- A `Case` is the arguments of one call, and for functions that call the model, the toy model (a
+  scenario) the API answers with. Cases come from generators, in a fixed order: the same submission
+  gets the same grade and the same feedback every time, on any machine.
+- A `Rule`'s `aspects` say what is compared: whether it raised, every request sent in order, the
+  tools run, the return value, what was printed, the arguments after the call (so an input changed
+  in place shows).
+- Where the text allows more than one reading, `readings` gives the other answers it accepts; where
+  many answers are right (a list with a property), `holds` states the property instead of an
+  equality.
+- The feedback is the first case on which the two differ and the first place where they differ. A
+  hint names a known mistake (course/grading/judging/mistakes) only when it is proven: on every case
+  of the exercise where either the student's function or the mistake differs from the reference, the
+  two do the same, and no mistake with another hint does; otherwise no cause is named.
 """
 from __future__ import annotations
 
@@ -31,23 +33,29 @@ from . import reference, saved_outcomes
 
 ASPECTS = ("error", "requests", "tool_calls", "value", "stdout", "after")  # compared in this order
 SHOWN = 160  # characters of a value shown in feedback
-BRIEF = 60  # a value longer than this is not shown beside an exception (the exception is the difference)
+# a value longer than this is not shown beside an exception (the exception is the difference)
+BRIEF = 60
 
 # the fields that carry a block's meaning (SDK dumps add others, e.g. citations: None)
 BLOCK_FIELDS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input"),
                 "tool_result": ("type", "tool_use_id", "content", "is_error"),
-                "thinking": ("type", "thinking", "signature"), "redacted_thinking": ("type", "data")}
+                "thinking": ("type", "thinking", "signature"),
+                "redacted_thinking": ("type", "data")}
 
 
 @dataclass(frozen=True, eq=False)
 class Case:
-    """One call: its arguments (CLIENT / RUN_TOOL markers allowed) and the toy model behind the API."""
+    """One call: its arguments (CLIENT / RUN_TOOL markers allowed) and the toy model behind the
+    API."""
 
-    label: str | Callable[[], str]  # the case in a few words, for the feedback: "max_calls(10, 5, 2)", or a function
-    # giving them in the language spoken when the feedback is written ("a model that 1) asks for search ...")
+    # the case in a few words, for the feedback: "max_calls(10, 5, 2)", or a function
+    label: str | Callable[[], str]
+    # giving them in the language spoken when the feedback is written ("a model that 1) asks for
+    # search ...")
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    scenario: Any = None  # a Scenario (or its name) when the function talks to the API or runs tools
+    # a Scenario (or its name) when the function talks to the API or runs tools
+    scenario: Any = None
 
 
 @dataclass(eq=False)
@@ -57,26 +65,32 @@ class Rule:
     name: str  # the sentence, as a deferred English string (the check's name)
     cases: Callable[[], list[Case]]  # smallest first
     aspects: tuple[str, ...] = ("value",)
-    readings: Callable[[Outcome, Case], list[Outcome]] | None = None  # other answers the text accepts
-    holds: Callable[[Outcome, Case], str] | None = None  # a property instead of equality: "" when it holds
-    loose: Callable[[Any], Any] | dict | None = None  # what the text leaves free: applied to every canonical view,
+    # other answers the text accepts
+    readings: Callable[[Outcome, Case], list[Outcome]] | None = None
+    # a property instead of equality: "" when it holds
+    holds: Callable[[Outcome, Case], str] | None = None
+    # what the text leaves free: applied to every canonical view,
+    loose: Callable[[Any], Any] | dict | None = None
     # or {aspect: function} for some aspects only
     points: float = 1.0
     hidden: bool = False
     _cases: list[Case] | None = None
-    _labels: dict[str, list[str]] = field(default_factory=dict)  # language -> each case's description
+    # language -> each case's description
+    _labels: dict[str, list[str]] = field(default_factory=dict)
 
     def all_cases(self) -> list[Case]:
-        """The cases, made once per process and always in English (a prompt or a tool's description in another
-        language would move a budget's boundary), whatever language the report is then written in."""
+        """The cases, made once per process and always in English (a prompt or a tool's description
+        in another language would move a budget's boundary), whatever language the report is then
+        written in."""
         if self._cases is None:
             with speaking("en"):
                 self._cases = list(self.cases())
         return self._cases
 
     def label(self, index: int) -> str:
-        """Case `index` described in the language spoken now: as the cases made in that language describe it
-        where they have the English case's inputs (else the English case's own label, which may be English)."""
+        """Case `index` described in the language spoken now: as the cases made in that language
+        describe it where they have the English case's inputs (else the English case's own label,
+        which may be English)."""
         lang = language()
         if lang not in self._labels:
             spoken = self.all_cases() if lang == "en" else list(self.cases())
@@ -88,19 +102,23 @@ class Rule:
 
 
 def inputs(case: Case) -> str:
-    """What a case gives the function, written out (a scenario by its name): two cases with one are the same."""
+    """What a case gives the function, written out (a scenario by its name): two cases with one are
+    the same."""
     return repr((case.args, case.kwargs, getattr(case.scenario, "name", case.scenario)))
 
 
-# --- what is compared ---------------------------------------------------------------------------------
+# --- what is compared
+# ---------------------------------------------------------------------------------
 
 def canonical(x: Any) -> Any:
-    """A value written one way: a message's string content is one text block, a block keeps the fields that
-    carry its meaning (is_error only when true), a tool_result's lone text block is its string, None fields go."""
+    """A value written one way: a message's string content is one text block, a block keeps the
+    fields that carry its meaning (is_error only when true), a tool_result's lone text block is its
+    string, None fields go."""
     if isinstance(x, dict):
         if "role" in x and "content" in x:
             return {"role": x["role"], "content": canonical(content_blocks(x["content"]))}
-        kind = x.get("type")  # a JSON schema's property may be named type: {"type": {"type": "string"}}
+        # a JSON schema's property may be named type: {"type": {"type": "string"}}
+        kind = x.get("type")
         keep = BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
         if keep:
             block = {k: canonical(x[k]) for k in keep if x.get(k) is not None}
@@ -118,16 +136,20 @@ def canonical(x: Any) -> Any:
 
 
 def error_kind(error: str | None) -> str | None:
-    """The exception's type: what a rule about raising compares (messages are the student's own words)."""
+    """The exception's type: what a rule about raising compares (messages are the student's own
+    words)."""
     return None if error is None else error.split(":", 1)[0]
 
 
 def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = None) -> Any:
-    """What a rule compares of an outcome, written one way (`loose` then forgets what the text leaves free). The
-    arguments after the call are compared as they are (no canonical form, a loose only when given for "after"), so
-    every change made in place shows: a key added, a None, is_error: False, a string content made a list."""
+    """What a rule compares of an outcome, written one way (`loose` then forgets what the text
+    leaves free). The arguments after the call are compared as they are (no canonical form, a loose
+    only when given for "after"), so every change made in place shows: a key added, a None,
+    is_error: False, a string content made a list."""
     if aspect == "after":
-        return loose["after"](out.after) if isinstance(loose, dict) and "after" in loose else out.after
+        return (
+            loose["after"](out.after) if isinstance(loose, dict) and "after" in loose else out.after
+        )
     if isinstance(loose, dict):
         loose = loose.get(aspect)
     if aspect == "error":
@@ -144,8 +166,9 @@ def view(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None = 
 
 
 def error_text_free(x: Any) -> Any:
-    """A `loose` for loops: an is_error tool_result's wording is the student's own (a rule of its own checks
-    that it says what failed), as long as it says something: a result with no content, or an empty one, stays so."""
+    """A `loose` for loops: an is_error tool_result's wording is the student's own (a rule of its
+    own checks that it says what failed), as long as it says something: a result with no content, or
+    an empty one, stays so."""
     if isinstance(x, dict):
         if x.get("type") == "tool_result" and x.get("is_error") and x.get("content"):
             return {**x, "content": "…"}
@@ -160,9 +183,9 @@ def equal(a: Any, b: Any, exact: bool = False) -> bool:
 
 
 def difference(a: Any, b: Any, path: str = "", exact: bool = False) -> tuple[str, Any, Any] | None:
-    """The first place where a and b differ, as (path, a there, b there); None when they agree. Numbers agree
-    within a relative 1e-9 (a sum taken in another order), or when `exact` only if of one type and equal; True is
-    not 1."""
+    """The first place where a and b differ, as (path, a there, b there); None when they agree.
+    Numbers agree within a relative 1e-9 (a sum taken in another order), or when `exact` only if of
+    one type and equal; True is not 1."""
     if isinstance(a, bool) or isinstance(b, bool):
         return None if a is b else (path, a, b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -182,7 +205,11 @@ def difference(a: Any, b: Any, path: str = "", exact: bool = False) -> tuple[str
             if found:
                 return found
         if len(a) != len(b):
-            return f"{path}[{min(len(a), len(b))}]", a[len(b):][:1] or MISSING, b[len(a):][:1] or MISSING
+            return (
+                f"{path}[{min(len(a), len(b))}]",
+                a[len(b) :][:1] or MISSING,
+                b[len(a) :][:1] or MISSING,
+            )
         return None
     return None if a == b else (path, a, b)
 
@@ -204,15 +231,16 @@ MISSING = Missing()
 
 
 def shown(value: Any) -> str:
-    """A value in a few characters, in Python's syntax (None, True, 'text': what the student wrote), a float with 10
-    significant digits (two sums taken in another order agree to 1e-9) without an exponent, cut with an ellipsis."""
+    """A value in a few characters, in Python's syntax (None, True, 'text': what the student wrote),
+    a float with 10 significant digits (two sums taken in another order agree to 1e-9) without an
+    exponent, cut with an ellipsis."""
     text = written(float(f"{value:.10g}")) if isinstance(value, float) else repr(value)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
 def written(value: Any) -> str:
-    """A value in Python's syntax, exactly; a float without an exponent where it reads better so (an amount of money:
-    0.0000258, never 2.58e-05; 1e+300 stays)."""
+    """A value in Python's syntax, exactly; a float without an exponent where it reads better so (an
+    amount of money: 0.0000258, never 2.58e-05; 1e+300 stays)."""
     if not isinstance(value, float) or not math.isfinite(value) or not 1e-12 <= abs(value) < 1e16:
         return repr(value)
     text = format(Decimal(repr(value)), "f")
@@ -233,43 +261,58 @@ def describe(aspect: str, mine: Outcome, theirs: Outcome, found: tuple[str, Any,
                 error=b, value=shown(canonical(mine.value)))
         if b is None:
             k = next((k for k, status in enumerate(mine.statuses) if status != 200), None)
-            raised = (tr("your function raised {kind} after request {number}").format(kind=a, number=k + 1) +
-                      rejected(mine, k) if k is not None else  # the API's message, not the SDK's dump of it
+            raised = (tr("your function raised {kind} after request {number}").format(
+                kind=a, number=k + 1) +
+                      # the API's message, not the SDK's dump of it
+                      rejected(mine, k) if k is not None else
                       tr("your function raised {error}").format(error=shown(mine.error)[1:-1]))
             value = shown(canonical(theirs.value))
-            return raised + (tr("; the reference returns {value}").format(value=value) if len(value) <= BRIEF
+            return raised + (tr("; the reference returns {value}").format(value=value)
+                             if len(value) <= BRIEF
                              else tr("; the reference returns without raising"))
-        return tr("your function raised {mine}; the reference raises {theirs}").format(mine=a, theirs=b)
+        return tr("your function raised {mine}; the reference raises {theirs}").format(
+            mine=a, theirs=b)
     if aspect == "requests":
         n, m = len(mine.requests), len(theirs.requests)
         k = int(path[1:path.index("]")]) if path.startswith("[") else 0
         if path.count("[") == 1 and path.endswith("]") and n != m:
             return tr_plural("your function sent {n} request; the reference sends {m}",
-                             "your function sent {n} requests; the reference sends {m}", n).format(n=n, m=m) + \
+                             "your function sent {n} requests; the reference sends {m}", n).format(
+                                 n=n, m=m) + \
                 rejected(mine, min(k, n - 1))
-        where = tr("request {number}, {field}").format(number=k + 1, field=path[path.index("]") + 1:].lstrip("."))
+        where = tr("request {number}, {field}").format(number=k + 1,
+                                                       field=path[path.index("]") + 1:].lstrip("."))
         return tr("{where}: yours {mine}, the reference's {theirs}").format(
             where=where, mine=shown(a), theirs=shown(b)) + rejected(mine, k)
     where = tr(WHERE[aspect]) + (tr(" at {path}").format(path=path) if path else "")
     if b is MISSING:
-        return tr("{where}: yours has {mine} there; the reference's has nothing").format(where=where, mine=shown(a))
+        return tr("{where}: yours has {mine} there; the reference's has nothing").format(
+            where=where, mine=shown(a))
     if a is MISSING:
-        return tr("{where}: yours has nothing there; the reference's has {theirs}").format(where=where,
-                                                                                          theirs=shown(b))
-    return tr("{where}: yours {mine}, the reference's {theirs}").format(where=where, mine=shown(a), theirs=shown(b))
+        return tr("{where}: yours has nothing there; the reference's has {theirs}").format(
+            where=where, theirs=shown(b)
+        )
+    return tr("{where}: yours {mine}, the reference's {theirs}").format(
+        where=where, mine=shown(a), theirs=shown(b))
 
 
 def rejected(out: Outcome, k: int) -> str:
     """'; the API answered 400: ...' when the student's request k was rejected."""
     if k < 0 or k >= len(out.statuses) or out.statuses[k] == 200:
         return ""
-    message = ((out.replies[k] or {}).get("error") or {}).get("message", "") if k < len(out.replies) else ""
-    return tr("; the API answered {status}: {message}").format(  # its last period would end the report's sentence
+    message = (
+        ((out.replies[k] or {}).get("error") or {}).get("message", "")
+        if k < len(out.replies)
+        else ""
+    )
+    # its last period would end the report's sentence
+    return tr("; the API answered {status}: {message}").format(
         status=out.statuses[k], message=message.removesuffix("."))
 
 
 def view_of(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None) -> Any:
-    """view(), made once for a reference outcome (kept for the process: every student is compared with it)."""
+    """view(), made once for a reference outcome (kept for the process: every student is compared
+    with it)."""
     if _kept.get(id(out)) is not out:
         return view(out, aspect, loose)
     key = (id(out), aspect, id(loose))  # a rule's loose lives as long as the rule, for the process
@@ -279,7 +322,8 @@ def view_of(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None
 
 
 def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
-    """The first aspect of the rule on which the two outcomes differ, in words; "" when they agree."""
+    """The first aspect of the rule on which the two outcomes differ, in words; "" when they
+    agree."""
     for aspect in [a for a in ASPECTS if a == "error" or a in rule.aspects]:
         found = difference(view_of(mine, aspect, rule.loose), view_of(theirs, aspect, rule.loose),
                            exact=aspect == "after")
@@ -290,42 +334,54 @@ def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
 
 def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
     """The two outcomes agree on every aspect the rule compares."""
-    return all(equal(view_of(a, x, rule.loose), view_of(b, x, rule.loose), exact=x == "after") for x in ASPECTS
+    return all(equal(view_of(a, x, rule.loose), view_of(b, x, rule.loose), exact=x == "after")
+               for x in ASPECTS
                if x == "error" or x in rule.aspects)
 
 
-# --- running both ------------------------------------------------------------------------------------
+# --- running both
+# ------------------------------------------------------------------------------------
 
 REFERENCE_TIMEOUT = 10.0  # seconds; the reference never comes near it
-_outcomes: dict[tuple, Outcome | None] = {}  # (language, grade_id, case_key) -> the reference's outcome (None:
-# it timed out twice), once per process and language (a tool's error speaks the submission's language)
-_kept: dict[int, Outcome] = {}  # the reference's outcomes by identity, whose views are made once (view_of)
+# (language, grade_id, case_key) -> the reference's outcome (None:
+_outcomes: dict[tuple, Outcome | None] = {}
+# it timed out twice), once per process and language (a tool's error speaks the submission's
+# language)
+# the reference's outcomes by identity, whose views are made once (view_of)
+_kept: dict[int, Outcome] = {}
 _views: dict[tuple, Any] = {}  # (outcome, aspect, loose) by identity -> the view
 _lock = threading.Lock()
-_one_call = threading.Lock()  # a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
+# a call captures sys.stdout and sys.stderr, which every thread shares: one at a time
+_one_call = threading.Lock()
 
 
-def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT, saved_as: tuple | None = None) -> Outcome:
-    """`fn` (the reference, or a known mistake) called on `case` in this process, as check() calls a function;
-    a harness call's outcome is kept on disk as `saved_as`'s (whose function, in which language), if given."""
+def trusted_call(fn, case: Case, timeout: float = REFERENCE_TIMEOUT,
+                 saved_as: tuple | None = None) -> Outcome:
+    """`fn` (the reference, or a known mistake) called on `case` in this process, as check() calls a
+    function; a harness call's outcome is kept on disk as `saved_as`'s (whose function, in which
+    language), if given."""
     from .notebook_context import NotebookContext
     from .registry import shipped
 
     def call() -> Outcome:
         with _one_call:
-            return NotebookContext(fn, shipped(), timeout).call(*case.args, scenario=case.scenario, **case.kwargs)
+            return NotebookContext(fn, shipped(), timeout).call(
+                *case.args, scenario=case.scenario, **case.kwargs)
 
     return saved_outcomes.saved(saved_as, case, call) if saved_as else call()
 
 
 def timed_out(outcome: Outcome, seconds: float) -> bool:
-    return outcome.error == tr("timed out after {seconds:g} s (an endless loop? no turn cap?)").format(seconds=seconds)
+    return outcome.error == tr(
+        "timed out after {seconds:g} s (an endless loop? no turn cap?)"
+    ).format(seconds=seconds)
 
 
 def patient_call(fn, case: Case, seconds: float, saved_as: tuple | None = None) -> Outcome | None:
-    """trusted_call, where a call that timed out (a loaded machine: a trusted function, the reference or a known
-    mistake, never comes near its limit) is run once more with twice the time; None if it times out again: never
-    taken as what the function does. The caller holds its lock throughout, so the rerun is its only call running."""
+    """trusted_call, where a call that timed out (a loaded machine: a trusted function, the
+    reference or a known mistake, never comes near its limit) is run once more with twice the time;
+    None if it times out again: never taken as what the function does. The caller holds its lock
+    throughout, so the rerun is its only call running."""
     outcome = trusted_call(fn, case, seconds, saved_as)
     if timed_out(outcome, seconds):
         outcome = trusted_call(fn, case, 2 * seconds, saved_as)
@@ -333,15 +389,22 @@ def patient_call(fn, case: Case, seconds: float, saved_as: tuple | None = None) 
 
 
 def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | None:
-    """The reference's outcome on a case, or None when it timed out twice (patient_call): never an oracle."""
-    key = (language(), exercise.grade_id, *case_key(rule, index))  # rules made by one generator share the outcome
-    if key in _outcomes:  # made: read without waiting for the lock, which a run of another case may hold for seconds
+    """The reference's outcome on a case, or None when it timed out twice (patient_call): never an
+    oracle."""
+    # rules made by one generator share the outcome
+    key = (language(), exercise.grade_id, *case_key(rule, index))
+    # made: read without waiting for the lock, which a run of another case may hold for seconds
+    if key in _outcomes:
         return _outcomes[key]
     with _lock:  # held throughout: a rerun is the only reference call running
         if key not in _outcomes:
-            fn, case = reference.function(exercise.notebook, exercise.function), rule.all_cases()[index]
+            fn, case = (
+                reference.function(exercise.notebook, exercise.function),
+                rule.all_cases()[index],
+            )
             seconds = max(REFERENCE_TIMEOUT, exercise.call_timeout)
-            saved_as = ("reference", *key[:2]) if exercise.call_timeout else None  # a harness run: once per machine
+            # a harness run: once per machine
+            saved_as = ("reference", *key[:2]) if exercise.call_timeout else None
             outcome = patient_call(fn, case, seconds, saved_as)
             _outcomes[key] = outcome
             if outcome is not None:
@@ -350,8 +413,9 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | N
 
 
 def warm(exercises: list[Exercise], languages: list[str]) -> None:
-    """Every case's reference outcome of `exercises`, in each of `languages`: the grader runs it in a thread of its
-    own while its fork server starts (the outcomes are then ready when the first students need them)."""
+    """Every case's reference outcome of `exercises`, in each of `languages`: the grader runs it in
+    a thread of its own while its fork server starts (the outcomes are then ready when the first
+    students need them)."""
     for lang in languages:
         with speaking(lang):
             for e in exercises:
@@ -366,13 +430,15 @@ def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
         found = difference(view(mine, "error"), view(theirs, "error"))
         return describe("error", mine, theirs, found) if found else rule.holds(mine, case)
     why = first_difference(rule, mine, theirs)
-    if why and rule.readings and any(same(rule, mine, other) for other in rule.readings(theirs, case)):
+    if why and rule.readings and any(same(rule, mine, other)
+                                     for other in rule.readings(theirs, case)):
         return ""
     return why
 
 
 def case_key(rule: Rule, index: int) -> tuple:
-    """Which call case `index` of `rule` is: rules made by one generator share their cases, and so their outcomes."""
+    """Which call case `index` of `rule` is: rules made by one generator share their cases, and so
+    their outcomes."""
     return rule.cases, index
 
 
@@ -381,38 +447,47 @@ def label(case: Case) -> str:
 
 
 def student_outcome(exercise: Exercise, rule: Rule, index: int, ctx, last: bool = True) -> Outcome:
-    """The student's outcome on case `index` of `rule` (ctx: a mark.Recording). In an exercise whose every call starts a
-    harness, once a call was stopped at its time limit the other cases are not run (each would cost as long, and a
-    run of the harness that is not stuck ends within seconds): their outcome is unrun, with the reason."""
+    """The student's outcome on case `index` of `rule` (ctx: a mark.Recording). In an exercise whose
+    every call starts a harness, once a call was stopped at its time limit the other cases are not
+    run (each would cost as long, and a run of the harness that is not stuck ends within seconds):
+    their outcome is unrun, with the reason."""
     key = case_key(rule, index)
     stopped = [k for k, out in ctx.seen.items() if out.timed_out] if exercise.call_timeout else []
     if stopped and key not in ctx.seen:
-        where = next(r.label(stopped[0][1]) for r in exercise.rules if case_key(r, stopped[0][1]) == stopped[0])
-        return Outcome(error=tr("not run: your function was stopped on an earlier case ({case}: {error}), so this "
-                                "exercise's other cases were not run; if the machine was busy, grading again with a "
-                                "longer call limit gives a right function these points").format(
+        where = next(r.label(stopped[0][1]) for r in exercise.rules
+                     if case_key(r, stopped[0][1]) == stopped[0])
+        return Outcome(error=tr("not run: your function was stopped on an earlier case ({case}: "
+                                "{error}), so this exercise's other cases were not run; if the "
+                                "machine was busy, grading again with a longer call limit gives a "
+                                "right function these points").format(
             case=where, error=ctx.seen[stopped[0]].error), unrun=True)
     return ctx.case(key, rule.all_cases()[index], last=last)
 
 
 def judge(exercise: Exercise, rule: Rule) -> Callable:
-    """The check function of one rule: every case, smallest first; the first that differs fails the check."""
+    """The check function of one rule: every case, smallest first; the first that differs fails the
+    check."""
     def check(ctx) -> None:
         from .mistakes import hint
 
         for index, case in enumerate(rule.all_cases()):
             mine = student_outcome(exercise, rule, index, ctx)
-            if mine.unrun:  # nothing to compare: the reason is the notebook's (or the budget's), for every case
+            # nothing to compare: the reason is the notebook's (or the budget's), for every case
+            if mine.unrun:
                 raise CheckFailed(mine.error or "")
             theirs = reference_outcome(exercise, rule, index)
-            if theirs is None:  # not gradable: never graded against the student, and said (the grader's remarks)
+            # not gradable: never graded against the student, and said (the grader's remarks)
+            if theirs is None:
                 remarks: set[str] = getattr(getattr(ctx, "context", ctx), "remarks", set())
-                remarks.add(tr("the reference timed out twice on a case of '{rule}', which was not graded").format(
+                remarks.add(tr("the reference timed out twice on a case of '{rule}', which was not "
+                               "graded").format(
                     rule=tr(rule.name)))
                 continue
-            if mine.timed_out and exercise.call_timeout:  # the reference's time says whether the limit was fair
-                raise CheckFailed(tr("with {case}: your function was stopped: {error}; the reference's run of this "
-                                     "case took {seconds:.1f} s").format(case=rule.label(index), error=mine.error,
+            # the reference's time says whether the limit was fair
+            if mine.timed_out and exercise.call_timeout:
+                raise CheckFailed(tr("with {case}: your function was stopped: {error}; the "
+                                     "reference's run of this case took {seconds:.1f} s").format(
+                                         case=rule.label(index), error=mine.error,
                                                                          seconds=theirs.seconds))
             why = verdict(rule, mine, theirs, case)
             if why:  # a stub gets STUB_HINT (run_check): no known mistake is run to name another
@@ -424,8 +499,8 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
 
 def exercise(grade_id: str, function: str, title: str, notebook: str, rules: list[Rule],
              call_timeout: float = 0.0) -> Exercise:
-    """An exercise whose checks are its rules, each judged against the reference solution in `notebook`
-    (`call_timeout`: seconds a call may take at least, for one that starts a harness)."""
+    """An exercise whose checks are its rules, each judged against the reference solution in
+    `notebook` (`call_timeout`: seconds a call may take at least, for one that starts a harness)."""
     made = Exercise(grade_id, function, title, [], notebook=notebook, call_timeout=call_timeout)
     made.checks = [Check(r.name, judge(made, r), r.points, r.hidden) for r in rules]
     made.rules = rules
@@ -433,10 +508,13 @@ def exercise(grade_id: str, function: str, title: str, notebook: str, rules: lis
 
 
 def rules_table(exercises: list[Exercise]) -> str:
-    """The Markdown table of every exercise's rules (docs/GRADING.md holds it; a test keeps the two equal)."""
-    rows = ["| exercise | rule (a sentence of its text) | points | cases | compared |", "|---|---|---:|---:|---|"]
+    """The Markdown table of every exercise's rules (docs/GRADING.md holds it; a test keeps the two
+    equal)."""
+    rows = ["| exercise | rule (a sentence of its text) | points | cases | compared |",
+            "|---|---|---:|---:|---|"]
     for e in exercises:
         for r in e.rules:
             what = "a property" if r.holds else ", ".join(a for a in ASPECTS if a in r.aspects)
-            rows.append(f"| {e.grade_id} | {r.name} | {r.points:g} | {len(r.all_cases())} | {what} |")
+            rows.append(f"| {e.grade_id} | {r.name} | {r.points:g} | {len(r.all_cases())} | {what} "
+                        "|")
     return "\n".join(rows)

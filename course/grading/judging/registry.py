@@ -1,5 +1,5 @@
-"""The exercises the grader knows: those shipped in `course.grading.judging.checks`, plus an instructor's
-hidden checks from a folder of Python files (`--tests DIR`), merged by grade_id."""
+"""The exercises the grader knows: those shipped in `course.grading.judging.checks`, plus an
+instructor's hidden checks from a folder of Python files (`--tests DIR`), merged by grade_id."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,11 +16,13 @@ if TYPE_CHECKING:  # imported when first needed: it imports the SDK
 @dataclasses.dataclass
 class Registry:
     exercises: dict[str, Exercise]  # by grade_id, in the order they were defined
-    scenarios: dict[str, Scenario]  # grading-only scenarios by name (the course's own are always known)
+    # grading-only scenarios by name (the course's own are always known)
+    scenarios: dict[str, Scenario]
 
     def exercise(self, grade_id: str) -> Exercise:
         if grade_id not in self.exercises:
-            raise KeyError(f"no exercise {grade_id!r}; known: {', '.join(self.exercises) or 'none'}")
+            raise KeyError(f"no exercise {grade_id!r}; known: "
+                           f"{', '.join(self.exercises) or 'none'}")
         return self.exercises[grade_id]
 
     def scenario(self, scenario: Scenario | str | None) -> Scenario | None:
@@ -31,7 +33,8 @@ class Registry:
         return self.scenarios[scenario] if scenario in self.scenarios else get(scenario)
 
     def assignments(self) -> dict[str, list[Exercise]]:
-        """Exercises grouped by the notebook that holds them (its stem, e.g. '03_the_first_loop')."""
+        """Exercises grouped by the notebook that holds them (its stem, e.g.
+        '03_the_first_loop')."""
         groups: dict[str, list[Exercise]] = {}
         for e in self.exercises.values():
             groups.setdefault(Path(e.notebook).stem or e.grade_id, []).append(e)
@@ -43,7 +46,9 @@ class Registry:
             hidden = [dataclasses.replace(c, hidden=True) for c in e.checks]
             if e.grade_id in self.exercises:
                 known = self.exercises[e.grade_id]
-                self.exercises[e.grade_id] = dataclasses.replace(known, checks=known.checks + hidden)
+                self.exercises[e.grade_id] = dataclasses.replace(
+                    known, checks=known.checks + hidden
+                )
             else:
                 self.exercises[e.grade_id] = dataclasses.replace(e, checks=hidden)
         self.scenarios.update(more_scenarios)
@@ -62,12 +67,14 @@ def shipped() -> Registry:
 
 
 def load(tests_dir: str | Path | None = None, base: Registry | None = None) -> Registry:
-    """The shipped exercises (or a copy of `base`), with the hidden checks of every *.py in tests_dir merged in."""
+    """The shipped exercises (or a copy of `base`), with the hidden checks of every *.py in
+    tests_dir merged in."""
     registry = Registry(dict(base.exercises), dict(base.scenarios)) if base else shipped()
     for path in sorted(Path(tests_dir).glob("*.py")) if tests_dir else []:
         spec = importlib.util.spec_from_file_location(f"course_hidden_checks_{path.stem}", path)
         assert spec is not None and spec.loader is not None  # a .py file always has both
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        registry.merge(getattr(module, "EXERCISES", []), {s.name: s for s in getattr(module, "SCENARIOS", [])})
+        registry.merge(getattr(module, "EXERCISES", []),
+                       {s.name: s for s in getattr(module, "SCENARIOS", [])})
     return registry

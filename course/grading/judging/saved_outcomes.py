@@ -1,10 +1,12 @@
-"""Outcomes of harness calls (the Claude Code CLI, seconds each) kept on disk, shared by every process on a machine.
+"""Outcomes of harness calls (the Claude Code CLI, seconds each) kept on disk, shared by every
+process on a machine.
 
-The reference's and the known mistakes' runs of a harness exercise are the same in every process that grades
-it: with COURSE_SAVED_OUTCOMES set to a folder (make test sets it), each is run once, by whichever process asks
-first, while the others wait for it. A saved outcome is named by its key and by a fingerprint of everything that
-could change it: the course's code and data, the reference solutions, the engines' versions. Only an outcome that
-finished without an error is saved: a call that timed out on a loaded machine is never kept as the oracle.
+The reference's and the known mistakes' runs of a harness exercise are the same in every process
+that grades it: with COURSE_SAVED_OUTCOMES set to a folder (make test sets it), each is run once, by
+whichever process asks first, while the others wait for it. A saved outcome is named by its key and
+by a fingerprint of everything that could change it: the course's code and data, the reference
+solutions, the engines' versions. Only an outcome that finished without an error is saved: a call
+that timed out on a loaded machine is never kept as the oracle.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ ENGINES = ("anthropic", "claude-agent-sdk")  # the SDK and the CLI it bundles
 
 
 def folder() -> Path | None:
-    """Where outcomes are saved, or None: only when asked for (the grader's trusted side; never a worker)."""
+    """Where outcomes are saved, or None: only when asked for (the grader's trusted side; never a
+    worker)."""
     named = os.environ.get("COURSE_SAVED_OUTCOMES")
     return Path(named) if named else None
 
@@ -39,7 +42,8 @@ def fingerprint() -> str:
     """A digest of the course package, the reference solutions and the engines' versions."""
     digest = hashlib.sha256()
     for root in (Path(course.__file__).parent, reference.SOLUTIONS):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in sorted(p for p in root.rglob("*") if p.is_file()
+                           and "__pycache__" not in p.parts):
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     for engine in ENGINES:
         digest.update(f"{engine}=={importlib.metadata.version(engine)}\0".encode())
@@ -48,7 +52,8 @@ def fingerprint() -> str:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock named after `path`: the first process runs the call, the others wait for its file."""
+    """Hold an exclusive lock named after `path`: the first process runs the call, the others wait
+    for its file."""
     with open(path.with_suffix(".lock"), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -58,13 +63,14 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def identity(case) -> list:
-    """What a case calls the function with, as data: the same in every process (a scenario by its name)."""
+    """What a case calls the function with, as data: the same in every process (a scenario by its
+    name)."""
     return [case.args, case.kwargs, getattr(case.scenario, "name", case.scenario)]
 
 
 def saved(who: tuple, case, compute: Callable[[], Outcome]) -> Outcome:
-    """The outcome of `who` (plain data: whose function, in which language) on `case` saved for this fingerprint, or
-    compute() (saved when it finished without an error)."""
+    """The outcome of `who` (plain data: whose function, in which language) on `case` saved for this
+    fingerprint, or compute() (saved when it finished without an error)."""
     where = folder()
     if where is None:
         return compute()

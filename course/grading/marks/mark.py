@@ -9,11 +9,13 @@ from dataclasses import dataclass, replace
 from ...contract.exercise import CheckFailed, Exercise, Outcome, shallow
 from ...i18n import deferred, tr
 
-STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your code")
+STUB_HINT = deferred("replace the `raise NotImplementedError(...)` in the solution cell with your "
+                     "code")
 
 
 def is_stub(error: str | None) -> bool:
-    """The call raised the exercise's stub: such a failure gets STUB_HINT, whatever the check's own hint."""
+    """The call raised the exercise's stub: such a failure gets STUB_HINT, whatever the check's own
+    hint."""
     return bool(error and error.startswith("NotImplementedError"))
 
 
@@ -25,7 +27,8 @@ class Mark:
     reason: str = ""  # why it failed; empty when it passed
     hint: str = ""
     hidden: bool = False
-    note: str = ""  # what the grader skipped to grade it (notebook cells that hung or ended the process)
+    # what the grader skipped to grade it (notebook cells that hung or ended the process)
+    note: str = ""
     stub: bool = False  # the function is still the exercise's stub (it raised NotImplementedError)
 
     @property
@@ -34,8 +37,9 @@ class Mark:
 
 
 class Recording:
-    """Wraps a Context to remember the last Outcome, so a failure can say how the call ended, and each case's
-    Outcome in `seen`, which an exercise's checks share: a case runs once, whichever check or hint asks first."""
+    """Wraps a Context to remember the last Outcome, so a failure can say how the call ended, and
+    each case's Outcome in `seen`, which an exercise's checks share: a case runs once, whichever
+    check or hint asks first."""
 
     def __init__(self, context, seen: dict | None = None):
         self.context, self.seen = context, {} if seen is None else seen
@@ -46,8 +50,8 @@ class Recording:
         return self.last
 
     def case(self, key, case, *, last: bool = True) -> Outcome:
-        """The Outcome of the call a Case describes, made once per key; `last=False`: a hint's look at another case,
-        which is not how the check's own call ended."""
+        """The Outcome of the call a Case describes, made once per key; `last=False`: a hint's look
+        at another case, which is not how the check's own call ended."""
         if key not in self.seen:
             out = self.context.call(*case.args, scenario=case.scenario, **case.kwargs)
             self.seen[key] = replace(out, value=shallow(out.value), after=shallow(out.after),
@@ -67,19 +71,22 @@ def run_check(exercise: Exercise, check, context, seen: dict | None = None) -> M
         reason, hint = failed.reason, failed.hint
     except AssertionError as failed:
         reason, hint = str(failed) or tr("a check's assertion failed"), ""
-    except Exception as crash:  # the check could not read the outcome, e.g. a value of the wrong shape
+    except Exception as crash:
+        # the check could not read the outcome, e.g. a value of the wrong shape
         crashed = f"{type(crash).__name__}: {crash}"
         reason, hint = tr("the result could not be checked ({error})").format(error=crashed), ""
     error = ctx.last.error if ctx.last else None
     stub = is_stub(error)
     if stub:
         reason, hint = tr("not implemented yet ({error})").format(error=error), tr(STUB_HINT)
-    elif error and error not in reason and not exercise.rules:  # a rule compares what was raised itself
+    elif error and error not in reason and not exercise.rules:
+        # a rule compares what was raised itself
         reason = tr("{reason}; the call ended with {error}").format(reason=reason, error=error)
     return Mark(name, 0.0, check.points, reason, hint, check.hidden, stub=stub)
 
 
 def run_exercise(exercise: Exercise, context) -> list[Mark]:
-    """Every check of the exercise, in order, each in a fresh Recording sharing the Outcomes of the cases."""
+    """Every check of the exercise, in order, each in a fresh Recording sharing the Outcomes of the
+    cases."""
     seen: dict = {}
     return [run_check(exercise, c, context, seen) for c in exercise.checks]

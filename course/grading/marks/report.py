@@ -1,4 +1,5 @@
-"""Reports: the notebook's printed summary, Gradescope's results.json, the batch's summary.csv and gradebook.csv.
+"""Reports: the notebook's printed summary, Gradescope's results.json, the batch's summary.csv and
+gradebook.csv.
 
 Files are written atomically (a temp file, then os.replace), so a killed batch leaves either a
 whole report or none.
@@ -19,21 +20,27 @@ from .mark import Mark
 from .printable import printable
 
 WIDTH = 110  # characters per line of a text report
-HIDDEN = "after_published"  # Gradescope visibility of hidden checks: shown once grades are published
-FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a CSV cell starting so is a formula to a spreadsheet (OWASP)
+# Gradescope visibility of hidden checks: shown once grades are published
+HIDDEN = "after_published"
+# a CSV cell starting so is a formula to a spreadsheet (OWASP)
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
 TEXT = "\n\t"  # the control characters a report's text keeps: its lines and tabs
 
 
 def text_report(exercise: Exercise, results: list[Mark]) -> str:
-    """The per-check report printed in a notebook: deterministic, one line per check plus why it failed."""
+    """The per-check report printed in a notebook: deterministic, one line per check plus why it
+    failed."""
     passed = sum(r.passed for r in results)
     score = sum(r.score for r in results)
-    lines = [tr("{grade_id} ({title}): {passed} of {total} checks passed, {score:g}/{points:g} points").format(
-        grade_id=exercise.grade_id, title=tr(exercise.title), passed=passed, total=len(results), score=score,
-        points=exercise.points)]
+    lines = [tr("{grade_id} ({title}): {passed} of {total} checks passed, {score:g}/{points:g} "
+                "points").format(
+        grade_id=exercise.grade_id, title=tr(exercise.title), passed=passed, total=len(results),
+        score=score, points=exercise.points)]
     stub = [r for r in results if r.stub]
-    if results and len(stub) == len(results):  # an untouched stub: one line, not the same failure per check
-        return "\n".join(lines + [f"  {stub[0].reason}", "  " + tr("hint: {hint}").format(hint=stub[0].hint)])
+    # an untouched stub: one line, not the same failure per check
+    if results and len(stub) == len(results):
+        return "\n".join(lines + [f"  {stub[0].reason}",
+                                  "  " + tr("hint: {hint}").format(hint=stub[0].hint)])
     passed_label, failed_label = tr("PASS"), tr("FAIL")
     for r, (why, hint) in zip(results, said_once(results), strict=True):
         lines.append(f"  {passed_label if r.passed else failed_label}  {r.name.split(': ', 1)[1]}")
@@ -42,8 +49,9 @@ def text_report(exercise: Exercise, results: list[Mark]) -> str:
 
 
 def said_once(results: list[Mark]) -> list[tuple[str, str]]:
-    """Each check's why and hint lines ("" for none): a why an earlier check gave points to that check, and a hint
-    already given is not given again (one mistake fails several checks the same way)."""
+    """Each check's why and hint lines ("" for none): a why an earlier check gave points to that
+    check, and a hint already given is not given again (one mistake fails several checks the same
+    way)."""
     first: dict[str, str] = {}
     hinted: set[str] = set()
     lines = []
@@ -52,23 +60,28 @@ def said_once(results: list[Mark]) -> list[tuple[str, str]]:
             lines.append(("", ""))
             continue
         what = r.name.split(": ", 1)[1]
-        why = tr("why:  the same as for '{check}' above").format(check=first[r.reason]) if r.reason in first else \
-            tr("why:  {reason}").format(reason=r.reason)
+        why = (
+            tr("why:  the same as for '{check}' above").format(check=first[r.reason])
+            if r.reason in first
+            else tr("why:  {reason}").format(reason=r.reason)
+        )
         first.setdefault(r.reason, what)
-        lines.append((why, tr("hint: {hint}").format(hint=r.hint) if r.hint and r.hint not in hinted else ""))
+        lines.append((why, tr("hint: {hint}").format(hint=r.hint) if r.hint and r.hint not in hinted
+                      else ""))
         hinted.add(r.hint)
     return lines
 
 
 def hanging(text: str, width: int = WIDTH) -> str:
-    """A why or hint line wrapped at words, continued under its first word (not back at column 0)."""
-    return textwrap.fill(text, width, initial_indent=" " * 8, subsequent_indent=" " * 14, break_long_words=False,
-                         break_on_hyphens=False)
+    """A why or hint line wrapped at words, continued under its first word (not back at column
+    0)."""
+    return textwrap.fill(text, width, initial_indent=" " * 8, subsequent_indent=" " * 14,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 class Report:
-    """A check report as a notebook shows it: HTML (PASS and FAIL in colour, reasons in a hanging indent wrapped at
-    words, the points labelled), and the same lines as text in a terminal."""
+    """A check report as a notebook shows it: HTML (PASS and FAIL in colour, reasons in a hanging
+    indent wrapped at words, the points labelled), and the same lines as text in a terminal."""
 
     def __init__(self, exercise: Exercise, results: list[Mark]):
         self.exercise, self.results = exercise, results
@@ -81,7 +94,8 @@ class Report:
 
 
 def html_report(exercise: Exercise, results: list[Mark]) -> str:
-    """The report of text_report, as HTML with inline styles (it renders the same in JupyterLab and exported)."""
+    """The report of text_report, as HTML with inline styles (it renders the same in JupyterLab and
+    exported)."""
     from ...viz.style import ERROR, FONT, LINE, MUTED, OK, esc, tag
 
     score = sum(r.score for r in results)
@@ -96,11 +110,13 @@ def html_report(exercise: Exercise, results: list[Mark]) -> str:
     for r, (why, hint) in zip(shown, said_once(shown), strict=True):
         what = r.name.split(": ", 1)[1] if not r.stub or shown is results else ""
         label = tag(tr("PASS"), OK) if r.passed else tag(tr("FAIL"), ERROR)
-        lines = [f"{label} {esc(what)}" if what else label]  # a space after the badge: it is a word of its own
+        # a space after the badge: it is a word of its own
+        lines = [f"{label} {esc(what)}" if what else label]
         lines += [esc(why)] if why else []
         lines += [f'<span style="color:{MUTED}">{esc(hint)}</span>'] if hint else []
         body = "<br>".join(lines)
-        rows.append(f'<div style="padding-left:4.5em;text-indent:-4.5em;margin:2px 0;white-space:normal;'
+        rows.append('<div style="padding-left:4.5em;text-indent:-4.5em;margin:2px '
+                    '0;white-space:normal;'
                     f'overflow-wrap:break-word">{body}</div>')
     return f'<div style="{FONT};{LINE};max-width:100%">{"".join(rows)}</div>'
 
@@ -116,27 +132,31 @@ def test_entry(r: Mark) -> dict:
 
 
 def results_json(results: list[Mark], execution_time: float, output: str) -> dict:
-    """Gradescope's results.json for one submission; what the student's code wrote is shown, never obeyed (a
-    control character or a lone surrogate is escaped: see printable)."""
-    return {"score": round(sum(r.score for r in results), 4), "execution_time": round(execution_time, 2),
+    """Gradescope's results.json for one submission; what the student's code wrote is shown, never
+    obeyed (a control character or a lone surrogate is escaped: see printable)."""
+    return {"score": round(sum(r.score for r in results), 4),
+            "execution_time": round(execution_time, 2),
             "output": printable(output, keep=TEXT), "visibility": "visible",
             "tests": [test_entry(r) for r in results]}
 
 
 def merge(reports: list[dict], output: str = "") -> dict:
-    """Several submissions' reports as one results.json (a Gradescope submission may hold several notebooks), each
-    assignment counted once: of the notebooks that answer the same exercises, the first (by name) counts."""
+    """Several submissions' reports as one results.json (a Gradescope submission may hold several
+    notebooks), each assignment counted once: of the notebooks that answer the same exercises, the
+    first (by name) counts."""
     counted: dict[frozenset, dict] = {}
     for r in reports:
         counted.setdefault(frozenset(per_exercise(r)), r)
     if len(counted) < len(reports):
-        output = "\n".join([tr("{count} more notebooks answer exercises another notebook answers: only the first of "
-                               "each is counted").format(count=len(reports) - len(counted)), *filter(None, [output])])
+        output = "\n".join([tr("{count} more notebooks answer exercises another notebook answers: "
+                               "only the first of each is counted").format(
+                                   count=len(reports) - len(counted)), *filter(None, [output])])
     reports = list(counted.values())
     tests = [t for r in reports for t in r["tests"]]
     return {"score": round(sum(t["score"] for t in tests), 4),
             "execution_time": round(sum(r.get("execution_time", 0) for r in reports), 2),
-            "output": "\n".join([r["output"] for r in reports if r.get("output")] + ([output] if output else [])),
+            "output": "\n".join(
+                [r["output"] for r in reports if r.get("output")] + ([output] if output else [])),
             "visibility": "visible", "tests": tests}
 
 
@@ -153,7 +173,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_json(path: Path, data: dict) -> None:
-    """Write `data` to `path`, unless the file already holds exactly that (a kept report keeps its time)."""
+    """Write `data` to `path`, unless the file already holds exactly that (a kept report keeps its
+    time)."""
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     try:
         if path.read_text(encoding="utf-8") == text:
@@ -169,8 +190,10 @@ def read_valid(path: Path) -> dict | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    ok = (isinstance(data, dict) and isinstance(data.get("score"), (int, float)) and isinstance(data.get("tests"), list)
-          and all(isinstance(t, dict) and {"name", "score", "max_score", "status"} <= t.keys() for t in data["tests"]))
+    ok = (isinstance(data, dict) and isinstance(data.get("score"), (int, float))
+          and isinstance(data.get("tests"), list)
+          and all(isinstance(t, dict) and {"name", "score", "max_score", "status"} <= t.keys()
+                  for t in data["tests"]))
     return data if ok else None
 
 
@@ -185,8 +208,8 @@ def per_exercise(report: dict) -> dict[str, tuple[float, float]]:
 
 
 def text_cell(value: str) -> str:
-    """A CSV cell a spreadsheet reads as text: one that would start a formula gets a leading ' (OWASP); control
-    characters escaped (a name is one line, and moves no terminal's cursor)."""
+    """A CSV cell a spreadsheet reads as text: one that would start a formula gets a leading '
+    (OWASP); control characters escaped (a name is one line, and moves no terminal's cursor)."""
     value = printable(value)
     return "'" + value if value.startswith(FORMULA) else value
 
@@ -201,14 +224,17 @@ def summary_csv(reports: dict[str, dict]) -> str:
     writer.writerow(["submission", "score", "max", *map(text_cell, ids)])
     for stem, report in reports.items():
         scores = per_exercise(report)
-        writer.writerow([text_cell(stem), f"{report['score']:g}", f"{sum(m for _, m in scores.values()):g}",
+        writer.writerow([text_cell(stem), f"{report['score']:g}",
+                         f"{sum(m for _, m in scores.values()):g}",
                          *(f"{scores[g][0]:g}" if g in scores else "" for g in ids)])
     return out.getvalue()
 
 
 def gradebook_csv(students: dict[str, dict[str, dict]]) -> str:
-    """One row per student (their reports by notebook stem): each exercise's score by grade_id, then the total."""
-    scores = {student: {g: s for report in reports.values() for g, (s, _) in per_exercise(report).items()}
+    """One row per student (their reports by notebook stem): each exercise's score by grade_id, then
+    the total."""
+    scores = {student: {g: s for report in reports.values() for g,
+                        (s, _) in per_exercise(report).items()}
               for student, reports in students.items()}
     ids = list(dict.fromkeys(g for row in scores.values() for g in row))
     out = io.StringIO()

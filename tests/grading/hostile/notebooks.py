@@ -1,4 +1,5 @@
-"""Submission notebooks for the grader's tests: the fixture assignment, solved, with any cell replaced."""
+"""Submission notebooks for the grader's tests: the fixture assignment, solved, with any cell
+replaced."""
 from __future__ import annotations
 
 import importlib.util
@@ -22,20 +23,24 @@ LOOKUP = '''def lookup(run_tool):
 
 
 def solution(grade_id: str, source: str) -> nbformat.NotebookNode:
-    return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, "grade": False, "solution": True,
+    return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, "grade": False,
+                                                        "solution": True,
                                                         "locked": False, "grade_id": grade_id}})
 
 
 def check_cell(grade_id: str, points: int) -> nbformat.NotebookNode:
     return new_code_cell(f'from course.grading import check\ncheck("{grade_id}", {grade_id})',
-                         metadata={"nbgrader": {"schema_version": 3, "grade": True, "solution": False, "locked": True,
+                         metadata={"nbgrader": {"schema_version": 3, "grade": True,
+                                                "solution": False, "locked": True,
                                                 "grade_id": f"check_{grade_id}", "points": points}})
 
 
-def notebook(ask: str = ASK, lookup: str = LOOKUP, before: str = "import json") -> nbformat.NotebookNode:
+def notebook(ask: str = ASK, lookup: str = LOOKUP,
+             before: str = "import json") -> nbformat.NotebookNode:
     return new_notebook(cells=[
         new_markdown_cell("# The fixture assignment"), new_code_cell(before),
-        solution("ask", ask), check_cell("ask", 2), solution("lookup", lookup), check_cell("lookup", 3)])
+        solution("ask", ask), check_cell("ask", 2), solution("lookup", lookup),
+        check_cell("lookup", 3)])
 
 
 def write(path: Path, nb: nbformat.NotebookNode | None = None, **cells) -> Path:
@@ -53,10 +58,12 @@ def scores(report) -> dict[str, float]:
 
 
 def fixture_registry():
-    """The fixture assignment's exercises as visible checks (given with --tests, they are hidden ones)."""
+    """The fixture assignment's exercises as visible checks (given with --tests, they are hidden
+    ones)."""
     from course.grading.judging.registry import Registry
 
-    spec = importlib.util.spec_from_file_location("fixture_checks_visible", CHECKS / "fixture_checks.py")
+    spec = importlib.util.spec_from_file_location("fixture_checks_visible",
+                                                  CHECKS / "fixture_checks.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return Registry({e.grade_id: e for e in module.EXERCISES}, {})

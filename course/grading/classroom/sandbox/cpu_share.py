@@ -1,10 +1,12 @@
-"""A CPU share per worker: a cgroup for the batch, in which each worker makes its own, of equal weight.
+"""A CPU share per worker: a cgroup for the batch, in which each worker makes its own, of equal
+weight.
 
-The kernel then shares the CPU between workers, not between their processes: a student who starts 60 busy
-processes (each in a session of its own, so autogroup does not help) gets one worker's share, and neither the
-honest neighbour graded beside them nor the grader computing reference outcomes (outside the batch's cgroup, whose
-whole weight is that of `jobs` processes) is slowed much by it. Needs root and a writable cpu controller (cgroup v1's
-/sys/fs/cgroup/cpu, or cgroup v2 with cpu available); elsewhere there is no such share (docs/GRADING.md).
+The kernel then shares the CPU between workers, not between their processes: a student who starts 60
+busy processes (each in a session of its own, so autogroup does not help) gets one worker's share,
+and neither the honest neighbour graded beside them nor the grader computing reference outcomes
+(outside the batch's cgroup, whose whole weight is that of `jobs` processes) is slowed much by it.
+Needs root and a writable cpu controller (cgroup v1's /sys/fs/cgroup/cpu, or cgroup v2 with cpu
+available); elsewhere there is no such share (docs/GRADING.md).
 """
 from __future__ import annotations
 
@@ -17,13 +19,17 @@ V1, V2 = Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup")
 
 
 def batch_group(jobs: int) -> Path | None:
-    """A new cgroup for one batch's workers (each makes its own inside: see child.join), weighing as much as `jobs`
-    processes beside the machine's others, or None where the grader cannot make one."""
+    """A new cgroup for one batch's workers (each makes its own inside: see child.join), weighing as
+    much as `jobs` processes beside the machine's others, or None where the grader cannot make
+    one."""
     if os.geteuid() != 0:
         return None
-    v2 = (V2 / "cgroup.controllers").is_file() and "cpu" in (V2 / "cgroup.controllers").read_text().split()
+    v2 = (V2 / "cgroup.controllers").is_file() and "cpu" in (
+        V2 / "cgroup.controllers"
+    ).read_text().split()
     for parent in [V1] if V1.is_dir() else [V2] if v2 else []:
-        for stale in parent.glob("course-grade-*"):  # left by a grader that was killed (named by its pid)
+        # left by a grader that was killed (named by its pid)
+        for stale in parent.glob("course-grade-*"):
             if not Path(f"/proc/{stale.name.split('-')[2]}").exists():
                 remove(stale)
         group = parent / f"course-grade-{os.getpid()}-{secrets.token_hex(4)}"

@@ -1,10 +1,11 @@
-"""The fork server as the grader sees it: `child.py` run once, confined, importing the SDK once, then forking
-one worker per exercise and ending each worker with everything it started.
+"""The fork server as the grader sees it: `child.py` run once, confined, importing the SDK once,
+then forking one worker per exercise and ending each worker with everything it started.
 
-`child.py` is copied into the batch's scratch folder and run as `python -I -S -B` with a scrubbed environment
-and a sys.path of links to the installed packages, where `course.grading` is a stand-in whose `check()`
-does nothing (the checks and any hidden tests are not importable, and no path to them is passed). How it is
-confined (bubblewrap, a uid per worker, or neither) is the batch's Confinement.
+`child.py` is copied into the batch's scratch folder and run as `python -I -S -B` with a scrubbed
+environment and a sys.path of links to the installed packages, where `course.grading` is a stand-in
+whose `check()` does nothing (the checks and any hidden tests are not importable, and no path to
+them is passed). How it is confined (bubblewrap, a uid per worker, or neither) is the batch's
+Confinement.
 """
 from __future__ import annotations
 
@@ -27,28 +28,34 @@ from .confinement import FIRST_UID, Confinement
 from .worker import Gone, Worker
 
 FORK_TIMEOUT = 120.0  # seconds for the fork server to answer (it imports the SDK first)
-ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}  # all of the grader's environment that student code gets
+# all of the grader's environment that student code gets
+ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
-# course.grading as a worker sees it: `from course.grading import check` works, and no check is there
+# course.grading as a worker sees it: `from course.grading import check` works, and no check is
+# there
 GRADING_STAND_IN = '''"""Stand-in for course.grading in a grading worker: the grader runs the checks, not this."""
 
 
 def check(grade_id, fn, **options):
     """Does nothing here: the grader calls the function itself."""
-'''
+'''  # noqa: E501
 
 
 def site_view(root: Path) -> list[str]:
-    """A folder of links to the installed packages, where course.grading is a stand-in without checks,
-    and no .pth hooks run."""
+    """A folder of links to the installed packages, where course.grading is a stand-in without
+    checks, and no .pth hooks run."""
     view = root / "site"
     (view / "course" / "grading").mkdir(parents=True)
     (view / "course" / "grading" / "__init__.py").write_text(GRADING_STAND_IN)
     for site_dir in site.getsitepackages():
         for entry in Path(site_dir).iterdir():
             name = entry.name
-            skip = name == "course" or name.startswith(("course-", "__editable__")) or name.endswith(".pth")
+            skip = (
+                name == "course"
+                or name.startswith(("course-", "__editable__"))
+                or name.endswith(".pth")
+            )
             if not skip and not (view / name).exists():
                 (view / name).symlink_to(entry)
     for entry in Path(course.__file__).parent.iterdir():
@@ -71,30 +78,35 @@ def user_tasks(uid: int) -> int:
 
 
 class ForkServer:
-    """The fork server and the scratch folder that holds its script, the package view and the workers' folders
-    (under `work/`: a tmpfs of `budget.disk` bytes under bubblewrap, where each worker makes its own)."""
+    """The fork server and the scratch folder that holds its script, the package view and the
+    workers' folders (under `work/`: a tmpfs of `budget.disk` bytes under bubblewrap, where each
+    worker makes its own)."""
 
     def __init__(self, root: Path, confinement: Confinement, private: list[Path], budget: Budget,
                  cgroup: Path | None = None):
         self.root, self.confinement, self.private, self.budget = root, confinement, private, budget
-        self.cgroup = cgroup if confinement.own_uid else None  # where each worker makes its cgroup (cpu_share)
+        # where each worker makes its cgroup (cpu_share)
+        self.cgroup = cgroup if confinement.own_uid else None
         shutil.copy(child.__file__, root / "child.py")
         self.path = site_view(root)
         self.work = root / "work"
         self.work.mkdir(mode=0o755)  # each worker makes its folder, then becomes the folder's user
         self._lock = threading.Lock()
         self._count = 0
-        self.first_uid = FIRST_UID + secrets.randbelow(1 << 30)  # two batches at once never share a worker uid
+        # two batches at once never share a worker uid
+        self.first_uid = FIRST_UID + secrets.randbelow(1 << 30)
         self._start()
 
     def _start(self) -> None:
         self.control, theirs = socket.socketpair()
-        argv = [sys.executable, "-I", "-S", "-B", str(self.root / "child.py"), str(theirs.fileno()), *self.path]
+        argv = [sys.executable, "-I", "-S", "-B", str(self.root / "child.py"), str(theirs.fileno()),
+                *self.path]
         self.process = subprocess.Popen(
             self.confinement.command(argv, self.root, self.private, self.budget.disk,
-                                     [self.cgroup] if self.cgroup else []), pass_fds=[theirs.fileno()],
-            cwd=self.root, env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
+                                     [self.cgroup] if self.cgroup else []),
+            pass_fds=[theirs.fileno()],
+            cwd=self.root, env={**ENV, "HOME": str(self.root)}, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
         self.control.settimeout(FORK_TIMEOUT)
         self.replies = self.control.makefile("rb")
@@ -112,8 +124,8 @@ class ForkServer:
             theirs.close()
 
     def spawn(self) -> Worker:
-        """A new worker, to be told where its folder is (setup); a dead fork server (killed by a student?) is
-        restarted."""
+        """A new worker, to be told where its folder is (setup); a dead fork server (killed by a
+        student?) is restarted."""
         with self._lock:
             self._count += 1
             folder = self.work / f"w{self._count}"
@@ -127,18 +139,24 @@ class ForkServer:
         return Worker(pid, sock, uid, folder, self)
 
     def setup(self, worker: Worker) -> dict:
-        """The first message to a worker: the folder it makes and lives in, its uid and its limits; under bubblewrap
-        as root, the size and files of its own tmpfs, in network, IPC and mount namespaces of its own."""
+        """The first message to a worker: the folder it makes and lives in, its uid and its limits;
+        under bubblewrap as root, the size and files of its own tmpfs, in network, IPC and mount
+        namespaces of its own."""
         limits = self.budget.worker_limits()
         if worker.uid is None:  # RLIMIT_NPROC counts every process of the grader's user
             limits["processes"] += user_tasks(os.getuid())
-        space = {"disk": self.budget.disk, "inodes": self.budget.inodes} if self.confinement.mode == "bwrap" else None
+        space = (
+            {"disk": self.budget.disk, "inodes": self.budget.inodes}
+            if self.confinement.mode == "bwrap"
+            else None
+        )
         return {"dir": str(worker.folder), "limits": limits, "uid": worker.uid, "space": space,
                 "cgroup": str(self.cgroup / worker.folder.name) if self.cgroup else None}
 
     def end(self, worker: Worker) -> None:
-        """Ask the fork server to end `worker` and everything it started; returns when they are gone. A fork
-        server that does not answer is killed, and with it (under bubblewrap) everything in its pid namespace."""
+        """Ask the fork server to end `worker` and everything it started; returns when they are
+        gone. A fork server that does not answer is killed, and with it (under bubblewrap)
+        everything in its pid namespace."""
         with self._lock:
             try:
                 uid = "-" if worker.uid is None else worker.uid
@@ -147,7 +165,8 @@ class ForkServer:
                     return
             except OSError:
                 pass
-            if not self.confinement.mode.startswith("bwrap"):  # outside a pid namespace the grader can reach it
+            # outside a pid namespace the grader can reach it
+            if not self.confinement.mode.startswith("bwrap"):
                 with contextlib.suppress(OSError):
                     os.killpg(worker.pid, 9)
             self.close()
@@ -160,9 +179,10 @@ class ForkServer:
 
 
 class Runner:
-    """run_python for one exercise's calls: a worker of its own, started on first use and confined as a worker is
-    (its own uid, limits, hidden paths, no network), that runs each file with Python in a fresh folder holding the
-    workspace's files; it is ended, with everything it started, when the exercise ends."""
+    """run_python for one exercise's calls: a worker of its own, started on first use and confined
+    as a worker is (its own uid, limits, hidden paths, no network), that runs each file with Python
+    in a fresh folder holding the workspace's files; it is ended, with everything it started, when
+    the exercise ends."""
 
     def __init__(self, server: ForkServer):
         self.server = server
@@ -184,7 +204,9 @@ class Runner:
         if answer.get("code") == -1:
             return -1, f"timed out after {timeout:g} s"
         code = answer.get("code")
-        return code if type(code) is int else -1, str(answer.get("output", ""))[:child.OUTPUT_CAP + 100]
+        return code if type(code) is int else -1, str(answer.get("output", ""))[
+            : child.OUTPUT_CAP + 100
+        ]
 
     def close(self) -> None:
         with self._lock:

@@ -1,9 +1,10 @@
-"""The grader's mount: the trusted API every graded call talks to, in the grader's process, on a Unix socket.
+"""The grader's mount: the trusted API every graded call talks to, in the grader's process, on a
+Unix socket.
 
-One `course.api.Server` on a Unix socket in the batch's scratch folder (bound into the sandbox, which has no
-network) serves a Router: each call of a student's function gets its own recording LocalAPI under
-/call/<token>/ (the SDK's base_url), and POST /call/<token>/tool runs the scenario's tool for the student's
-RUN_TOOL, so the grader records the requests and the tool calls itself.
+One `course.api.Server` on a Unix socket in the batch's scratch folder (bound into the sandbox,
+which has no network) serves a Router: each call of a student's function gets its own recording
+LocalAPI under /call/<token>/ (the SDK's base_url), and POST /call/<token>/tool runs the scenario's
+tool for the student's RUN_TOOL, so the grader records the requests and the tool calls itself.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from ....api.handler import Reply
 from ....contract.call import Call
 
 PREFIX = "/call/"
-MAX_CONTAINERS = 100_000  # JSON objects and arrays one request may hold (Claude Code's largest holds a few thousand)
+# JSON objects and arrays one request may hold (Claude Code's largest holds a few thousand)
+MAX_CONTAINERS = 100_000
 MAX_DEPTH = 256  # how deeply they may nest
 STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)  # a JSON string, escapes included
 NOT_A_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
@@ -29,10 +31,13 @@ def _json(status: int, body: dict) -> Reply:
 
 
 def oversized(body: bytes) -> str:
-    """Why `body` is refused before it is parsed (more objects, or deeper, than a request needs), or "": counted on
-    the bytes, so 6 MB of `{}` costs the grader no 2 million Python objects."""
+    """Why `body` is refused before it is parsed (more objects, or deeper, than a request needs), or
+    "": counted on the bytes, so 6 MB of `{}` costs the grader no 2 million Python objects."""
     brackets = STRING.sub(b"", body).translate(None, NOT_A_BRACKET)
-    if brackets.count(b"{") + brackets.count(b"[") > MAX_CONTAINERS or len(brackets) > 2 * MAX_CONTAINERS:
+    if (
+        brackets.count(b"{") + brackets.count(b"[") > MAX_CONTAINERS
+        or len(brackets) > 2 * MAX_CONTAINERS
+    ):
         return f"the request holds more than {MAX_CONTAINERS} JSON objects and arrays"
     depth = 0
     for b in brackets:
@@ -57,7 +62,8 @@ class Router:
             return _json(404, {"type": "error", "error": {"type": "not_found_error",
                                                           "message": f"Not found: {path[:200]}"}})
         if why := oversized(body):
-            return _json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": why}})
+            return _json(400, {"type": "error",
+                               "error": {"type": "invalid_request_error", "message": why}})
         if rest == "tool" and method == "POST":
             try:
                 request = json.loads(body)
@@ -82,13 +88,14 @@ class Router:
 
 
 class Wire:
-    """The Router behind a Server on the Unix socket `path`, each worker's user holding at most `connections`
-    at once; use as a context manager."""
+    """The Router behind a Server on the Unix socket `path`, each worker's user holding at most
+    `connections` at once; use as a context manager."""
 
     def __init__(self, path: Path, connections: int):
         self.path = path
         self.router = Router()
-        self.server = Server(self.router, path=str(path), max_per_peer=connections)  # a Router has .handle()
+        # a Router has .handle()
+        self.server = Server(self.router, path=str(path), max_per_peer=connections)
 
     def urls(self, token: str) -> tuple[str, str]:
         """(the SDK's base_url, the tool endpoint's path) of one call."""

@@ -14,5 +14,6 @@ def _lessons() -> list:
 
 LESSONS = _lessons()
 EXERCISES: list[Exercise] = [e for module in LESSONS for e in module.EXERCISES]
-SCENARIOS = {s.name: s for module in LESSONS for s in getattr(module, "SCENARIOS", [])}  # grading-only policies
+# grading-only policies
+SCENARIOS = {s.name: s for module in LESSONS for s in getattr(module, "SCENARIOS", [])}
 

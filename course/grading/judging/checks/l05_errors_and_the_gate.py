@@ -1,4 +1,5 @@
-"""Lesson 05, errors and the gate: every tool_use gets a result, refused or failed ones with is_error (Prop. 3.5).
+"""Lesson 05, errors and the gate: every tool_use gets a result, refused or failed ones with
+is_error (Prop. 3.5).
 
 rule_matches(rule, name, input) -> bool
   a permission rule `Tool` matches every call of Tool; `Tool(spec)` matches when one of the call's
@@ -7,10 +8,11 @@ answer_calls(tool_uses, run_tool, deny) -> dict
   the user message answering the tool_use blocks: calls matching a rule of `deny` are refused
   (is_error, never run), the others run through run_tool; an exception becomes an is_error result.
 
-Each rule is one sentence of the exercise's text, judged against the reference (solutions/05_...) on generated
-cases: rule/call pairs over the Tool(spec) grammar (bare names, names that are prefixes of others, globs with
-the wildcard first, last or inside, exact specs, character classes, arguments that are not strings, no
-arguments), and responses of 1 to 4 calls that are allowed, refused by a bare rule or a spec, or that fail.
+Each rule is one sentence of the exercise's text, judged against the reference (solutions/05_...) on
+generated cases: rule/call pairs over the Tool(spec) grammar (bare names, names that are prefixes of
+others, globs with the wildcard first, last or inside, exact specs, character classes, arguments
+that are not strings, no arguments), and responses of 1 to 4 calls that are allowed, refused by a
+bare rule or a spec, or that fail.
 """
 from __future__ import annotations
 
@@ -25,45 +27,61 @@ from .common import tools_only
 
 NOTEBOOK = "solutions/05_errors_and_the_gate.ipynb"
 
-# the known mistakes' causes (grading/judging/mistakes/l05_*), named only when a student's function does exactly that
+# the known mistakes' causes (grading/judging/mistakes/l05_*), named only when a student's function
+# does exactly that
 TOOL_PREFIX = deferred("matching tool names by prefix: `search` is not `search_web`")
-BARE_NEEDS_ARGUMENT = deferred("reading a bare rule `Tool` as `Tool(*)`: it matches every call of Tool, even one "
-                               "without string arguments")
+BARE_NEEDS_ARGUMENT = deferred("reading a bare rule `Tool` as `Tool(*)`: it matches every call of "
+                               "Tool, even one without string arguments")
 SUBSTRING = deferred("matching the spec as a substring: `/etc/*` is a glob over the whole argument")
 LITERAL = deferred("comparing the spec as plain text: it is a glob, `*` stands for any characters")
-PREFIX_SPEC = deferred("reading the spec as a prefix of the argument: it is a glob over the whole argument, and `*` "
-                       "may stand anywhere")
-FIRST_ONLY = deferred("comparing only the call's first argument: the rule matches when any string argument matches")
-TOOL_IGNORED = deferred("matching the spec without the tool: `write_file(/etc/*)` says nothing about read_file")
+PREFIX_SPEC = deferred("reading the spec as a prefix of the argument: it is a glob over the whole "
+                       "argument, and `*` may stand anywhere")
+FIRST_ONLY = deferred("comparing only the call's first argument: the rule matches when any string "
+                      "argument matches")
+TOOL_IGNORED = deferred("matching the spec without the tool: `write_file(/etc/*)` says nothing "
+                        "about read_file")
 CASE = deferred("matching case-insensitively: fnmatch.fnmatchcase compares letters exactly")
-NOT_STRING = deferred("matching arguments that are not strings: only the call's string arguments are compared")
-NO_SPEC = deferred("ignoring the spec: `run_python(test_*.py)` does not match every run_python call")
-REFUSED_OMITTED = deferred("omitting a refused call: it still needs a tool_result with is_error (Prop. 3.5)")
+NOT_STRING = deferred("matching arguments that are not strings: only the call's string arguments "
+                      "are compared")
+NO_SPEC = deferred("ignoring the spec: `run_python(test_*.py)` does not match every run_python "
+                   "call")
+REFUSED_OMITTED = deferred("omitting a refused call: it still needs a tool_result with is_error "
+                           "(Prop. 3.5)")
 REFUSED_RUN = deferred("running a call that a deny rule matches: a refused call is never run")
-REFUSED_NO_ERROR = deferred("answering a refused call without is_error: true: the model must see it was refused")
+REFUSED_NO_ERROR = deferred("answering a refused call without is_error: true: the model must see "
+                            "it was refused")
 NO_REASON = deferred("a refused call's result without content: say why it was refused")
-NAME_ONLY = deferred("matching a deny rule by the tool name only: `delete_page(Aurora*)` refuses only the matching "
-                     "calls")
-NO_ERROR_TEXT = deferred("answering an exception without its message: the is_error result carries the error, e.g. "
-                         "str(error)")
-EXCEPTION = deferred("letting a tool's exception escape: it becomes an is_error result the model can read")
-REFUSED_LAST = deferred("answering the refused calls after the others: one result per call, in the order asked")
-IN_PLACE = deferred("turning the tool_use blocks into results in place: build new dicts and leave tool_uses as it is")
+NAME_ONLY = deferred("matching a deny rule by the tool name only: `delete_page(Aurora*)` refuses "
+                     "only the matching calls")
+NO_ERROR_TEXT = deferred("answering an exception without its message: the is_error result carries "
+                         "the error, e.g. str(error)")
+EXCEPTION = deferred("letting a tool's exception escape: it becomes an is_error result the model "
+                     "can read")
+REFUSED_LAST = deferred("answering the refused calls after the others: one result per call, in the "
+                        "order asked")
+IN_PLACE = deferred("turning the tool_use blocks into results in place: build new dicts and leave "
+                    "tool_uses as it is")
 
-# --- rule_matches ---------------------------------------------------------------------------------------
+# --- rule_matches
+# ---------------------------------------------------------------------------------------
 
 BARE = ("search", "search_web", "run_python")
-NAMES = {"search": ("search", "search_web", "Search", "searc", "read_file"),  # exact, longer, case, shorter, other
+# exact, longer, case, shorter, other
+NAMES = {"search": ("search", "search_web", "Search", "searc", "read_file"),
          "search_web": ("search_web", "search", "search_web2"),
          "run_python": ("run_python", "run_python3", "run")}
-INPUTS: tuple[dict, ...] = ({"query": "Aurora Run"}, {}, {"timeout": 10}, {"path": "cart.py", "timeout": 10})
+INPUTS: tuple[dict, ...] = ({"query": "Aurora Run"}, {}, {"timeout": 10},
+                            {"path": "cart.py", "timeout": 10})
 
 SPECS = {  # a rule Tool(spec): (an argument it matches, the other tools' names to try)
-    "write_file(/etc/*)": ({"path": "/etc/passwd", "content": "x"}, ("read_file", "write", "write_file_backup")),
+    "write_file(/etc/*)": ({"path": "/etc/passwd", "content": "x"},
+                           ("read_file", "write", "write_file_backup")),
     "run_python(test_*.py)": ({"path": "test_cart.py"}, ("run_python3", "run_test")),
-    "send_email(*@example.com)": ({"to": "bob@example.com", "subject": "Hi"}, ("send_emails", "Send_email")),
+    "send_email(*@example.com)": ({"to": "bob@example.com", "subject": "Hi"},
+                                  ("send_emails", "Send_email")),
 }
-GLOBS: list[tuple[str, dict]] = [  # (rule, tool input) on the rule's own tool: whole argument, case, any argument,
+# (rule, tool input) on the rule's own tool: whole argument, case, any argument,
+GLOBS: list[tuple[str, dict]] = [
     # non-strings
     ("write_file(/etc/*)", {"path": "/etc/passwd", "content": "x"}),
     ("write_file(/etc/passwd)", {"content": "x", "path": "/etc/passwd"}),
@@ -86,7 +104,8 @@ GLOBS: list[tuple[str, dict]] = [  # (rule, tool input) on the rule's own tool: 
     ("run_python(1*)", {"path": "10.py"}),
     ("send_email(*@example.com)", {"to": "bob@example.com", "subject": "Hi"}),
     ("send_email(*@example.com)", {"to": "bob@example.com.evil.org"}),
-    ("send_email(*@example.com)", {"subject": "Hi", "to": "ann@Example.com", "cc": "bob@example.com"}),
+    ("send_email(*@example.com)",
+     {"subject": "Hi", "to": "ann@Example.com", "cc": "bob@example.com"}),
     ("search(Mara?Voss)", {"query": "Mara Voss"}),
     ("search(Mara?Voss)", {"query": "MaraVoss"}),
     ("read_file([ab]*)", {"path": "a.txt"}),
@@ -99,14 +118,17 @@ def match_case(rule: str, name: str, input: dict) -> Case:
 
 
 def bare_cases() -> list[Case]:
-    """Each bare rule against its own name, longer and shorter names, another case and another tool."""
+    """Each bare rule against its own name, longer and shorter names, another case and another
+    tool."""
     return [match_case(rule, name, INPUTS[(i + j) % len(INPUTS)])
             for i, rule in enumerate(BARE) for j, name in enumerate(NAMES[rule])] + \
-        [match_case("search", "search", {}), match_case("run_python", "run_python", {"timeout": 10})]
+        [match_case("search", "search", {}),
+         match_case("run_python", "run_python", {"timeout": 10})]
 
 
 def tool_cases() -> list[Case]:
-    """Spec rules against calls whose argument matches the spec: of their own tool, and of other tools."""
+    """Spec rules against calls whose argument matches the spec: of their own tool, and of other
+    tools."""
     return [match_case(rule, name, input) for rule, (input, others) in SPECS.items()
             for name in (rule.split("(")[0], *others)]
 
@@ -115,7 +137,8 @@ def glob_cases() -> list[Case]:
     return [match_case(rule, rule.split("(")[0], input) for rule, input in GLOBS]
 
 
-# --- answer_calls ---------------------------------------------------------------------------------------
+# --- answer_calls
+# ---------------------------------------------------------------------------------------
 
 def delete_page(title: str) -> str:
     if title == "Main Page":
@@ -126,7 +149,8 @@ def delete_page(title: str) -> str:
 def pages_tools() -> Toolbox:
     s = {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}
     d = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
-    return Toolbox([Tool("search", "Search the encyclopedia. Read-only.", s, search, read_only=True),
+    return Toolbox([Tool("search", "Search the encyclopedia. Read-only.", s, search,
+                         read_only=True),
                     Tool("delete_page", "Delete a page of the encyclopedia.", d, delete_page)])
 
 
@@ -148,7 +172,8 @@ def calls_case(names: tuple[str, ...], deny: list[str]) -> Case:
     return Case(f"answer_calls([{words}], deny={deny})", (uses, RUN_TOOL, deny), {}, PAGES)
 
 
-REFUSALS = [  # (calls, deny): a bare rule, a spec matching one call of two, two rules, a call that would raise
+# (calls, deny): a bare rule, a spec matching one call of two, two rules, a call that would raise
+REFUSALS = [
     (("delete aurora",), ["delete_page"]),
     (("aurora", "delete aurora", "voss"), ["delete_page"]),
     (("delete aurora", "delete lights"), ["delete_page(Aurora*)"]),
@@ -174,7 +199,8 @@ MIXED = [  # refused, failed and allowed calls in every order
     (("aurora", "delete aurora", "fly"), ["delete_page"]),
     (("delete aurora", "aurora", "delete main"), ["delete_page(Aurora*)"]),
     (("fly", "voss", "delete lights"), ["fly"]),
-    (("no query", "delete aurora", "voss", "delete lights"), ["delete_page(Aurora*)", "search(Mara*)"]),
+    (("no query", "delete aurora", "voss", "delete lights"),
+     ["delete_page(Aurora*)", "search(Mara*)"]),
 ]
 
 
@@ -183,7 +209,8 @@ def listed(table):
 
 
 def reason_free(x):
-    """A `loose`: an is_error result's wording is the student's own, but it says something (it is not empty)."""
+    """A `loose`: an is_error result's wording is the student's own, but it says something (it is
+    not empty)."""
     if isinstance(x, dict):
         if x.get("type") == "tool_result" and x.get("is_error") and x.get("content"):
             return {**x, "content": "…"}
@@ -194,8 +221,8 @@ def reason_free(x):
 
 
 def carries_the_error(out, case: Case) -> str:
-    """Each call that is not refused and fails is answered with a result whose text holds the error run_tool
-    raised (the reference's reading of the deny rules decides which calls are refused)."""
+    """Each call that is not refused and fails is answered with a result whose text holds the error
+    run_tool raised (the reference's reading of the deny rules decides which calls are refused)."""
     uses, _, deny = case.args
     matches = reference.function(NOTEBOOK, "rule_matches")
     blocks = (out.value or {}).get("content") if isinstance(out.value, dict) else None
@@ -209,7 +236,8 @@ def carries_the_error(out, case: Case) -> str:
         text = said if isinstance(said, str) else "".join(
             b.get("text", "") for b in said or [] if isinstance(b, dict))
         if error not in text:
-            return tr("the {tool} call's result says {says!r}; expected it to carry the error {error!r}").format(
+            return tr("the {tool} call's result says {says!r}; expected it to carry the error "
+                      "{error!r}").format(
                 tool=use["name"], says=text[:80], error=error[:80])
     return ""
 
@@ -217,27 +245,33 @@ def carries_the_error(out, case: Case) -> str:
 CALL_ASPECTS = ("value", "tool_calls")
 
 EXERCISES = [
-    exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"), NOTEBOOK, [
-        Rule(deferred("a rule Tool matches every call of the tool named exactly Tool, whatever its arguments"),
+    exercise("rule_matches", "rule_matches", deferred("Permission rules Tool and Tool(spec)"),
+             NOTEBOOK, [
+        Rule(deferred("a rule Tool matches every call of the tool named exactly Tool, whatever its "
+                      "arguments"),
              bare_cases, points=0.5),
         Rule(deferred("a rule Tool(spec) matches calls of the tool Tool only"), tool_cases),
-        Rule(deferred("it matches when one of the call's string arguments matches the glob spec as a whole, "
-                      "case-sensitively; other arguments are never compared"), glob_cases),
-        Rule(deferred("input is left as it is"), lambda: bare_cases() + tool_cases() + glob_cases(), ("after",),
-             points=0.5),
-    ]),
-    exercise("answer_calls", "answer_calls", deferred("Answering every tool_use through the gate"), NOTEBOOK, [
-        Rule(deferred("a call matching a rule of deny is not run"), listed(REFUSALS), ("tool_calls",)),
-        Rule(deferred("a refused call gets an is_error result saying why"), listed(REFUSALS), CALL_ASPECTS,
-             loose=reason_free),
-        Rule(deferred("the other calls run with run_tool, each result carrying the tool's text"), listed(ALLOWED),
-             CALL_ASPECTS, loose=error_text_free),
-        Rule(deferred("an exception (an unknown tool, an invalid input, a failure) becomes an is_error result"),
-             listed(FAILURES), CALL_ASPECTS, loose=error_text_free),
-        Rule(deferred("the is_error result of an exception carries the error"), listed(FAILURES + MIXED),
-             ("value",), holds=carries_the_error, points=0.5),
-        Rule(deferred("one result per call, in order"), listed(MIXED), CALL_ASPECTS, loose=reason_free, points=0.5),
-        Rule(deferred("tool_uses and deny are left as they are"), listed(REFUSALS + ALLOWED + FAILURES + MIXED),
+        Rule(deferred("it matches when one of the call's string arguments matches the glob spec as "
+                      "a whole, case-sensitively; other arguments are never compared"), glob_cases),
+        Rule(deferred("input is left as it is"), lambda: bare_cases() + tool_cases() + glob_cases(),
              ("after",), points=0.5),
+    ]),
+    exercise("answer_calls", "answer_calls", deferred("Answering every tool_use through the gate"),
+             NOTEBOOK, [
+        Rule(deferred("a call matching a rule of deny is not run"), listed(REFUSALS),
+             ("tool_calls",)),
+        Rule(deferred("a refused call gets an is_error result saying why"), listed(REFUSALS),
+             CALL_ASPECTS, loose=reason_free),
+        Rule(deferred("the other calls run with run_tool, each result carrying the tool's text"),
+             listed(ALLOWED), CALL_ASPECTS, loose=error_text_free),
+        Rule(deferred("an exception (an unknown tool, an invalid input, a failure) becomes an "
+                      "is_error result"),
+             listed(FAILURES), CALL_ASPECTS, loose=error_text_free),
+        Rule(deferred("the is_error result of an exception carries the error"),
+             listed(FAILURES + MIXED), ("value",), holds=carries_the_error, points=0.5),
+        Rule(deferred("one result per call, in order"), listed(MIXED), CALL_ASPECTS,
+             loose=reason_free, points=0.5),
+        Rule(deferred("tool_uses and deny are left as they are"),
+             listed(REFUSALS + ALLOWED + FAILURES + MIXED), ("after",), points=0.5),
     ]),
 ]

@@ -1,4 +1,5 @@
-"""A small assignment ("fixture": two exercises) the grader's tests use, independent of the course's lessons.
+"""A small assignment ("fixture": two exercises) the grader's tests use, independent of the course's
+lessons.
 
 Loaded like an instructor's hidden tests (`--tests tests/hostile`), so its checks are hidden.
 """
@@ -16,19 +17,23 @@ def asks_once(ctx) -> None:
     out = ctx.call(CLIENT, PROMPT, scenario="one_shot")
     for status, reply in zip(out.statuses, out.replies, strict=True):
         if status != 200:
-            raise CheckFailed(f"the API answered {status}: {reply['error']['message']}", "send a valid conversation")
+            raise CheckFailed(f"the API answered {status}: {reply['error']['message']}",
+                              "send a valid conversation")
     expect(len(out.requests) == 1, f"{len(out.requests)} requests reached the API; expected 1")
-    expect(out.requests[0]["messages"] == [{"role": "user", "content": PROMPT}], "the prompt was not sent as given")
+    expect(out.requests[0]["messages"] == [{"role": "user", "content": PROMPT}],
+           "the prompt was not sent as given")
 
 
 def answers(ctx) -> None:
     out = ctx.call(CLIENT, PROMPT, scenario="one_shot")
-    expect(out.value == "Paris", f"returned {out.value!r}; expected 'Paris'", "return the text of the reply")
+    expect(out.value == "Paris", f"returned {out.value!r}; expected 'Paris'",
+           "return the text of the reply")
 
 
 def searches(ctx) -> None:
     out = ctx.call(RUN_TOOL, scenario="aurora_run")
-    expect(out.tool_calls == [("search", {"query": "Aurora Run"}), ("search", {"query": "Mara Voss"})],
+    expect(out.tool_calls == [("search", {"query": "Aurora Run"}),
+                              ("search", {"query": "Mara Voss"})],
            f"tools run: {out.tool_calls}; expected the two searches")
 
 
