@@ -49,11 +49,11 @@ def test_a_line_one_column_too_wide_is_found_in_any_code_cell():
 
 
 def test_a_japanese_line_of_74_characters_is_too_wide():
-    """Each kana or kanji takes two columns: 74 characters of which one is Japanese take 75."""
-    fits = "# " + "x" * (WIDTH - 4) + "日"  # 73 characters, 74 columns
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"{fits}\n{fits}x", id="ja")])
-    assert len(f"{fits}x") == WIDTH
-    assert too_wide(nb) == [f"cell ja line 2 ({WIDTH + 1}): {fits}x"]
+    """A kana, a kanji and a full-width sign take two columns each: 74 characters, three of them Japanese, take 77."""
+    fits = "# " + "x" * (WIDTH - 8) + "漢か："  # 71 characters, 74 columns
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"{fits}\n{fits}xxx", id="ja")])
+    assert len(f"{fits}xxx") == WIDTH
+    assert too_wide(nb) == [f"cell ja line 2 ({WIDTH + 3}): {fits}xxx"]
 
 
 def test_there_is_something_to_check():
