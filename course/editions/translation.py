@@ -63,8 +63,8 @@ MARKERS = re.compile(r"#+ (BEGIN|END) (SOLUTION|HIDDEN TESTS)")
 FENCED = re.compile(r"^```.*?^```[ \t]*$", re.M | re.S)
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # a kana or kanji
 LANG_CELL_ID = "course-lang"
-LANG_CELL = ('import os\n\nos.environ["COURSE_LANG"] = "ja"  # '
-             'ライブラリのメッセージも日本語で表示します')
+LANG_CELL = ('import os\n\n# ライブラリのメッセージも日本語で表示します\nos.environ["COURSE_LANG"] '
+             '= "ja"')
 
 
 def english_hash(source: str) -> str:

@@ -2,7 +2,8 @@
 
 At 1024 px with the file browser open a code cell shows 74 columns: a longer line is cut off, and
 the student scrolls sideways to read it. Every line of every code cell, in every edition of the
-lessons, exercises and solutions, is at most WIDTH characters.
+lessons, exercises and solutions, is at most WIDTH columns wide, where a Japanese character (kana,
+kanji, full-width punctuation) takes two columns, as the browser's monospace font draws it.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_loop_cells import columns
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTH = 74  # the columns of a code cell at 1024 px with the file browser open
@@ -19,13 +21,13 @@ EDITIONS = [p for folder in FOLDERS for where in (folder, f"{folder}/ja")
 
 
 def too_wide(nb) -> list[str]:
-    """Each code line longer than WIDTH, as "cell <id> line <n> (<length>): <line>"."""
+    """Each code line wider than WIDTH columns, as "cell <id> line <n> (<columns>): <line>"."""
     found = []
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        found += [f"cell {cell.id} line {n} ({len(line)}): {line}"
-                  for n, line in enumerate(cell.source.splitlines(), 1) if len(line) > WIDTH]
+        found += [f"cell {cell.id} line {n} ({columns(line)}): {line}"
+                  for n, line in enumerate(cell.source.splitlines(), 1) if columns(line) > WIDTH]
     return found
 
 
@@ -44,6 +46,15 @@ def test_a_line_one_column_too_wide_is_found_in_any_code_cell():
     assert too_wide(nb) == [f"cell wide line 2 ({WIDTH + 1}): {fits}1"]
     nb.cells[1].source += "1"  # the loop's cells too
     assert too_wide(nb)[1:] == [f"cell loop line 2 ({WIDTH + 1}): {fits}1"]
+
+
+def test_a_japanese_line_of_74_characters_is_too_wide():
+    """A kana, a kanji and a full-width sign take two columns each: 74 characters, three of them
+    Japanese, take 77."""
+    fits = "# " + "x" * (WIDTH - 8) + "漢か："  # 71 characters, 74 columns
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"{fits}\n{fits}xxx", id="ja")])
+    assert len(f"{fits}xxx") == WIDTH
+    assert too_wide(nb) == [f"cell ja line 2 ({WIDTH + 3}): {fits}xxx"]
 
 
 def test_there_is_something_to_check():
