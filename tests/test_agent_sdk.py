@@ -352,27 +352,54 @@ def test_the_agent_sdks_output_format_gets_its_structured_output(home):
 THINKING = {"thinking": {}, "no_thinking": {"CLAUDE_CODE_DISABLE_THINKING": "1"}}
 
 
-@pytest.mark.parametrize("thinking", sorted(THINKING))
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(
-    home, name, thinking):
-    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch,
-    # beside its own; thinking as Claude Code asks for it (adaptive), or off
+async def scenario_run(name: str, thinking: str, home: Path) -> tuple:
+    """A scenario through query() with its tools as MCP tools beside Claude Code's own: (every
+    request the local API answered, the run's ResultMessage)."""
     scenario = get(name)
     tools = scenario.tools()
     allowed = [f"mcp__course__{d['name']}" for d in tools.definitions()]
     with Server(scenario.api()) as server:
         options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed,
                                 env=THINKING[thinking], mcp_servers={"course": mcp_server(tools)})
-        run = asyncio.run(collect(scenario.prompt, options))
-        sent = server.api.requests
+        run = await collect(scenario.prompt, options)
+        return server.api.requests, run.result
+
+
+@pytest.fixture(scope="module")
+def every_scenario(tmp_path_factory) -> dict:
+    """Each scenario run both ways, four CLIs at a time (a run mostly waits on its CLI's start):
+    (name, thinking) -> (requests, result), or the exception the run raised."""
+    async def every():
+        at_once = asyncio.Semaphore(4)
+
+        async def one(name: str, thinking: str):
+            async with at_once:
+                return await scenario_run(name, thinking, tmp_path_factory.mktemp(name))
+
+        keys = [(name, thinking) for name in sorted(SCENARIOS) for thinking in sorted(THINKING)]
+        runs = await asyncio.gather(*(one(*key) for key in keys), return_exceptions=True)
+        return dict(zip(keys, runs, strict=True))
+
+    return asyncio.run(every())
+
+
+@pytest.mark.parametrize("thinking", sorted(THINKING))
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(
+    every_scenario, name, thinking):
+    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch,
+    # beside its own; thinking as Claude Code asks for it (adaptive), or off
+    ran = every_scenario[name, thinking]
+    if isinstance(ran, BaseException):
+        raise ran
+    sent, result = ran
     statuses = [r.status for r in sent]
     refused = sent[-1].response.get("stop_reason") == "refusal"
     # Claude Code reports the refusal scenario's refusal as an API error ("... safeguards flagged
     # this message")
-    assert set(statuses) == {200} and (run.result.terminal_reason != "api_error") != refused, (
+    assert set(statuses) == {200} and (result.terminal_reason != "api_error") != refused, (
         statuses,
-        run.result.result,
+        result.result,
     )
     asked = {(r.body.get("thinking") or {}).get("type") for r in sent if r.path == "/v1/messages"}
     assert asked == ({"adaptive"} if thinking == "thinking" else {None})
