@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -269,14 +270,17 @@ def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fix
     # reason, impossible}) says "not yet" three times, each reason goes back as Stop hook feedback,
     # and the run ends when check.py prints ALL OK
     funcs = get("broken_functions")
-    ends = {}
-    for name, prompt in (("plain", funcs.prompt), ("goal", "/goal " + funcs.prompt)):
-        work = home / name
-        work.mkdir()
+
+    def end(name: str, prompt: str) -> tuple:
+        """(how the run ended, what check.py prints after it, the evaluator's verdicts), the CLI's
+        home of its own."""
+        work = home / name / "work"
+        work.mkdir(parents=True)
         for file, content in funcs.files.items():
             (work / file).write_text(content)
         with serve("broken_functions", home / f"{name}.jsonl") as api:
-            done = claude(api, home, prompt, "--allowedTools", "Read,Edit,Bash(python3 check.py)",
+            done = claude(api, home / name, prompt, "--allowedTools",
+                          "Read,Edit,Bash(python3 check.py)",
                           "--max-turns", "40", cwd=work, timeout=300)
             sent = api.requests()
         check = subprocess.run(
@@ -284,7 +288,12 @@ def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fix
         ).stdout.strip()
         verdicts = [json.loads(r["response"]["content"][0]["text"]) for r in sent
                     if (r["body"].get("output_config") or {}).get("format")]
-        ends[name] = (done["subtype"], check, [v["ok"] for v in verdicts])
+        return done["subtype"], check, [v["ok"] for v in verdicts]
+
+    with ThreadPoolExecutor() as pool:  # the two runs side by side
+        started = {name: pool.submit(end, name, prompt)
+                   for name, prompt in (("plain", funcs.prompt), ("goal", "/goal " + funcs.prompt))}
+    ends = {name: run.result() for name, run in started.items()}
     assert ends["plain"] == ("success", "NG: f2,f3,f4", [])
     assert ends["goal"] == ("success", "ALL OK", [False, False, False, True])
 
