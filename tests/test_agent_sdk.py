@@ -231,19 +231,37 @@ def test_a_400_is_sent_again_without_some_betas_then_ends_the_run_as_an_api_erro
     assert len(sent) > 1 and all(r.status == 400 for r in sent) and betas[-1] < betas[0]
 
 
-def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(home):
-    work = home / "work"
-    for name, content in CART.files.items():
-        (work / name).write_text(content)
-    with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
-        done = claude(api, home, CART.prompt, "--max-turns", "6", "--allowedTools",
-                      "Read,Edit,Bash(python3 test_cart.py)", cwd=work)
-        sent = api.requests()
+# cart.py fixed by Claude Code in print mode: with its tools allowed, and with no permission given
+CART_PERMISSIONS = {"allowed": ("--allowedTools", "Read,Edit,Bash(python3 test_cart.py)"),
+                    "refused": ()}
+
+
+@pytest.fixture(scope="module")
+def cart_runs(tmp_path_factory) -> dict:
+    """Each of CART_PERMISSIONS run, the two CLIs side by side: name -> (its result, its requests,
+    cart.py after it)."""
+    def run(name: str) -> tuple:
+        home = tmp_path_factory.mktemp(name)
+        work = home / "work"
+        work.mkdir()
+        for file, content in CART.files.items():
+            (work / file).write_text(content)
+        with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
+            done = claude(api, home, CART.prompt, "--max-turns", "6", *CART_PERMISSIONS[name],
+                          cwd=work)
+            return done, api.requests(), (work / "cart.py").read_text()
+
+    with ThreadPoolExecutor() as pool:
+        return dict(zip(CART_PERMISSIONS, pool.map(run, CART_PERMISSIONS), strict=True))
+
+
+def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(cart_runs):
+    done, sent, cart = cart_runs["allowed"]
     # Example 4.3 on the real harness: the edit and the re-run in one turn; 4 requests, num_turns 6
     assert replies(sent) == [["text", "Bash"], ["text", "Read", "Read"], ["text", "Edit", "Bash"],
                              ["text"]]
     assert (done["subtype"], done["num_turns"], done["is_error"]) == ("success", 6, False)
-    assert "subtotal += price * qty" in (work / "cart.py").read_text()
+    assert "subtotal += price * qty" in cart
     results = [b for b in sent[-1]["body"]["messages"][-2]["content"] if b["type"] == "tool_result"]
     assert [r.get("is_error", False) for r in results] == [
         False,
@@ -252,16 +270,12 @@ def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(home):
     assert json.loads(json.dumps(done))["permission_denials"] == []
 
 
-def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(home):
-    work = home / "work"
-    for name, content in CART.files.items():
-        (work / name).write_text(content)
-    with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
-        done = claude(api, home, CART.prompt, "--max-turns", "6", cwd=work)
+def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(cart_runs):
+    done, _, cart = cart_runs["refused"]
     # the toy model reads the refusal
     assert done["subtype"] == "success" and "not allowed" in done["result"]
     assert [d["tool_name"] for d in done["permission_denials"]][:1] == ["Bash"]
-    assert (work / "cart.py").read_text() == CART.files["cart.py"]
+    assert cart == CART.files["cart.py"]
 
 
 def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fixes_one(home):
@@ -327,14 +341,30 @@ def test_served_reads_the_requests_of_its_log(tmp_path):
     )
 
 
-@pytest.mark.parametrize("mode", ["auto", "plan"])
-def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(home, mode):
-    for name in ("app.py", "util.py", "test_app.py", "README.md"):
-        (home / "work" / name).write_text("x = 1\n")
-    with serve("count_python_files", home / "wire.jsonl") as api:
-        done = claude(api, home, get("count_python_files").prompt, "--permission-mode", mode,
-                      "--max-turns", "4", cwd=home / "work")
-        sent = api.requests()
+MODES = ("auto", "plan")
+
+
+@pytest.fixture(scope="module")
+def in_modes(tmp_path_factory) -> dict:
+    """count_python_files in each of MODES, the two CLIs side by side: mode -> (its result, its
+    requests)."""
+    def run(mode: str) -> tuple:
+        home = tmp_path_factory.mktemp(mode)
+        (home / "work").mkdir()
+        for name in ("app.py", "util.py", "test_app.py", "README.md"):
+            (home / "work" / name).write_text("x = 1\n")
+        with serve("count_python_files", home / "wire.jsonl") as api:
+            done = claude(api, home, get("count_python_files").prompt, "--permission-mode", mode,
+                          "--max-turns", "4", cwd=home / "work")
+            return done, api.requests()
+
+    with ThreadPoolExecutor() as pool:
+        return dict(zip(MODES, pool.map(run, MODES), strict=True))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(in_modes, mode):
+    done, sent = in_modes[mode]
     assert all("safeguards" in r["body"] for r in sent) and [r["status"] for r in sent] == [
         200,
         200,
