@@ -406,7 +406,7 @@ async def scenario_run(name: str, thinking: str, home: Path) -> tuple:
 
 @pytest.fixture(scope="module")
 def every_scenario(tmp_path_factory) -> dict:
-    """Each scenario run both ways, four CLIs at a time (a run mostly waits on its CLI's start):
+    """Each scenario run both ways, four CLIs at a time (they overlap where a core is free):
     (name, thinking) -> (requests, result), or the exception the run raised."""
     async def every():
         at_once = asyncio.Semaphore(4)

@@ -89,8 +89,8 @@ async def agent_sdk(scenario, home) -> dict:
 
 
 async def every_sdk_run(homes: dict) -> list[dict]:
-    """The SDK's run of each scenario (name -> its CLI's home), four CLIs at a time: a run mostly
-    waits on its CLI."""
+    """The SDK's run of each scenario (name -> its CLI's home), four CLIs at a time (they overlap
+    where a core is free)."""
     at_once = asyncio.Semaphore(4)
 
     async def one(name: str) -> dict:
