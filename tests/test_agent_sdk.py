@@ -318,8 +318,9 @@ def test_no_request_leaves_loopback(home):
     trace = home / "connect.trace"
     with serve("count_python_files", home / "wire.jsonl") as api:
         done = claude(api, home, get("count_python_files").prompt, cwd=home / "work",
-                      wrapper=("strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o",
-                               str(trace)))
+                      # --seccomp-bpf: the CLI stops only at the syscalls traced
+                      wrapper=("strace", "-f", "--seccomp-bpf", "-qq", "-e",
+                               "trace=connect,sendto,sendmsg", "-o", str(trace)))
         sent = api.requests()
     port = int(api.base_url.rsplit(":", 1)[1])
     inet = re.findall(r"sin_port=htons\((\d+)\), sin_addr=inet_addr\(\"([\d.]+)\"\)",
