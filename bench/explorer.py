@@ -279,11 +279,12 @@ def bench_browser() -> dict:
                 browser.close()
 
 
-def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True) -> dict:
+def bench_explorer(repeats: int = REPEATS, *, in_browser: bool = True,
+                   names: tuple[str, ...] = tuple(SCENARIOS)) -> dict:
     """In Chromium: p50 and p95 of a change per loop and scenario; in the kernel: re-run, revisit
-    and step times."""
+    and step times, for the scenarios `names` (a smoke test times one)."""
     browser = bench_browser() if in_browser and Path(CHROMIUM).exists() else None
-    scenarios = {name: bench_scenario(name, repeats) for name in SCENARIOS}
+    scenarios = {name: bench_scenario(name, repeats) for name in names}
     slow = sorted(n for n, r in scenarios.items() if r["rerun_median_ms"] > TARGET_MS)
     targets = {}
     if browser is not None:

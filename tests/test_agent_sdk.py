@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -230,19 +231,37 @@ def test_a_400_is_sent_again_without_some_betas_then_ends_the_run_as_an_api_erro
     assert len(sent) > 1 and all(r.status == 400 for r in sent) and betas[-1] < betas[0]
 
 
-def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(home):
-    work = home / "work"
-    for name, content in CART.files.items():
-        (work / name).write_text(content)
-    with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
-        done = claude(api, home, CART.prompt, "--max-turns", "6", "--allowedTools",
-                      "Read,Edit,Bash(python3 test_cart.py)", cwd=work)
-        sent = api.requests()
+# cart.py fixed by Claude Code in print mode: with its tools allowed, and with no permission given
+CART_PERMISSIONS = {"allowed": ("--allowedTools", "Read,Edit,Bash(python3 test_cart.py)"),
+                    "refused": ()}
+
+
+@pytest.fixture(scope="module")
+def cart_runs(tmp_path_factory) -> dict:
+    """Each of CART_PERMISSIONS run, the two CLIs side by side: name -> (its result, its requests,
+    cart.py after it)."""
+    def run(name: str) -> tuple:
+        home = tmp_path_factory.mktemp(name)
+        work = home / "work"
+        work.mkdir()
+        for file, content in CART.files.items():
+            (work / file).write_text(content)
+        with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
+            done = claude(api, home, CART.prompt, "--max-turns", "6", *CART_PERMISSIONS[name],
+                          cwd=work)
+            return done, api.requests(), (work / "cart.py").read_text()
+
+    with ThreadPoolExecutor() as pool:
+        return dict(zip(CART_PERMISSIONS, pool.map(run, CART_PERMISSIONS), strict=True))
+
+
+def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(cart_runs):
+    done, sent, cart = cart_runs["allowed"]
     # Example 4.3 on the real harness: the edit and the re-run in one turn; 4 requests, num_turns 6
     assert replies(sent) == [["text", "Bash"], ["text", "Read", "Read"], ["text", "Edit", "Bash"],
                              ["text"]]
     assert (done["subtype"], done["num_turns"], done["is_error"]) == ("success", 6, False)
-    assert "subtotal += price * qty" in (work / "cart.py").read_text()
+    assert "subtotal += price * qty" in cart
     results = [b for b in sent[-1]["body"]["messages"][-2]["content"] if b["type"] == "tool_result"]
     assert [r.get("is_error", False) for r in results] == [
         False,
@@ -251,16 +270,12 @@ def test_the_real_harness_fixes_cart_py_with_bash_read_and_edit(home):
     assert json.loads(json.dumps(done))["permission_denials"] == []
 
 
-def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(home):
-    work = home / "work"
-    for name, content in CART.files.items():
-        (work / name).write_text(content)
-    with serve("fix_cart_in_three_turns", home / "wire.jsonl") as api:
-        done = claude(api, home, CART.prompt, "--max-turns", "6", cwd=work)
+def test_without_permission_the_harness_refuses_the_edit_and_the_file_stays(cart_runs):
+    done, _, cart = cart_runs["refused"]
     # the toy model reads the refusal
     assert done["subtype"] == "success" and "not allowed" in done["result"]
     assert [d["tool_name"] for d in done["permission_denials"]][:1] == ["Bash"]
-    assert (work / "cart.py").read_text() == CART.files["cart.py"]
+    assert cart == CART.files["cart.py"]
 
 
 def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fixes_one(home):
@@ -269,14 +284,17 @@ def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fix
     # reason, impossible}) says "not yet" three times, each reason goes back as Stop hook feedback,
     # and the run ends when check.py prints ALL OK
     funcs = get("broken_functions")
-    ends = {}
-    for name, prompt in (("plain", funcs.prompt), ("goal", "/goal " + funcs.prompt)):
-        work = home / name
-        work.mkdir()
+
+    def end(name: str, prompt: str) -> tuple:
+        """(how the run ended, what check.py prints after it, the evaluator's verdicts), the CLI's
+        home of its own."""
+        work = home / name / "work"
+        work.mkdir(parents=True)
         for file, content in funcs.files.items():
             (work / file).write_text(content)
         with serve("broken_functions", home / f"{name}.jsonl") as api:
-            done = claude(api, home, prompt, "--allowedTools", "Read,Edit,Bash(python3 check.py)",
+            done = claude(api, home / name, prompt, "--allowedTools",
+                          "Read,Edit,Bash(python3 check.py)",
                           "--max-turns", "40", cwd=work, timeout=300)
             sent = api.requests()
         check = subprocess.run(
@@ -284,7 +302,12 @@ def test_the_blogs_goal_run_fixes_all_four_functions_where_the_plain_request_fix
         ).stdout.strip()
         verdicts = [json.loads(r["response"]["content"][0]["text"]) for r in sent
                     if (r["body"].get("output_config") or {}).get("format")]
-        ends[name] = (done["subtype"], check, [v["ok"] for v in verdicts])
+        return done["subtype"], check, [v["ok"] for v in verdicts]
+
+    with ThreadPoolExecutor() as pool:  # the two runs side by side
+        started = {name: pool.submit(end, name, prompt)
+                   for name, prompt in (("plain", funcs.prompt), ("goal", "/goal " + funcs.prompt))}
+    ends = {name: run.result() for name, run in started.items()}
     assert ends["plain"] == ("success", "NG: f2,f3,f4", [])
     assert ends["goal"] == ("success", "ALL OK", [False, False, False, True])
 
@@ -295,8 +318,9 @@ def test_no_request_leaves_loopback(home):
     trace = home / "connect.trace"
     with serve("count_python_files", home / "wire.jsonl") as api:
         done = claude(api, home, get("count_python_files").prompt, cwd=home / "work",
-                      wrapper=("strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o",
-                               str(trace)))
+                      # --seccomp-bpf: the CLI stops only at the syscalls traced
+                      wrapper=("strace", "-f", "--seccomp-bpf", "-qq", "-e",
+                               "trace=connect,sendto,sendmsg", "-o", str(trace)))
         sent = api.requests()
     port = int(api.base_url.rsplit(":", 1)[1])
     inet = re.findall(r"sin_port=htons\((\d+)\), sin_addr=inet_addr\(\"([\d.]+)\"\)",
@@ -318,14 +342,30 @@ def test_served_reads_the_requests_of_its_log(tmp_path):
     )
 
 
-@pytest.mark.parametrize("mode", ["auto", "plan"])
-def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(home, mode):
-    for name in ("app.py", "util.py", "test_app.py", "README.md"):
-        (home / "work" / name).write_text("x = 1\n")
-    with serve("count_python_files", home / "wire.jsonl") as api:
-        done = claude(api, home, get("count_python_files").prompt, "--permission-mode", mode,
-                      "--max-turns", "4", cwd=home / "work")
-        sent = api.requests()
+MODES = ("auto", "plan")
+
+
+@pytest.fixture(scope="module")
+def in_modes(tmp_path_factory) -> dict:
+    """count_python_files in each of MODES, the two CLIs side by side: mode -> (its result, its
+    requests)."""
+    def run(mode: str) -> tuple:
+        home = tmp_path_factory.mktemp(mode)
+        (home / "work").mkdir()
+        for name in ("app.py", "util.py", "test_app.py", "README.md"):
+            (home / "work" / name).write_text("x = 1\n")
+        with serve("count_python_files", home / "wire.jsonl") as api:
+            done = claude(api, home, get("count_python_files").prompt, "--permission-mode", mode,
+                          "--max-turns", "4", cwd=home / "work")
+            return done, api.requests()
+
+    with ThreadPoolExecutor() as pool:
+        return dict(zip(MODES, pool.map(run, MODES), strict=True))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_in_auto_and_plan_modes_the_safeguards_claude_code_sends_are_accepted(in_modes, mode):
+    done, sent = in_modes[mode]
     assert all("safeguards" in r["body"] for r in sent) and [r["status"] for r in sent] == [
         200,
         200,
@@ -352,27 +392,54 @@ def test_the_agent_sdks_output_format_gets_its_structured_output(home):
 THINKING = {"thinking": {}, "no_thinking": {"CLAUDE_CODE_DISABLE_THINKING": "1"}}
 
 
-@pytest.mark.parametrize("thinking", sorted(THINKING))
-@pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(
-    home, name, thinking):
-    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch,
-    # beside its own; thinking as Claude Code asks for it (adaptive), or off
+async def scenario_run(name: str, thinking: str, home: Path) -> tuple:
+    """A scenario through query() with its tools as MCP tools beside Claude Code's own: (every
+    request the local API answered, the run's ResultMessage)."""
     scenario = get(name)
     tools = scenario.tools()
     allowed = [f"mcp__course__{d['name']}" for d in tools.definitions()]
     with Server(scenario.api()) as server:
         options = agent_options(server.base_url, home, max_turns=8, allowed_tools=allowed,
                                 env=THINKING[thinking], mcp_servers={"course": mcp_server(tools)})
-        run = asyncio.run(collect(scenario.prompt, options))
-        sent = server.api.requests
+        run = await collect(scenario.prompt, options)
+        return server.api.requests, run.result
+
+
+@pytest.fixture(scope="module")
+def every_scenario(tmp_path_factory) -> dict:
+    """Each scenario run both ways, four CLIs at a time (they overlap where a core is free):
+    (name, thinking) -> (requests, result), or the exception the run raised."""
+    async def every():
+        at_once = asyncio.Semaphore(4)
+
+        async def one(name: str, thinking: str):
+            async with at_once:
+                return await scenario_run(name, thinking, tmp_path_factory.mktemp(name))
+
+        keys = [(name, thinking) for name in sorted(SCENARIOS) for thinking in sorted(THINKING)]
+        runs = await asyncio.gather(*(one(*key) for key in keys), return_exceptions=True)
+        return dict(zip(keys, runs, strict=True))
+
+    return asyncio.run(every())
+
+
+@pytest.mark.parametrize("thinking", sorted(THINKING))
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_every_scenario_runs_under_claude_code_with_its_tools_over_mcp_and_the_built_in_tools_on(
+    every_scenario, name, thinking):
+    # Claude Code's normal setup: the scenario's tools are deferred MCP tools, loaded by ToolSearch,
+    # beside its own; thinking as Claude Code asks for it (adaptive), or off
+    ran = every_scenario[name, thinking]
+    if isinstance(ran, BaseException):
+        raise ran
+    sent, result = ran
     statuses = [r.status for r in sent]
     refused = sent[-1].response.get("stop_reason") == "refusal"
     # Claude Code reports the refusal scenario's refusal as an API error ("... safeguards flagged
     # this message")
-    assert set(statuses) == {200} and (run.result.terminal_reason != "api_error") != refused, (
+    assert set(statuses) == {200} and (result.terminal_reason != "api_error") != refused, (
         statuses,
-        run.result.result,
+        result.result,
     )
     asked = {(r.body.get("thinking") or {}).get("type") for r in sent if r.path == "/v1/messages"}
     assert asked == ({"adaptive"} if thinking == "thinking" else {None})

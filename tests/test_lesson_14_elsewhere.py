@@ -45,7 +45,8 @@ def test_lesson_14_prints_its_committed_outputs_from_another_checkout_shell_home
     where = subprocess.run([sys.executable, "-c", "import course; print(course.__file__)"], env=env,
                            cwd=checkout, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(checkout)), f"the kernels would import the course from {where}"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *NBVAL,
-                           *LESSONS],
+    # the two editions side by side, a pytest worker and a kernel each
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-n", "2", "--dist", "loadfile", *NBVAL, *LESSONS],
                           env=env, cwd=checkout, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]

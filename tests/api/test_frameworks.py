@@ -3,7 +3,8 @@ loopback.
 
 Each case runs a snippet of docs/FRAMEWORKS.md, as written there, with the frameworks' own venv
 (build/frameworks/, built once by `make build/frameworks/.installed` or by the first test that needs
-it), and states what the framework sent (from the server's --log) and what it got back. Every reply
+it; every snippet in turn in one process of it), and states what the framework sent (from the
+server's --log) and what it got back. Every reply
 of every case is checked: it calls only tools its request declared.
 """
 from __future__ import annotations
@@ -67,23 +68,6 @@ def server(tmp_path_factory):
         server.wait(timeout=10)
 
 
-class Since:
-    """The server's request log from a test's start on: what that test's client sent."""
-
-    def __init__(self, path: Path):
-        self.path, self.start = path, path.stat().st_size if path.exists() else 0
-
-    def read_text(self) -> str:
-        return self.path.read_bytes()[self.start:].decode()
-
-
-@pytest.fixture
-def served(server):
-    """(base_url, the requests this test sent, as the server logged them)."""
-    url, log = server
-    return url, Since(log)
-
-
 OTHER_TOOLS = """
 import os
 
@@ -127,23 +111,51 @@ for url, prompt in json.loads(os.environ["COURSE_APIS"]):
 """  # noqa: E501
 
 
-def run(framework_python: Path, served, name: str) -> tuple[str, list[dict]]:
-    """Run snippet `name` (or code): what it printed, and every request it sent with the answer it
-    got."""
-    url, log = served
-    code = snippets().get(name, name)
-    done = subprocess.run([framework_python, "-c", code],
-                          env={"COURSE_API": url, "PATH": "/usr/bin"},
-                          capture_output=True, text=True, timeout=120)
+# Every case in one process of the frameworks' venv (their imports take seconds each): each run as a
+# script, what it printed kept, and the server's log measured before and after it.
+DRIVER = """
+import contextlib, io, json, os, sys, traceback
+
+log = os.environ["COURSE_LOG"]
+for name, code in json.loads(sys.stdin.read()):
+    start, printed, error = os.path.getsize(log), io.StringIO(), None
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(code, name, "exec"), {"__name__": "__main__"})
+    except BaseException:
+        error = traceback.format_exc()
+    print(json.dumps([name, printed.getvalue(), error, start, os.path.getsize(log)]), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def cases(framework_python, server) -> dict:
+    """name -> (what it printed, the traceback of what it raised or None, every request it sent
+    with the answer it got), for every snippet of the doc and OTHER_TOOLS, run in turn."""
+    url, log = server
+    log.touch()
+    done = subprocess.run([framework_python, "-c", DRIVER],
+                          input=json.dumps([*snippets().items(), ("other_tools", OTHER_TOOLS)]),
+                          env={"COURSE_API": url, "COURSE_LOG": str(log), "PATH": "/usr/bin"},
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    wire = [json.loads(line) for line in log.read_text().splitlines()]
+    wire = log.read_bytes()
+    return {name: (out.strip(), error, [json.loads(line) for line in
+                                        wire[start:end].decode().splitlines()])
+            for name, out, error, start, end in map(json.loads, done.stdout.splitlines())}
+
+
+def run(cases: dict, name: str) -> tuple[str, list[dict]]:
+    """Case `name`: what it printed, and every request it sent with the answer it got."""
+    out, error, wire = cases[name]
+    assert error is None, error[-3000:]
     for exchange in wire:  # the reply obeys its request, whatever the toy model wanted
         declared = {t["name"] for t in (exchange["body"] or {}).get("tools") or []}
         called = {b["name"] for b in (exchange["response"] or {}).get("content") or []
                   if b["type"] == "tool_use"}
         assert called <= declared, (f"a reply called {called - declared}, which its request did "
                                     "not declare")
-    return done.stdout.strip(), wire
+    return out, wire
 
 
 def sent(wire: list[dict], key: str) -> list:
@@ -164,8 +176,8 @@ def test_the_docs_snippets_use_the_courses_model():
                                          "langchain_stream"])
 
 
-def test_pydantic_ai_agent_loop(framework_python, served):
-    out, wire = run(framework_python, served, "pydantic_ai_loop")
+def test_pydantic_ai_agent_loop(cases):
+    out, wire = run(cases, "pydantic_ai_loop")
     # sent: three requests declaring search, tool_choice left to the model; got: search, search,
     # then the answer
     assert [w["status"] for w in wire] == [200] * 3
@@ -173,8 +185,8 @@ def test_pydantic_ai_agent_loop(framework_python, served):
     assert replies(wire) == [["search"], ["text", "search"], ["text"]] and out == "1974"
 
 
-def test_pydantic_ai_structured_output(framework_python, served):
-    out, wire = run(framework_python, served, "pydantic_ai_output")
+def test_pydantic_ai_structured_output(cases):
+    out, wire = run(cases, "pydantic_ai_output")
     # sent: a JSON schema in output_config.format; got: search, search (no free text), then the JSON
     schema = sent(wire, "output_config")[0]["format"]["schema"]
     assert schema["properties"] == {"response": {"type": "integer"}} and replies(wire) == [
@@ -186,19 +198,19 @@ def test_pydantic_ai_structured_output(framework_python, served):
     )
 
 
-def test_pydantic_ai_streaming(framework_python, served):
-    out, wire = run(framework_python, served, "pydantic_ai_stream")
+def test_pydantic_ai_streaming(cases):
+    out, wire = run(cases, "pydantic_ai_stream")
     # every call streamed, in pieces
     assert all(sent(wire, "stream")) and len(wire) == 3 and out == "True 1974"
 
 
-def test_langgraph_react_agent(framework_python, served):
-    out, wire = run(framework_python, served, "langchain_loop")
+def test_langgraph_react_agent(cases):
+    out, wire = run(cases, "langchain_loop")
     assert replies(wire) == [["search"], ["text", "search"], ["text"]] and out == "1974"
 
 
-def test_langchain_structured_output(framework_python, served):
-    out, wire = run(framework_python, served, "langchain_structured")
+def test_langchain_structured_output(cases):
+    out, wire = run(cases, "langchain_structured")
     # sent last: one tool, Year, forced by name, after the agent's conversation; got:
     # Year(year=1974), never search
     assert [t["name"] for t in sent(wire, "tools")[-1]] == ["Year"]
@@ -229,15 +241,14 @@ def test_langchain_with_structured_output_called_directly_gets_a_valid_value_on_
     assert got["one_shot"] == ({"answer": "Paris", "year": None},) * 2
 
 
-def test_langgraph_streaming(framework_python, served):
-    out, wire = run(framework_python, served, "langchain_stream")
+def test_langgraph_streaming(cases):
+    out, wire = run(cases, "langchain_stream")
     assert all(sent(wire, "stream")) and len(wire) == 3 and out.strip() == "1974"
 
 
 
-def test_a_framework_with_other_tools_gets_text_never_a_call_it_did_not_declare(
-    framework_python, served):
-    out, wire = run(framework_python, served, OTHER_TOOLS)
+def test_a_framework_with_other_tools_gets_text_never_a_call_it_did_not_declare(cases):
+    out, wire = run(cases, "other_tools")
     # sent: the question with one tool, lookup; the toy model would call search: got a text answer,
     # as the real API could send, never a 500 that clients retry
     assert [w["status"] for w in wire] == [200] and replies(wire) == [["text"]]

@@ -81,13 +81,16 @@ def graded(tmp_path_factory):
     hang = ("        if deny == ['mcp__course__search']:  # the last rule's case\n            "
             "await asyncio.sleep(1000)")
     submission(root / "class" / "hangs", "gated_run", GATED.format(body=hang))
-    submission(root / "class" / "stuck", "gated_run",
+    # named to be graded first (the batch takes students by name): its two 15 s stops overlap the
+    # others' CLI runs
+    submission(root / "class" / "always-stuck", "gated_run",
                "async def gated_run(*args):\n    await asyncio.sleep(1e9)\n",
                {"limited_run": "async def limited_run(*args):\n    while True:\n        pass\n"})
     submission(root / "class" / "raises", "gated_run",
                GATED.format(body="        raise RuntimeError('the gate broke')"), UNGRADED)
     submission(root / "class" / "elsewhere", "gated_run", ELSEWHERE.format(port=port), UNGRADED)
-    for name in ("hangs", "stuck", "raises", "elsewhere"):  # the cell needs asyncio and contextlib
+    # the cell needs asyncio and contextlib
+    for name in ("hangs", "always-stuck", "raises", "elsewhere"):
         path = root / "class" / name / NOTEBOOK
         nb = nbformat.read(path, as_version=4)
         nb.cells[1].source = "import asyncio, contextlib\n" + nb.cells[1].source
@@ -146,8 +149,8 @@ def test_a_can_use_tool_that_hangs_gets_a_grade_and_a_reason(graded):
 @pytest.mark.parametrize("grade_id", ["gated_run", "limited_run"])
 def test_a_run_that_never_returns_is_stopped_once_and_its_other_rules_say_why(graded, grade_id):
     rows, reports, _, _ = graded
-    assert (rows["stuck"]["decide"], rows["stuck"][grade_id]) == ("2", "0")
-    stopped, *others = outputs(reports["stuck"], grade_id)
+    assert (rows["always-stuck"]["decide"], rows["always-stuck"][grade_id]) == ("2", "0")
+    stopped, *others = outputs(reports["always-stuck"], grade_id)
     assert "your function was stopped: timed out after 15 s" in stopped, stopped
     assert any(
         o.startswith("not run: your function was stopped on an earlier case") for o in others

@@ -72,7 +72,7 @@ def student(scenario) -> dict:
             "requests": api.requests}
 
 
-def agent_sdk(scenario, home) -> dict:
+async def agent_sdk(scenario, home) -> dict:
     api, workspace = scenario.api(), scenario.workspace()
     tools, ran = scenario.tools(workspace), []
     run_tool = tools.run
@@ -83,16 +83,29 @@ def agent_sdk(scenario, home) -> dict:
                                 tools=[],
                                 allowed_tools=[f"mcp__course__{d['name']}"
                                                for d in tools.definitions()], max_turns=T)
-        run = asyncio.run(collect(scenario.prompt, options))
+        run = await collect(scenario.prompt, options)
     return {"replies": replies(api.requests), "answer": run.result.result, "files": workspace.files,
             "requests": api.requests, "result": run.result, "ran": ran}
+
+
+async def every_sdk_run(homes: dict) -> list[dict]:
+    """The SDK's run of each scenario (name -> its CLI's home), four CLIs at a time (they overlap
+    where a core is free)."""
+    at_once = asyncio.Semaphore(4)
+
+    async def one(name: str) -> dict:
+        async with at_once:
+            return await agent_sdk(EVERY[name], homes[name])
+
+    return await asyncio.gather(*(one(name) for name in homes))
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict:
     """Every scenario run once by each: name -> (the student's, the SDK's)."""
-    return {name: (student(s), agent_sdk(s, tmp_path_factory.mktemp(name))) for name,
-            s in EVERY.items()}
+    sdk = asyncio.run(every_sdk_run({name: tmp_path_factory.mktemp(name) for name in EVERY}))
+    return {name: (student(s), theirs) for (name, s), theirs in zip(EVERY.items(), sdk,
+                                                                   strict=True)}
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
