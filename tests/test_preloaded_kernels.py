@@ -25,7 +25,10 @@ def specs(tmp_path_factory):
 @pytest.fixture
 def kernel(specs, tmp_path):
     manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
-    manager.start_kernel(cwd=str(tmp_path), env={**os.environ, "COURSE_MARK": "from the launcher"})
+    # the zygote has this process's environment (COURSE_LANG among it: tests/conftest.py); the
+    # kernel has its launcher's only
+    env = {name: value for name, value in os.environ.items() if name != "COURSE_LANG"}
+    manager.start_kernel(cwd=str(tmp_path), env={**env, "COURSE_MARK": "from the launcher"})
     client = manager.client()
     client.start_channels()
     client.wait_for_ready(timeout=30)
@@ -51,10 +54,11 @@ def test_a_forked_kernel_has_its_launchers_folder_environment_and_path_and_only_
     _, client = kernel
     _, printed = run(client, "import json, os, signal, sys\n"
                              "print(json.dumps([os.getcwd(), os.environ.get('COURSE_MARK'), "
+                             "os.environ.get('COURSE_LANG'), "
                              "sys.path[0], 'anthropic' in sys.modules, 'course' in sys.modules, "
                              "signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL]))")
-    assert json.loads(printed) == [str(tmp_path), "from the launcher", str(tmp_path), True, False,
-                                   True]
+    assert json.loads(printed) == [str(tmp_path), "from the launcher", None, str(tmp_path), True,
+                                   False, True]
 
 
 def test_a_forked_kernel_is_interrupted_through_its_launcher(kernel):
