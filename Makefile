@@ -41,8 +41,9 @@ lab-ja: $(STAMP) $(LAB_OVERRIDES) $(LAB_JA)/@jupyterlab/translation-extension/pl
 
 # notebooks are compared cell by cell with their committed outputs (strict nbval);
 # folders that do not exist yet (exercises/ before `make exercises`) are skipped;
-# they always run on the local API, as when their outputs were made
-NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=120 --nbval-sanitize-with tests/nbval_sanitize.cfg
+# they always run on the local API, as when their outputs were made; each in a fresh kernel of this venv
+# forked from one that has imported the SDK, IPython and matplotlib (tests/preloaded_kernels.py)
+NBVAL := --nbval -p tests.preloaded_kernels --nbval-cell-timeout=120 --nbval-sanitize-with tests/nbval_sanitize.cfg
 # the agent frameworks' own venv, for tests/api/test_frameworks.py (pydantic-ai, langchain-anthropic, langgraph)
 FRAMEWORKS := build/frameworks/.installed
 $(FRAMEWORKS): tests/api/test_frameworks.py | $(STAMP)
