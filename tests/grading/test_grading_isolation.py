@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,9 +107,9 @@ def snapshot(folder) -> dict:
             if p.is_file()}
 
 
-def leftovers() -> list[str]:
-    """Processes a hostile submission started, or any process of a worker's uid, still alive."""
-    found = []
+def survivors() -> tuple[list[str], list[str]]:
+    """Processes still alive: (those a hostile submission started, those of any worker's uid)."""
+    ours, workers = [], []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             status = Path(f"/proc/{pid}/status").read_text()
@@ -116,9 +117,26 @@ def leftovers() -> list[str]:
         except OSError:
             continue
         uid = int(status.split("\nUid:\t")[1].split()[0])
-        if "\nState:\tZ" not in status and (uid >= FIRST_UID or TOKEN.encode() in environ):
-            found.append(f"{pid} (uid {uid})")
-    return found
+        if "\nState:\tZ" in status:
+            continue
+        if TOKEN.encode() in environ:
+            ours.append(f"{pid} (uid {uid})")
+        elif uid >= FIRST_UID:
+            workers.append(f"{pid} (uid {uid})")
+    return ours, workers
+
+
+def leftovers(patience: float = 60.0) -> list[str]:
+    """Processes a hostile submission started, or any process of a worker's uid, still alive. A
+    worker's uid may be another batch's, running beside this one (another test file on the other
+    pytest worker): those are looked at again until `patience` runs out, since a batch's workers
+    end with it; a hostile submission's never do."""
+    deadline = time.monotonic() + patience
+    ours, workers = survivors()
+    while workers and not ours and time.monotonic() < deadline:
+        time.sleep(0.5)
+        ours, workers = survivors()
+    return ours + workers
 
 
 @pytest.fixture(scope="module")
