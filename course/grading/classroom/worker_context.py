@@ -7,7 +7,9 @@ the worker.
 """
 from __future__ import annotations
 
+import copy
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from ...contract.call import Call
@@ -177,6 +179,25 @@ class WorkerContext:
         finally:
             self.wire.router.close(token)
         return call.outcome({**result, "seconds": time.monotonic() - started})
+
+    def at_once(self, cases: list) -> list[Outcome]:
+        """The cases called at once (an exercise's runs of a harness: seconds each, mostly waiting),
+        the first in this context's worker and each other in a worker of its own that runs the
+        notebook's cells again (skipping what this one skipped); each call has the call limit, all
+        of them the exercise's budget."""
+        if self._ready() is None:
+            return [self.call(*c.args, scenario=c.scenario, **c.kwargs) for c in cases]
+        others = [copy.copy(self) for _ in cases[1:]]
+        for other in others:
+            other.worker = None
+        try:
+            with ThreadPoolExecutor(len(cases), thread_name_prefix="case") as pool:
+                return list(pool.map(lambda ctx, c: ctx.call(*c.args, scenario=c.scenario,
+                                                             **c.kwargs), [self, *others], cases))
+        finally:
+            for other in others:
+                if other.worker:
+                    other.worker.kill()
 
     def close(self) -> None:
         if self.worker:
