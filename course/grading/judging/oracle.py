@@ -457,7 +457,7 @@ def student_outcome(exercise: Exercise, rule: Rule, index: int, ctx, last: bool 
     cases all run at once, first: each is an independent run of the harness, so the exercise costs
     one call limit at most, however slow each call."""
     key = case_key(rule, index)
-    if exercise.call_timeout:
+    if exercise.call_timeout and not ctx.seen:  # the exercise's first call
         ctx.all_at_once({case_key(r, i): case for r in exercise.rules
                          for i, case in enumerate(r.all_cases())})
     stopped = [k for k, out in ctx.seen.items() if out.timed_out] if exercise.call_timeout else []

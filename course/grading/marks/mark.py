@@ -61,12 +61,13 @@ class Recording:
 
     def all_at_once(self, cases: dict) -> None:
         """Run the cases ({key: Case}) not run yet at once, when the context can (the grader's: a
-        worker each), and keep their Outcomes in `seen`; a context that cannot runs each when
-        asked."""
+        worker each), and keep their Outcomes in `seen` (a case the context did not run, None, is
+        left out); a context that cannot runs each when asked."""
         todo = {k: c for k, c in cases.items() if k not in self.seen}
         if len(todo) > 1 and hasattr(self.context, "at_once"):
             for key, out in zip(todo, self.context.at_once(list(todo.values())), strict=True):
-                self.seen[key] = kept(out)
+                if out is not None:
+                    self.seen[key] = kept(out)
 
 
 def kept(out: Outcome) -> Outcome:
