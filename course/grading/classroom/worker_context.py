@@ -187,14 +187,18 @@ class WorkerContext:
         return call.outcome({**result, "seconds": time.monotonic() - started})
 
     def at_once(self, cases: list) -> list[Outcome | None]:
-        """The cases called at once (an exercise's runs of a harness: seconds each, mostly waiting),
-        the first in this context's worker and each other in a worker of its own that runs the
-        notebook's cells again (skipping what this one skipped); each call has the call limit, all
-        of them the exercise's budget. A call waits for one of the batch's SLOTS first (its limit
-        starts then). As when they run one after another, a case after the first one stopped is not
-        run (None), whatever finished first: the grade does not depend on the timing."""
-        if self._ready() is None:
-            return [self.call(*c.args, scenario=c.scenario, **c.kwargs) for c in cases]
+        """The cases called: the first alone in this context's worker, then the others at once
+        (an exercise's runs of a harness: seconds each, mostly waiting), each in a worker of its own
+        that runs the notebook's cells again (skipping what this one skipped). Each call has the
+        call limit, all of them the exercise's budget; a call waits for one of the batch's SLOTS
+        first (its limit starts then). As when they run one after another, a case after the first
+        one stopped is not run (None), whatever finished first: the grade does not depend on the
+        timing. The first runs alone, so a function that never returns is stopped once, with one
+        process spinning, as before."""
+        with SLOTS:
+            first = self.call(*cases[0].args, scenario=cases[0].scenario, **cases[0].kwargs)
+        if first.timed_out or first.unrun:
+            return [first, *[None if first.timed_out else first for _ in cases[1:]]]
         others = [copy.copy(self) for _ in cases[1:]]
         for other in others:
             other.worker = None
@@ -211,8 +215,8 @@ class WorkerContext:
             return out
 
         try:
-            with ThreadPoolExecutor(len(cases), thread_name_prefix="case") as pool:
-                outs = list(pool.map(one, range(len(cases)), [self, *others], cases))
+            with ThreadPoolExecutor(len(others), thread_name_prefix="case") as pool:
+                outs = [first, *pool.map(one, range(1, len(cases)), others, cases[1:])]
         finally:
             for other in others:
                 if other.worker:
