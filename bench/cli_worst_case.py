@@ -4,8 +4,8 @@ CLI runs are made in the batch), one notebook at a time, timed from the command'
 
 Each kind of hang replaces both solution cells (decide stays the solution's, 2 points); beside them
 the solution itself (every case runs the CLI: the honest student's time), a student that waits 8 s
-in every call, then runs as the solution does (the grader runs an exercise's cases all at once, so
-its calls wait side by side: never stopped, every case is run), and one with two known mistakes
+in every call, then runs as the solution does (the grader runs an exercise's first case alone, then
+the others at once: its later calls wait side by side), and one with two known mistakes
 (its hints run the mistakes' CLI runs: no saved outcomes).
 """
 from __future__ import annotations
