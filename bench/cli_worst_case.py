@@ -133,9 +133,11 @@ def targets(rows: list[dict]) -> dict[str, bool]:
             f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: "
             f"{worst:.1f} s)":
                 worst < TARGET_S,
+            f"the notebook 8 s slow in every call takes at most {RATIO:g}x the solution's time "
+            f"({slow['seconds'] / rows[0]['seconds']:.2f}x), every point kept ({slow['score']})":
+                slow["seconds"] <= RATIO * rows[0]["seconds"] and slow["score"] == 7.5,
             f"the notebook 8 s slow in every call graded in < {TARGET_S:g} s "
-            f"({slow['seconds']:.1f} s), every point kept ({slow['score']})":
-                slow["seconds"] < TARGET_S and slow["score"] == 7.5,
+            f"({slow['seconds']:.1f} s)": slow["seconds"] < TARGET_S,
             "the solution gets every point (7.5)": rows[0]["score"] == 7.5}
 
 
