@@ -3,9 +3,10 @@ return, graded by `python -m course grade` as an instructor does (no saved outco
 CLI runs are made in the batch), one notebook at a time, timed from the command's start to its end.
 
 Each kind of hang replaces both solution cells (decide stays the solution's, 2 points); beside them
-the solution itself (every case runs the CLI: the honest student's time) and a student that waits 8
-s in every call, then runs as the solution does (never stopped: every case is run, each call just
-under its limit).
+the solution itself (every case runs the CLI: the honest student's time), a student that waits 8 s
+in every call, then runs as the solution does (the grader runs an exercise's first case alone, then
+the others at once: its later calls wait side by side), and one with two known mistakes
+(its hints run the mistakes' CLI runs: no saved outcomes).
 """
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ def both(source: str) -> dict[str, str]:
 
 
 SLOWS = "8 s in every call, then right"
+# two known mistakes, whose hints run the mistakes' own CLI runs in the batch
+MISTAKES = "every call allowed; max_budget_usd left out"
 # kind -> {grade_id: the cell's new source}; "" keeps the solution's
 KINDS = {
     "solution": SOLVED,
@@ -68,8 +71,12 @@ KINDS = {
                                             "options=options):\n"
                                             "        pass\n    await asyncio.Event().wait()\n"),
     SLOWS: both(SLOW),
+    MISTAKES: {"gated_run": "async def gated_run(prompt, options, deny):\n"
+                            "    return await solution(prompt, options, [])\n",
+               "limited_run": "async def limited_run(prompt, options, max_turns, max_budget_usd):\n"
+                              "    return await solution(prompt, options, max_turns, None)\n"},
 }
-HANGS = [k for k in KINDS if k not in ("solution", SLOWS)]
+HANGS = [k for k in KINDS if k not in ("solution", SLOWS, MISTAKES)]
 
 
 def write(kind: str, folder: Path) -> Path:
@@ -117,14 +124,20 @@ def bench_cli_worst_case() -> dict:
 
 def targets(rows: list[dict]) -> dict[str, bool]:
     """A hang costs about what the solution does (a ratio: both slow down with the machine's load),
-    and under 30 s."""
+    and under 30 s; so does a function slow on every call, which keeps its points."""
     worst = max(r["seconds"] for r in rows if r["kind"] in HANGS)
     ratio = worst / rows[0]["seconds"]
+    slow = next(r for r in rows if r["kind"] == SLOWS)
     return {f"the slowest notebook whose runs never return takes at most {RATIO:g}x the solution's "
             f"time (worst: {ratio:.2f}x)": ratio <= RATIO,
             f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: "
             f"{worst:.1f} s)":
                 worst < TARGET_S,
+            f"the notebook 8 s slow in every call takes at most {RATIO:g}x the solution's time "
+            f"({slow['seconds'] / rows[0]['seconds']:.2f}x), every point kept ({slow['score']})":
+                slow["seconds"] <= RATIO * rows[0]["seconds"] and slow["score"] == 7.5,
+            f"the notebook 8 s slow in every call graded in < {TARGET_S:g} s "
+            f"({slow['seconds']:.1f} s)": slow["seconds"] < TARGET_S,
             "the solution gets every point (7.5)": rows[0]["score"] == 7.5}
 
 

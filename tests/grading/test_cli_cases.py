@@ -103,7 +103,9 @@ def test_a_cli_run_stopped_at_its_time_limit_is_the_exercises_only_call_and_ever
     assert len(student.calls) == 1
     assert first.reason.endswith(": your function was stopped: timed out after 15 s (an endless "
                                  "loop? no turn cap? waiting for input?); the reference's run of "
-                                 "this case took 2.5 s"), first.reason
+                                 "this case took 2.5 s; if the machine was busy, grading again "
+                                 "with a longer call limit gives a right function these points"), (
+        first.reason)
     # limited_run's last rule shares the first's case
     skipped = [m for m in others if m.reason != first.reason]
     assert skipped and all(

@@ -18,6 +18,7 @@ first, and compares what the exercise's text makes part of the answer.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections.abc import Callable
@@ -415,13 +416,15 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | N
 def warm(exercises: list[Exercise], languages: list[str]) -> None:
     """Every case's reference outcome of `exercises`, in each of `languages`: the grader runs it in
     a thread of its own while its fork server starts (the outcomes are then ready when the first
-    students need them)."""
+    students need them), taking the exercises in turn, a case of each: a student stopped on an
+    exercise's first run of a harness waits for that run only, not for the other exercises'."""
     for lang in languages:
         with speaking(lang):
-            for e in exercises:
-                for rule in e.rules:
-                    for index in range(len(rule.all_cases())):
-                        reference_outcome(e, rule, index)
+            queues = [[(e, rule, i) for rule in e.rules for i in range(len(rule.all_cases()))]
+                      for e in exercises]
+            for turn in itertools.zip_longest(*queues):
+                for e, rule, i in filter(None, turn):
+                    reference_outcome(e, rule, i)
 
 
 def verdict(rule: Rule, mine: Outcome, theirs: Outcome, case: Case) -> str:
@@ -450,8 +453,13 @@ def student_outcome(exercise: Exercise, rule: Rule, index: int, ctx, last: bool 
     """The student's outcome on case `index` of `rule` (ctx: a mark.Recording). In an exercise whose
     every call starts a harness, once a call was stopped at its time limit the other cases are not
     run (each would cost as long, and a run of the harness that is not stuck ends within seconds):
-    their outcome is unrun, with the reason."""
+    their outcome is unrun, with the reason. Where the context can (the grader's), the exercise's
+    cases all run at once, first: each is an independent run of the harness, so the exercise costs
+    one call limit at most, however slow each call."""
     key = case_key(rule, index)
+    if exercise.call_timeout and not ctx.seen:  # the exercise's first call
+        ctx.all_at_once({case_key(r, i): case for r in exercise.rules
+                         for i, case in enumerate(r.all_cases())})
     stopped = [k for k, out in ctx.seen.items() if out.timed_out] if exercise.call_timeout else []
     if stopped and key not in ctx.seen:
         where = next(r.label(stopped[0][1]) for r in exercise.rules
@@ -486,7 +494,9 @@ def judge(exercise: Exercise, rule: Rule) -> Callable:
             # the reference's time says whether the limit was fair
             if mine.timed_out and exercise.call_timeout:
                 raise CheckFailed(tr("with {case}: your function was stopped: {error}; the "
-                                     "reference's run of this case took {seconds:.1f} s").format(
+                                     "reference's run of this case took {seconds:.1f} s; if the "
+                                     "machine was busy, grading again with a longer call limit "
+                                     "gives a right function these points").format(
                                          case=rule.label(index), error=mine.error,
                                                                          seconds=theirs.seconds))
             why = verdict(rule, mine, theirs, case)
