@@ -3,8 +3,8 @@
 One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) and one Chromium
 serve the module. The JupyterLab serves copies of notebooks/04_termination.ipynb (lesson 07, for its
 plots; the Japanese lesson 04): the tests run the lesson, use the explorer's controls, measure the
-layout at 1024 px with the file browser open, and reopen a saved lesson after its kernel is gone. It
-also serves small notebooks of explorers and lesson 03 as committed, for what needs no executed
+layout at 1024 px with the file browser open, and reopen that run lesson saved (under another
+name: no kernel has its widgets, as after a restart). It also serves small notebooks of explorers and lesson 03 as committed, for what needs no executed
 lesson: the step slider after max_turns changes, the save and run shortcuts, names and Tab stops,
 the badges' and texts' contrast in the light and dark themes, and code lines wrapped at 1024 px. A
 notebook is opened (and run) once, by the first test that needs it, and kept open for the others
@@ -77,7 +77,8 @@ CLIPPED_JS = """(explorer) => {
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """JupyterLab serving lesson 04 executed by this code (04_<test>.ipynb, 04_ja.ipynb), lesson 07,
+    """JupyterLab serving lesson 04 executed by this code (04_<test>.ipynb), the Japanese lesson 04
+    as committed (04_ja.ipynb: its test runs it before looking at its explorer), lesson 07,
     and the small notebooks of explorers (steps.ipynb: always_tool, then fix_failing_test;
     keys.ipynb: one_shot, then a plain cell; names.ipynb: aurora_run, then a lesson-03 loop's, which
     takes no budget; contrast.ipynb: always_tool, ten tool_use ids; busy.ipynb: always_tool at
@@ -90,8 +91,7 @@ def lab(tmp_path_factory):
     shutil.copy(JAPANESE, root / "04_ja.ipynb")
     # the outputs of this code, not of the commit (the lead re-executes every notebook after
     # merging), made while JupyterLab starts
-    execute = subprocess.Popen([sys.executable, "-m", "course", "execute", str(executed),
-                                str(root / "04_ja.ipynb")],
+    execute = subprocess.Popen([sys.executable, "-m", "course", "execute", str(executed)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         shutil.copy(PLOTS, root / "07_plots.ipynb")
@@ -118,7 +118,7 @@ def lab(tmp_path_factory):
         with JupyterLab(root, scratch) as server:
             out, _ = execute.communicate(timeout=RUN_S)
             assert execute.returncode == 0, out.decode()[-3000:]
-            for name in ("controls", "narrow", "reopen", "keys", "names"):
+            for name in ("controls", "narrow", "keys", "names"):
                 shutil.copy(executed, root / f"04_{name}.ipynb")
             yield server
     finally:
@@ -221,9 +221,15 @@ class Pages:
 
     def explorers(self, name: str, count: int, width: int = 1024) -> list:
         """The `count` explorers of notebook `name`, its cells run once."""
-        if (name, width) not in self.ran:
-            self.ran[name, width] = run_explorers(self.page(name, width), count)
-        return self.ran[name, width]
+        if (name, width, False) not in self.ran:
+            self.ran[name, width, False] = run_explorers(self.page(name, width), count)
+        return self.ran[name, width, False]
+
+    def lesson(self, name: str, width: int = 1024, *, files: bool = False):
+        """The first explorer of lesson notebook `name` (as `page` opens it), its cells run once."""
+        if (name, width, files) not in self.ran:
+            self.ran[name, width, files] = run_all(self.page(name, width, files=files))
+        return self.ran[name, width, files]
 
     def close(self) -> None:
         for page in self.open.values():
@@ -292,7 +298,7 @@ def test_the_explorer_follows_its_controls_and_labels_them(pages):
     assert news.count() == 0, "JupyterLab's news popup covers the lesson"
     shoot(page, snapshot, "explorer-snapshot", 1400)
     shoot_lesson_views(pages, page, 1400)
-    explorer = run_all(page)
+    explorer = pages.lesson("04_controls.ipynb", 1400)
     outcome = explorer.locator(".course-outcome").first
     expect(outcome).to_have_text("success")
     buttons = {b.inner_text().strip(): b.get_attribute("title")
@@ -343,7 +349,7 @@ def test_the_explorer_fits_1024_px_with_the_file_browser_open(pages):
     shoot(page,
           page.locator(".jp-OutputArea-output", has_text="Loop explorer · scenario aurora_run"),
           "explorer-snapshot", 1024)
-    explorer = run_all(page)
+    explorer = pages.lesson("04_narrow.ipynb", files=True)
     # deny search: the toggle shows its on state
     explorer.locator("button", has_text="search").click()
     denied = explorer.locator("button.course-deny", has_text="search")
@@ -366,7 +372,7 @@ def test_the_japanese_lesson_speaks_japanese_and_fits_1024_px(pages):
 
     page = pages.page("04_ja.ipynb", files=True)
     expect(page.locator(".jp-RenderedMarkdown h1").first).to_contain_text("04 停止")
-    explorer = run_all(page)
+    explorer = pages.lesson("04_ja.ipynb", files=True)
     with speaking("ja"):
         turns = tr("tool-use turns")  # the meter's label, as the catalogue says it
         step = tr("step")
@@ -405,7 +411,7 @@ def test_keys_pressed_in_the_explorer_stay_in_the_explorer(pages):
     from playwright.sync_api import expect
 
     page = pages.page("04_keys.ipynb")
-    explorer = run_all(page)
+    explorer = pages.lesson("04_keys.ipynb")
     expect(explorer.locator(".course-outcome").first).to_have_text("success")
     choice = explorer.get_by_role("combobox", name="scenario")
     choice.focus()
@@ -434,7 +440,7 @@ def test_a_screen_reader_hears_names_states_and_each_step(pages):
     from playwright.sync_api import expect
 
     page = pages.page("04_names.ipynb")
-    explorer = run_all(page)
+    explorer = pages.lesson("04_names.ipynb")
     expect(explorer.locator(".course-outcome").first).to_have_text("success")
     for name, readout in (("max_turns", "10"), ("budget", "$0.000000"), ("step", "6")):
         expect(explorer.get_by_role("slider", name=name)).to_have_attribute(
@@ -507,26 +513,23 @@ UNDRAWN_WIDGETS_JS = """() => { let all = 0, undrawn = 0;
     return [all, undrawn]; }"""
 
 
-def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
+def test_a_saved_lesson_reopens_without_a_widget_error(pages):
     from playwright.sync_api import expect
 
-    page = open_notebook(browser, lab, "04_reopen.ipynb")
-    run_all(page)
+    pages.lesson("04_narrow.ipynb", files=True)  # the lesson as the 1024 px test ran it
+    page = pages.page("04_narrow.ipynb", files=True)
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-    saved = Path(lab.folder, "04_reopen.ipynb")
     expect(page.locator(".jp-mod-dirty")).to_have_count(0)
+    saved = Path(pages.lab.folder, "04_narrow.ipynb")
     outputs = [o for c in json.loads(saved.read_text())["cells"] for o in c.get("outputs", [])]
     view = "application/vnd.jupyter.widget-view+json"
     # the live widget's output, as autosave writes it
     assert any(view in o.get("data", {}) for o in outputs)
-    for session in json.loads(lab.api("/api/sessions")):
-        # its kernel is gone, as after a restart of the machine
-        if session["path"].endswith("04_reopen.ipynb"):
-            lab.api(f"/api/sessions/{session['id']}", "DELETE")
-    page.close()
-    for width in WIDTHS:
-        page = open_notebook(browser, lab, "04_reopen.ipynb", width=width)
-        assert page.evaluate(SCROLL_TO_OUTPUT_JS, "application/vnd.jupyter.widget-view+json") >= 0
+    # reopened under another name: no kernel has its widgets, as after a restart of the machine
+    shutil.copy(saved, saved.with_name("04_reopen.ipynb"))
+    page = open_notebook(pages.browser, pages.lab, "04_reopen.ipynb", width=WIDTHS[0])
+    try:
+        assert page.evaluate(SCROLL_TO_OUTPUT_JS, view) >= 0
         output = page.locator(".jp-OutputArea-output", has_text="Loop explorer").or_(
             page.locator(".course-explorer"))
         expect(output.first).to_be_visible()
@@ -535,7 +538,11 @@ def test_a_saved_lesson_reopens_without_a_widget_error(browser, lab):
                                " return all >= 2 && !undrawn; }")
         assert page.get_by_text(WIDGET_ERROR).count() == 0, (f"{WIDGET_ERROR} after reopening a "
                                                              "saved lesson")
-        shoot(page, output.first, "explorer-reopened", width)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 1000})
+            next_frames(page)
+            shoot(page, output.first, "explorer-reopened", width)
+    finally:
         page.close()
 
 
