@@ -3,14 +3,14 @@
 One JupyterLab (bench/jupyter_lab.py, with the course's jupyter/overrides.json) and one Chromium
 serve the module. The JupyterLab serves copies of notebooks/04_termination.ipynb (lesson 07, for its
 plots; the Japanese lesson 04): the tests run the lesson, use the explorer's controls, measure the
-layout at 1024 px with the file browser open, and reopen that run lesson saved (under another
-name: no kernel has its widgets, as after a restart). It also serves small notebooks of explorers and lesson 03 as committed, for what needs no executed
-lesson: the step slider after max_turns changes, the save and run shortcuts, names and Tab stops,
-the badges' and texts' contrast in the light and dark themes, and code lines wrapped at 1024 px. A
-notebook is opened (and run) once, by the first test that needs it, and kept open for the others
-(`pages`). Nothing waits a fixed time: a test waits for what it needs to see, and `settled` for the
-kernel to have answered every message in flight. Screenshots of each view, at 1024 px and 1400 px,
-go to build/browser/.
+layout at 1024 px with the file browser open, and reopen that run lesson saved (under another name:
+no kernel has its widgets, as after a restart). It also serves small notebooks of explorers and
+lesson 03 as committed, for what needs no executed lesson: the step slider after max_turns changes,
+the save and run shortcuts, names and Tab stops, the badges' and texts' contrast in the light and
+dark themes, and code lines wrapped at 1024 px. A notebook is opened (and run) once, by the first
+test that needs it, and kept open for the others (`pages`). Nothing waits a fixed time: a test waits
+for what it needs to see, and `settled` for the kernel to have answered every message in flight.
+Screenshots of each view, at 1024 px and 1400 px, go to build/browser/.
 """
 from __future__ import annotations
 
@@ -178,6 +178,19 @@ def beside_the_file_browser(browser, lab, name: str):
         return files.width > 0 && notebook.left >= files.right && notebook.right <= window.innerWidth; }""")  # noqa: E501
     next_frames(page)
     return page
+
+
+# Whether the element is wholly on screen; if not, scrolled there for the next poll (a layout still
+# settling may move it away again).
+IN_VIEW_JS = """(e) => { const r = e.getBoundingClientRect();
+    if (r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth) return true;
+    e.scrollIntoView({block: 'center'});
+    return false; }"""
+
+
+def in_view(page, locator) -> None:
+    """Until `locator` is on screen: scrolled to, and looked at again, not scrolled to once."""
+    page.wait_for_function(IN_VIEW_JS, arg=locator.element_handle())
 
 
 def next_frames(page) -> None:
@@ -616,6 +629,7 @@ def test_after_max_turns_rises_the_step_slider_shows_the_last_step(pages):
         page.keyboard.type(str(turns))
         page.keyboard.press("Enter")
         shows_last_step(page, fix, last)
+    in_view(page, max_turns)  # the mouse reaches what is on screen
     track = max_turns.locator(".noUi-base").bounding_box()
     handle = max_turns.locator(".noUi-handle").bounding_box()
     page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
