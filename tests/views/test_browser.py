@@ -531,6 +531,7 @@ def test_a_saved_lesson_reopens_without_a_widget_error(pages):
 
     pages.lesson("04_narrow.ipynb", files=True)  # the lesson as the 1024 px test ran it
     page = pages.page("04_narrow.ipynb", files=True)
+    settled(page)  # its widgets as they stand, no model on its way, go into the file
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     expect(page.locator(".jp-mod-dirty")).to_have_count(0)
     saved = Path(pages.lab.folder, "04_narrow.ipynb")
