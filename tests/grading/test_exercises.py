@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from case_identity import objects  # tests/grading/, on sys.path as pytest imports this file
 
 from course.editions.translation import JAPANESE  # a kana or kanji
 from course.grading.judging import checks, mistakes, registry
@@ -61,12 +62,6 @@ class AsTheKnownMistake(NotebookContext):
         assert found is not None, (f"{self.mistake.name} timed out twice on {rule.label(index)} (a "
                                    "loaded machine?)")
         return found
-
-
-def objects(args: tuple, kwargs: dict, scenario) -> tuple:
-    """Which case a call is, by the identity of what it is given (a case's objects live as long as
-    the process): cases alike in writing may differ, as two toy models of one scenario name do."""
-    return tuple(map(id, args)), tuple((k, id(v)) for k, v in kwargs.items()), id(scenario)
 
 
 @functools.cache
