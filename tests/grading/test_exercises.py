@@ -12,11 +12,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from case_identity import objects  # tests/grading/, on sys.path as pytest imports this file
 
 from course.editions.translation import JAPANESE  # a kana or kanji
 from course.grading.judging import checks, mistakes, registry
 from course.grading.judging.notebook_context import CALL_TIMEOUT, NotebookContext
-from course.grading.judging.oracle import Case, inputs
 from course.grading.marks.mark import Mark, run_exercise
 from course.i18n import speaking, tr
 
@@ -44,23 +44,20 @@ def grade(grade_id: str, fn) -> list[Mark]:
 
 
 class AsTheKnownMistake(NotebookContext):
-    """A known mistake of a harness exercise graded as a student's function: each call is the
-    mistake's own outcome on that case (mistakes.outcome: the same NotebookContext call, with the
-    same time limit), so the grade and the hint's proof share one run of the Claude Code CLI per
-    case instead of making two."""
+    """A known mistake graded as a student's function: each call is the mistake's own outcome on
+    that case (mistakes.outcome: the same NotebookContext call, with a mistake's time limit), so the
+    grade and the hint's proof share one run per case instead of making two (of the Claude Code CLI,
+    for a harness exercise)."""
 
     def __init__(self, mistake: mistakes.Mistake, exercise):
-        super().__init__(mistake.fn, REGISTRY, max(CALL_TIMEOUT, exercise.call_timeout))
-        assert self.timeout == max(mistakes.MISTAKE_TIMEOUT, exercise.call_timeout), (
-            "the two calls differ"
-        )
+        super().__init__(mistake.fn, REGISTRY, max(mistakes.MISTAKE_TIMEOUT, exercise.call_timeout))
         self.mistake, self.cases = mistake, {}
         for rule in exercise.rules:  # a case two rules share is the first one's
             for index, case in enumerate(rule.all_cases()):
-                self.cases.setdefault(inputs(case), (rule, index))
+                self.cases.setdefault(objects(case.args, case.kwargs, case.scenario), (rule, index))
 
     def call(self, *args, scenario=None, **kwargs):
-        rule, index = self.cases[inputs(Case("", args, kwargs, scenario))]
+        rule, index = self.cases[objects(args, kwargs, scenario)]
         found = mistakes.outcome(self.mistake, rule, index, self.timeout)
         assert found is not None, (f"{self.mistake.name} timed out twice on {rule.label(index)} (a "
                                    "loaded machine?)")
@@ -69,14 +66,11 @@ class AsTheKnownMistake(NotebookContext):
 
 @functools.cache
 def marks(path: Path, lang: str) -> tuple[dict, list[Mark]]:
-    """(the mistake's file run, its Marks in `lang`); a harness exercise's through
-    AsTheKnownMistake."""
+    """(the mistake's file run, its Marks in `lang`), graded through AsTheKnownMistake."""
     meta = load(path)
     exercise = REGISTRY.exercise(meta["GRADE_ID"])
+    mistake = next(m for m in mistakes.known()[exercise.grade_id] if m.name == path.stem)
     with speaking(lang):
-        if not exercise.call_timeout:
-            return meta, grade(meta["GRADE_ID"], meta[exercise.function])
-        mistake = next(m for m in mistakes.known()[exercise.grade_id] if m.name == path.stem)
         return meta, run_exercise(exercise, AsTheKnownMistake(mistake, exercise))
 
 

@@ -8,8 +8,8 @@ between the solution markers). Only those lines: the mutants of every line of ev
 (932) cost about 80 s (measured: 88 s of user time for this test with pytest's start, two workers).
 Each mutant is graded as a student's function (hints included, with a mistake's time limit), and
 whenever it is shown the mistake's hint, its outcome and the mistake's must be the same
-(oracle.same) on every case of the exercise: computed here, from the two functions' own calls, not
-from hint()'s proof.
+(oracle.same) on every case of the exercise: computed here, from the two functions' own calls (the
+mutant's each made once, by grading or here), not from hint()'s proof.
 """
 from __future__ import annotations
 
@@ -20,11 +20,15 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
-from mutation import mutants  # tests/grading/, on sys.path as pytest imports this file
 
+# tests/grading/, on sys.path as pytest imports this file
+from case_identity import objects
+from mutation import mutants
+
+from course.contract.exercise import Outcome
 from course.grading.judging import mistakes, registry
 from course.grading.judging.notebook_context import NotebookContext
-from course.grading.judging.oracle import same, trusted_call
+from course.grading.judging.oracle import same
 from course.grading.marks.mark import run_exercise
 from course.i18n import tr
 
@@ -61,17 +65,33 @@ def misnamed(mistake: mistakes.Mistake, source: str) -> str:
     except Exception:  # noqa: BLE001
         # a mutant that does not even define the function is no variant
         return ""
-    fn = namespace[exercise.function]
-    marks = run_exercise(exercise, NotebookContext(fn, REGISTRY, MUTANT_TIMEOUT))
+    context = Remembered(namespace[exercise.function])
+    marks = run_exercise(exercise, context)
     if tr(mistake.hint) not in {m.hint for m in marks if not m.passed}:
         return ""
     for rule in exercise.rules:
         for index, case in enumerate(rule.all_cases()):
             # the mistake's own call, once per process
             theirs = mistakes.outcome(mistake, rule, index)
-            if theirs is None or not same(rule, trusted_call(fn, case, MUTANT_TIMEOUT), theirs):
+            mine = context.call(*case.args, scenario=case.scenario, **case.kwargs)
+            if theirs is None or not same(rule, mine, theirs):
                 return f"{tr(rule.name)}, {rule.label(index)}"
     return ""
+
+
+class Remembered(NotebookContext):
+    """A mutant's Context (a mistake's time limit per call) that calls it once per case: the check
+    reads the outcomes of the calls grading made, and makes those grading did not need."""
+
+    def __init__(self, fn):
+        super().__init__(fn, REGISTRY, MUTANT_TIMEOUT)
+        self.made: dict[tuple, Outcome] = {}
+
+    def call(self, *args, scenario=None, **kwargs) -> Outcome:
+        key = objects(args, kwargs, scenario)
+        if key not in self.made:
+            self.made[key] = super().call(*args, scenario=scenario, **kwargs)
+        return self.made[key]
 
 
 def of_exercise(grade_id: str) -> list[tuple[str, str, str]]:

@@ -311,9 +311,14 @@ def rejected(out: Outcome, k: int) -> str:
         status=out.statuses[k], message=message.removesuffix("."))
 
 
+def keep(out: Outcome) -> None:
+    """Make view_of() remember the views of `out`, an outcome kept for the process (the reference's,
+    a known mistake's): every student is compared with it."""
+    _kept[id(out)] = out
+
+
 def view_of(out: Outcome, aspect: str, loose: Callable[[Any], Any] | dict | None) -> Any:
-    """view(), made once for a reference outcome (kept for the process: every student is compared
-    with it)."""
+    """view(), made once for a kept outcome (keep())."""
     if _kept.get(id(out)) is not out:
         return view(out, aspect, loose)
     key = (id(out), aspect, id(loose))  # a rule's loose lives as long as the rule, for the process
@@ -335,9 +340,15 @@ def first_difference(rule: Rule, mine: Outcome, theirs: Outcome) -> str:
 
 def same(rule: Rule, a: Outcome, b: Outcome) -> bool:
     """The two outcomes agree on every aspect the rule compares."""
-    return all(equal(view_of(a, x, rule.loose), view_of(b, x, rule.loose), exact=x == "after")
-               for x in ASPECTS
-               if x == "error" or x in rule.aspects)
+    return agrees(rule, a)(b)
+
+
+def agrees(rule: Rule, a: Outcome) -> Callable[[Outcome], bool]:
+    """same(rule, a, b) for any b, a's views made once (a hint compares one outcome with many)."""
+    aspects = [x for x in ASPECTS if x == "error" or x in rule.aspects]
+    views = [view_of(a, x, rule.loose) for x in aspects]
+    return lambda b: all(equal(seen, view_of(b, x, rule.loose), exact=x == "after")
+                         for seen, x in zip(views, aspects, strict=True))
 
 
 # --- running both
@@ -409,7 +420,7 @@ def reference_outcome(exercise: Exercise, rule: Rule, index: int) -> Outcome | N
             outcome = patient_call(fn, case, seconds, saved_as)
             _outcomes[key] = outcome
             if outcome is not None:
-                _kept[id(outcome)] = outcome
+                keep(outcome)
         return _outcomes[key]
 
 

@@ -47,6 +47,8 @@ def known() -> dict[str, list[Mistake]]:
 
 
 _outcomes: dict[tuple, object] = {}
+# (language, mistake, rule, index) -> whether the mistake's outcome there is wrong
+_wrong: dict[tuple, bool] = {}
 _lock = threading.Lock()
 
 
@@ -57,16 +59,32 @@ def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT
     the mistake nor to match a student's timeout (no known mistake runs to its time limit by design:
     every case's toy model ends its runs)."""
     from ....i18n import language
-    from ..oracle import case_key, patient_call
+    from ..oracle import case_key, keep, patient_call
 
     # in the submission's language, as the reference's
     key = (language(), mistake.name, *case_key(rule, index))
     with _lock:
         if key not in _outcomes:
             harness = timeout > MISTAKE_TIMEOUT  # the exercise's calls start a harness (the CLI)
-            _outcomes[key] = patient_call(mistake.fn, rule.all_cases()[index], timeout,
-                                          saved_as=("mistake", *key[:2]) if harness else None)
+            found = patient_call(mistake.fn, rule.all_cases()[index], timeout,
+                                 saved_as=("mistake", *key[:2]) if harness else None)
+            if found is not None:
+                keep(found)  # its views made once: every student's hint compares with it
+            _outcomes[key] = found
         return _outcomes[key]
+
+
+def wrong(mistake: Mistake, rule, index: int, found, theirs) -> bool:
+    """Whether the mistake's outcome `found` on case `index` of `rule` is wrong against the
+    reference's `theirs` (verdict), once per process, rule and language."""
+    from ....i18n import language
+    from ..oracle import verdict
+
+    # a rule's own: rules sharing cases compare other aspects
+    key = (language(), mistake.name, rule, index)
+    if key not in _wrong:
+        _wrong[key] = bool(verdict(rule, found, theirs, rule.all_cases()[index]))
+    return _wrong[key]
 
 
 def hint(exercise, rule, index: int, ctx) -> str:
@@ -79,7 +97,7 @@ def hint(exercise, rule, index: int, ctx) -> str:
     or a mistake still in the running timed out twice). Lazily: the failing case first, then the
     cases the student already ran, a mistake is dropped at its first disagreement, and nothing more
     runs once no mistake is left."""
-    from ..oracle import case_key, reference_outcome, same, student_outcome, verdict
+    from ..oracle import agrees, case_key, reference_outcome, student_outcome, verdict
 
     timeout = max(MISTAKE_TIMEOUT, exercise.call_timeout)
     left = known().get(exercise.grade_id, [])
@@ -99,8 +117,10 @@ def hint(exercise, rule, index: int, ctx) -> str:
         done = [(m, outcome(m, r, i, timeout)) for m in left]
         if theirs is None or any(o is None for _, o in done):
             return ""
-        wrong = bool(verdict(r, mine, theirs, case))
-        left = [m for m,
-                o in done if (same(r, mine, o) if wrong else not verdict(r, o, theirs, case))]
+        if verdict(r, mine, theirs, case):
+            like_mine = agrees(r, mine)
+            left = [m for m, o in done if like_mine(o)]
+        else:
+            left = [m for m, o in done if not wrong(m, r, i, o, theirs)]
     causes = {m.hint for m in left}
     return causes.pop() if len(causes) == 1 else ""
