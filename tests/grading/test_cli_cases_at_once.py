@@ -17,10 +17,12 @@ from course.grading.classroom import worker_context
 from course.grading.classroom.batch import grade_batch
 from course.grading.classroom.budget import Budget
 from course.grading.judging import oracle, registry
+from course.i18n import language
 from tests.grading.test_cli_cases import CLI_RUNS, reference_in
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "solutions" / "14_the_agent_sdk.ipynb"
+JAPANESE = ROOT / "solutions" / "ja" / "14_the_agent_sdk.ipynb"
 # the first case of each: returns at once (None); every other: never returns
 FIRST_ONLY = {"gated_run": "async def gated_run(prompt, options, deny):\n"
                            "    if deny != ['Bash', 'mcp__course__search(Aurora*)']:\n"
@@ -38,10 +40,13 @@ class InFlight:
     def __init__(self, call):
         self.now, self.most, lock = 0, 0, threading.Lock()
 
+        self.languages: set[str] = set()  # the language each call was made in
+
         def counted(ctx, *args, **kwargs):
             with lock:
                 self.now += 1
                 self.most = max(self.most, self.now)
+                self.languages.add(language())
             try:
                 return call(ctx, *args, **kwargs)
             finally:
@@ -51,30 +56,34 @@ class InFlight:
         self.call = counted
 
 
-@pytest.fixture(scope="module", params=[None, 2], ids=["slots", "two-slots"])
-def graded(request, tmp_path_factory):
-    """Lesson 14's solution notebook with gated_run and limited_run as FIRST_ONLY, graded by the
-    batch with a 1 s call limit (the references' runs: 2.5 s, without the CLI), one exercise at a
-    time; with the batch's slots, or 2 (a class's calls beyond them wait)."""
+def grade_first_only(tmp_path_factory, notebook: Path, slots: int | None):
+    """`notebook` with gated_run and limited_run as FIRST_ONLY, graded by the batch with a 1 s call
+    limit (the references' runs: 2.5 s, without the CLI), one exercise at a time; with the batch's
+    slots, or `slots` (a class's calls beyond them wait): (its report, the calls counted)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         reference_in(monkeypatch, 2.5)
         for grade_id in CLI_RUNS:
             monkeypatch.setattr(registry.shipped().exercise(grade_id), "call_timeout", 1.0)
-        if request.param:
-            monkeypatch.setattr(worker_context, "SLOTS", threading.BoundedSemaphore(request.param))
+        if slots:
+            monkeypatch.setattr(worker_context, "SLOTS", threading.BoundedSemaphore(slots))
         in_flight = InFlight(worker_context.WorkerContext.call)
         monkeypatch.setattr(worker_context.WorkerContext, "call", in_flight.call)
-        nb = nbformat.read(NOTEBOOK, as_version=4)
+        nb = nbformat.read(notebook, as_version=4)
         for cell in nb.cells:
             name = cell.metadata.get("nbgrader", {}).get("grade_id")
             if name in CLI_RUNS:
                 cell.source = FIRST_ONLY[name]
         nb.cells[1].source = "import asyncio\n" + nb.cells[1].source
         folder = tmp_path_factory.mktemp("at-once")
-        nbformat.write(nb, folder / NOTEBOOK.name)
-        report, = grade_batch([folder / NOTEBOOK.name], folder / "out", jobs=1,
+        nbformat.write(nb, folder / notebook.name)
+        report, = grade_batch([folder / notebook.name], folder / "out", jobs=1,
                               budget=Budget(call=1.0), log=lambda line: None)
-    return report, in_flight, request.param
+    return report, in_flight
+
+
+@pytest.fixture(scope="module", params=[None, 2], ids=["slots", "two-slots"])
+def graded(request, tmp_path_factory):
+    return (*grade_first_only(tmp_path_factory, NOTEBOOK, request.param), request.param)
 
 
 def test_a_cli_exercises_cases_after_the_first_run_at_once_each_in_a_worker_of_its_own(graded):
@@ -110,3 +119,11 @@ def test_as_one_after_another_the_second_case_is_stopped_and_the_later_ones_are_
                                               "max_turns=1, max_budget_usd=None: "), first
     assert later.startswith(f"not run: your function was stopped on an earlier case ({second}: "
                             "timed out after 1 s"), later
+
+
+def test_a_japanese_notebooks_cases_run_at_once_are_run_in_japanese(tmp_path_factory):
+    """The cases after the first run on a pool's threads, which do not inherit the submission's
+    language: each must speak it, or its tools answer in English and a Japanese solution's run
+    differs from the Japanese reference's (a right function marked down)."""
+    _, in_flight = grade_first_only(tmp_path_factory, JAPANESE, None)
+    assert in_flight.most > 1 and in_flight.languages == {"ja"}, in_flight.languages

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ...contract.call import Call
 from ...contract.child import OUTPUT_CAP
 from ...contract.exercise import Outcome
-from ...i18n import language, tr
+from ...i18n import language, speaking, tr
 from .budget import Budget
 from .sandbox.fork_server import Runner
 from .sandbox.worker import Gone, Worker
@@ -203,9 +203,10 @@ class WorkerContext:
         for other in others:
             other.worker = None
         first_stopped, lock = [len(cases)], threading.Lock()  # the first case stopped so far
+        lang = language()  # a pool's thread does not inherit the submission's `speaking` block
 
         def one(i: int, ctx: WorkerContext, case) -> Outcome | None:
-            with SLOTS:
+            with SLOTS, speaking(lang):
                 if first_stopped[0] < i:
                     return None
                 out = ctx.call(*case.args, scenario=case.scenario, **case.kwargs)
