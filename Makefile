@@ -65,7 +65,7 @@ system:
 	PYTHONPATH=. $(PY) tests/system_packages.py
 
 # once the course's venv and bytecode are ready, everything else runs side by side: the notebooks at once, the code's
-# own checks (lint), the side venvs (each mostly waits for the package index), and the test suite (on two workers:
+# own checks (lint), the side venvs (each mostly waits for the package index), and the test suite (on three workers:
 # a test that needs a side venv still being built waits for it, bench/envs.py's once); each prints its report, with
 # its slowest tests, when it ends
 test: system
@@ -88,10 +88,11 @@ check: lint
 # (course/grading/judging/saved_outcomes.py)
 check test-suite test-notebooks: export COURSE_SAVED_OUTCOMES := $(CURDIR)/build/outcomes
 
-# two workers, each taking a whole test file at a time (its module fixtures run once), the longest files first
-# (tests/conftest.py orders them)
+# three workers on two cores (much of the suite waits on the Claude Code CLI, JupyterLab and sandboxes: two left
+# a third of the cores idle), each taking a whole test file at a time (its module fixtures run once), the longest
+# files first (tests/conftest.py orders them)
 test-suite: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=10 tests
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=10 tests
 
 # in an environment unlike the one that executed them (another shell, home and temporary folder): no committed
 # output may depend on the machine; lesson 14 (both editions) is left to the suite's tests/test_lesson_14_elsewhere.py,
