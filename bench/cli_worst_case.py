@@ -46,7 +46,7 @@ ENDLESS = '''async def {name}(prompt, options, *limits):
         pass
 '''
 SLOW = '''async def {name}(*args):
-    await asyncio.sleep(8)
+    await asyncio.sleep({wait})
     return await solution(*args)
 '''
 
@@ -55,7 +55,8 @@ def both(source: str) -> dict[str, str]:
     return {name: source.format(name=name) for name in ("gated_run", "limited_run")}
 
 
-SLOWS = "8 s in every call, then right"
+WAIT_S = 8  # seconds the slow student waits in every call
+SLOWS = f"{WAIT_S} s in every call, then right"
 # two known mistakes, whose hints run the mistakes' own CLI runs in the batch
 MISTAKES = "every call allowed; max_budget_usd left out"
 # kind -> {grade_id: the cell's new source}; "" keeps the solution's
@@ -70,7 +71,7 @@ KINDS = {
                                             "    async for message in query(prompt=prompt, "
                                             "options=options):\n"
                                             "        pass\n    await asyncio.Event().wait()\n"),
-    SLOWS: both(SLOW),
+    SLOWS: both(SLOW.replace("{wait}", str(WAIT_S))),
     MISTAKES: {"gated_run": "async def gated_run(prompt, options, deny):\n"
                             "    return await solution(prompt, options, [])\n",
                "limited_run": "async def limited_run(prompt, options, max_turns, max_budget_usd):\n"
@@ -133,10 +134,12 @@ def targets(rows: list[dict]) -> dict[str, bool]:
             f"every notebook whose runs never return graded in < {TARGET_S:g} s (worst: "
             f"{worst:.1f} s)":
                 worst < TARGET_S,
-            f"the notebook 8 s slow in every call takes at most {RATIO:g}x the solution's time "
-            f"({slow['seconds'] / rows[0]['seconds']:.2f}x), every point kept ({slow['score']})":
-                slow["seconds"] <= RATIO * rows[0]["seconds"] and slow["score"] == 7.5,
-            f"the notebook 8 s slow in every call graded in < {TARGET_S:g} s "
+            f"the notebook {WAIT_S} s slow in every call takes at most the solution's time plus "
+            f"two of its waits, the first case's and the others' side by side "
+            f"({slow['seconds']:.1f} s <= {rows[0]['seconds']:.1f} + 2 x {WAIT_S} s), every point "
+            f"kept ({slow['score']})":
+                slow["seconds"] <= rows[0]["seconds"] + 2 * WAIT_S and slow["score"] == 7.5,
+            f"the notebook {WAIT_S} s slow in every call graded in < {TARGET_S:g} s "
             f"({slow['seconds']:.1f} s)": slow["seconds"] < TARGET_S,
             "the solution gets every point (7.5)": rows[0]["score"] == 7.5}
 
