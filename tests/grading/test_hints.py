@@ -297,3 +297,17 @@ def test_a_known_mistakes_timeout_on_a_loaded_machine_is_run_again_with_more_tim
     last = REGISTRY.exercise("max_calls").rules[0].all_cases()[-1].args
     assert hints_within("max_calls", forgets_the_first_call(endless_at=last), LOADED) == set()
 
+
+
+def test_whether_a_mistake_is_wrong_is_remembered_per_pair_of_outcomes_not_per_case():
+    """mistakes.wrong() remembers a verdict for the two outcomes it compared: against another
+    reference outcome on the same case (a test's stand-in reference, a new run) it judges again."""
+    from course.grading.judging import mistakes, oracle
+
+    exercise = registry.shipped().exercise("max_calls")
+    found = next((m, rule, i, out) for m in mistakes.known()["max_calls"] for rule in exercise.rules
+                 for i in range(len(rule.all_cases()))
+                 if (out := mistakes.outcome(m, rule, i)) is not None
+                 and mistakes.wrong(rule, i, out, oracle.reference_outcome(exercise, rule, i)))
+    _, rule, i, out = found
+    assert not mistakes.wrong(rule, i, out, out)  # the same case, the mistake as its own reference

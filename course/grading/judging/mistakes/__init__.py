@@ -47,8 +47,8 @@ def known() -> dict[str, list[Mistake]]:
 
 
 _outcomes: dict[tuple, object] = {}
-# (language, mistake, rule, index) -> whether the mistake's outcome there is wrong
-_wrong: dict[tuple, bool] = {}
+# (rule, index, ids of the two outcomes) -> (the two outcomes, whether the first is wrong)
+_wrong: dict[tuple, tuple] = {}
 _lock = threading.Lock()
 
 
@@ -74,17 +74,18 @@ def outcome(mistake: Mistake, rule, index: int, timeout: float = MISTAKE_TIMEOUT
         return _outcomes[key]
 
 
-def wrong(mistake: Mistake, rule, index: int, found, theirs) -> bool:
-    """Whether the mistake's outcome `found` on case `index` of `rule` is wrong against the
-    reference's `theirs` (verdict), once per process, rule and language."""
-    from ....i18n import language
+def wrong(rule, index: int, found, theirs) -> bool:
+    """Whether a known mistake's outcome `found` on case `index` of `rule` is wrong against the
+    reference's `theirs` (verdict), once per pair of outcomes and rule (rules sharing cases compare
+    other aspects): the pair is held, so a new reference outcome is never read as an old one."""
     from ..oracle import verdict
 
-    # a rule's own: rules sharing cases compare other aspects
-    key = (language(), mistake.name, rule, index)
-    if key not in _wrong:
-        _wrong[key] = bool(verdict(rule, found, theirs, rule.all_cases()[index]))
-    return _wrong[key]
+    key = (rule, index, id(found), id(theirs))
+    hit = _wrong.get(key)
+    if hit is None or hit[0] is not found or hit[1] is not theirs:
+        hit = _wrong[key] = (found, theirs,
+                             bool(verdict(rule, found, theirs, rule.all_cases()[index])))
+    return hit[2]
 
 
 def hint(exercise, rule, index: int, ctx) -> str:
@@ -121,6 +122,6 @@ def hint(exercise, rule, index: int, ctx) -> str:
             like_mine = agrees(r, mine)
             left = [m for m, o in done if like_mine(o)]
         else:
-            left = [m for m, o in done if not wrong(m, r, i, o, theirs)]
+            left = [m for m, o in done if not wrong(r, i, o, theirs)]
     causes = {m.hint for m in left}
     return causes.pop() if len(causes) == 1 else ""
